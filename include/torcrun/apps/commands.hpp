@@ -1,0 +1,14 @@
+// Entry points of the subcommands. Each takes the arguments after its own name and returns the
+// process exit status: 0 success, 1 runtime failure, 2 usage or configuration error.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace torcrun::apps {
+
+using arguments = std::vector<std::string>;
+
+int cmd_version(arguments const& args);
+
+}  // namespace torcrun::apps

@@ -1,0 +1,22 @@
+// The process environment as a value: core never reads the process environment itself; the
+// shell reads it once at start-up and hands the map in.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace torcrun::core {
+
+using env_map = std::map<std::string, std::string, std::less<>>;
+
+// The value of `name`, or nullopt when it is unset. An empty value is returned as set-but-empty.
+inline std::optional<std::string_view> lookup(env_map const& env, std::string_view name)
+{
+    if (auto it = env.find(name); it != env.end()) return std::string_view(it->second);
+    return std::nullopt;
+}
+
+}  // namespace torcrun::core

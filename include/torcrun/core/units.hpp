@@ -1,0 +1,32 @@
+// Torc's value formats: memory strings ("512m", "2g", bytes when unitless) and ISO-8601
+// durations ("PT30M", "P1DT12H", "P2W"), with Torc's constants (TORC-FACTS §4.2, §4.3).
+#pragma once
+
+#include "torcrun/core/error.hpp"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace torcrun::core {
+
+// "10", "512k", "2G", "1t" -> bytes (binary multiples). Rejects empty strings, negatives,
+// decimals, two-letter units ("10GB"), unknown letters and anything above UINT64 range;
+// the message quotes the input.
+result<std::uint64_t> parse_memory(std::string_view text);
+
+// Bytes -> the shortest exact Torc memory string ("4g", "1536m", "100").
+std::string format_memory(std::uint64_t bytes);
+
+// Bytes -> whole megabytes, rounded down (srun --mem=<MB>M; 0 means "leave --mem out").
+std::uint64_t memory_megabytes(std::uint64_t bytes);
+
+// ISO-8601 duration -> seconds. Years 31,557,600 s, months 2,629,800 s, weeks 604,800 s,
+// days 86,400 s; fractional values allowed on the smallest unit written.
+result<double> parse_duration(std::string_view text);
+
+// Seconds -> the form Torc sends: "PT{h}H{m}M", "PT{h}H" or "PT{m}M" (whole minutes, floor);
+// below one minute "PT0M".
+std::string format_duration(double seconds);
+
+}  // namespace torcrun::core

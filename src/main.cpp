@@ -1,0 +1,60 @@
+// torcrun: dispatch to the subcommand named by argv[1]. Wiring only.
+#include "torcrun/apps/commands.hpp"
+
+#include <exception>
+#include <functional>
+#include <iostream>
+#include <string_view>
+
+namespace {
+
+using torcrun::apps::arguments;
+
+struct subcommand {
+    std::string_view name;
+    int (*run)(arguments const&);
+    std::string_view summary;
+};
+
+constexpr subcommand subcommands[] = {
+    {"version", torcrun::apps::cmd_version, "print the version"},
+};
+
+void print_usage(std::ostream& out)
+{
+    out << "usage: torcrun <command> [options]\n\ncommands:\n";
+    for (auto const& c : subcommands) out << "  " << c.name << "\t" << c.summary << "\n";
+    out << "\n'torcrun <command> --help' describes each command's options.\n";
+}
+
+int dispatch(int argc, char** argv)
+{
+    if (argc < 2) {
+        print_usage(std::cerr);
+        return 2;
+    }
+    std::string_view const name = argv[1];
+    if (name == "--help" || name == "-h" || name == "help") {
+        print_usage(std::cout);
+        return 0;
+    }
+    if (name == "--version") return torcrun::apps::cmd_version({});
+    for (auto const& c : subcommands) {
+        if (c.name == name) return c.run(arguments(argv + 2, argv + argc));
+    }
+    std::cerr << "torcrun: unknown command '" << name << "'\n";
+    print_usage(std::cerr);
+    return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    try {
+        return dispatch(argc, argv);
+    } catch (std::exception const& e) {
+        std::cerr << "torcrun: " << e.what() << "\n";
+        return 1;
+    }
+}
