@@ -17,6 +17,8 @@ struct subcommand {
 };
 
 constexpr subcommand subcommands[] = {
+    {"allocation", torcrun::apps::cmd_allocation,
+     "print the allocation as torcrun sees it: nodes, CPUs, memory, GPUs, mode"},
     {"version", torcrun::apps::cmd_version, "print the version"},
 };
 
