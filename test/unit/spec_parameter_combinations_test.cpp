@@ -1,8 +1,5 @@
 // Parameter selection (TORC-SPEC §11.1) and combination (§11.3): product order, zip, zero
 // values, the mode check (§17 item 14) and every message.
-// GCC 12 at -O3 reports a false -Wrestrict inside Boost.Test's data-case naming (`"_" +
-// std::string&&`, GCC PR 105329); it must be silenced before <string> is first included.
-#pragma GCC diagnostic ignored "-Wrestrict"
 #include "torcrun/core/spec/parameter_combinations.hpp"
 
 #include <boost/test/data/monomorphic.hpp>

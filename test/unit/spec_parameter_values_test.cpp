@@ -1,8 +1,5 @@
 // Parameter value strings (TORC-SPEC §11.2): every row of the spec's table, the grammar's edges,
 // every error message and the float-range warning (§17 item 4).
-// GCC 12 at -O3 reports a false -Wrestrict inside Boost.Test's data-case naming (`"_" +
-// std::string&&`, GCC PR 105329); it must be silenced before <string> is first included.
-#pragma GCC diagnostic ignored "-Wrestrict"
 #include "torcrun/core/spec/parameter_values.hpp"
 
 #include <boost/test/data/monomorphic.hpp>

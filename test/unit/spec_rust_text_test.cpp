@@ -1,7 +1,4 @@
 // Rust's text rules as Torc sees them: trim, integer and float parsing, float printing.
-// GCC 12 at -O3 reports a false -Wrestrict inside Boost.Test's data-case naming (`"_" +
-// std::string&&`, GCC PR 105329); it must be silenced before <string> is first included.
-#pragma GCC diagnostic ignored "-Wrestrict"
 #include "torcrun/core/spec/rust_text.hpp"
 
 #include <boost/test/data/monomorphic.hpp>

@@ -1,9 +1,6 @@
 // Template substitution (TORC-SPEC §11.4): the format specs, Torc 0.10's own algorithm against
 // every row of the spec's table, torcrun's every-placeholder rule with its warnings (§17 item 7),
 // and the worked examples A and B of §11.7 from parameter strings to expanded texts.
-// GCC 12 at -O3 reports a false -Wrestrict inside Boost.Test's data-case naming (`"_" +
-// std::string&&`, GCC PR 105329); it must be silenced before <string> is first included.
-#pragma GCC diagnostic ignored "-Wrestrict"
 #include "torcrun/core/spec/template_substitution.hpp"
 
 #include <boost/test/data/monomorphic.hpp>
