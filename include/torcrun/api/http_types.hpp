@@ -1,0 +1,53 @@
+// The server's view of one HTTP exchange, independent of Beast: the io shell turns a Beast
+// request into `api::request`, calls the handler, and writes `api::response` back. Routing and
+// every endpoint are tested on these values without sockets.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+
+namespace torcrun::api {
+
+// Path relative to the base path `/torc-service/v1` (e.g. "/workflows/3/is_complete"), query
+// parameters decoded (repeatable keys keep every value, in order), body as received.
+struct request {
+    std::string method;  // "GET", "POST", "PUT", "PATCH", "DELETE"
+    std::string path;
+    std::multimap<std::string, std::string> query;
+    std::string body;
+    std::optional<std::string> user;  // the authenticated user name, when auth is on
+    // True on the first attempt of a long-poll claim; false when the wait has run out (the
+    // handler must then answer, with an empty claim if nothing is claimable).
+    bool may_wait = true;
+};
+
+struct response {
+    unsigned status = 200;
+    std::string body;  // JSON text, unless content_type says otherwise
+    std::string content_type = "application/json";
+};
+
+// A long-poll claim found nothing claimable: park the request until `workflow_id` changes
+// (jobs became ready, workflow canceled) or `seconds` pass, then call the handler again.
+struct wait_for_workflow {
+    std::int64_t workflow_id = 0;
+    double seconds = 0;
+};
+
+using outcome = std::variant<response, wait_for_workflow>;
+
+// What the HTTP server calls. `handle` runs on the reactor thread and must not block for long
+// (short SQLite statements only). `set_change_listener` lets the server learn which workflows
+// changed, to wake parked long-poll requests.
+class request_handler {
+public:
+    virtual ~request_handler() = default;
+    virtual outcome handle(request const& req) = 0;
+    virtual void set_change_listener(std::function<void(std::int64_t workflow_id)> listener) = 0;
+};
+
+}  // namespace torcrun::api
