@@ -44,8 +44,9 @@ struct node_gpus {
 node_gpus machine_gpus(env_map const& env, machine_facts const& machine,
                        std::vector<std::string>& warnings);
 
-// A node_task: the step's own GPUs (ids, else SLURM_GPUS_ON_NODE); job-wide counts are stale
-// inside a step and are only compared, never used.
+// A node_task: the step's own GPUs (CUDA_VISIBLE_DEVICES, SLURM_STEP_GPUS, ROCR_VISIBLE_DEVICES,
+// else SLURM_GPUS_ON_NODE). Job-wide values are stale inside a step: SLURM_GPUS_PER_NODE is
+// only compared, SLURM_JOB_GPUS (the batch host's list) is not read.
 result<node_gpus> step_gpus(env_map const& env, std::string_view node_name,
                             std::vector<std::string>& warnings);
 

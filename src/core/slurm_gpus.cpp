@@ -1,5 +1,5 @@
-// GPU ids and counts. A visible-device list (CUDA_VISIBLE_DEVICES, SLURM_STEP_GPUS,
-// SLURM_JOB_GPUS, ROCR_VISIBLE_DEVICES) describes this node only; a per-node count
+// Which node each GPU variable describes. A visible-device list (CUDA_VISIBLE_DEVICES,
+// SLURM_STEP_GPUS, SLURM_JOB_GPUS, ROCR_VISIBLE_DEVICES) describes this node only; a per-node count
 // (SLURM_GPUS_PER_NODE, SLURM_GPUS_ON_NODE, SLURM_GPUS / nodes) is what the other nodes get.
 // Mixing the two up is Torc #249: 4 local ids read as the whole allocation, or multiplied.
 #include "torcrun/core/slurm_gpus.hpp"
@@ -22,6 +22,10 @@ constexpr device_variable slurm_order[] = {{"CUDA_VISIBLE_DEVICES", false},
                                            {"SLURM_STEP_GPUS", true},
                                            {"SLURM_JOB_GPUS", true},
                                            {"ROCR_VISIBLE_DEVICES", false}};
+// SLURM_JOB_GPUS is set in the batch script only and names the batch host's GPUs; a step
+// inherits it on every node, so inside a step it describes no node but that one.
+constexpr device_variable step_order[] = {
+    {"CUDA_VISIBLE_DEVICES", false}, {"SLURM_STEP_GPUS", true}, {"ROCR_VISIBLE_DEVICES", false}};
 constexpr device_variable machine_order[] = {{"CUDA_VISIBLE_DEVICES", false},
                                              {"ROCR_VISIBLE_DEVICES", false}};
 
@@ -30,19 +34,6 @@ struct visible_list {
     detail::env_entry entry;
     std::vector<std::string> ids;
 };
-
-std::string_view trim(std::string_view s)
-{
-    auto const first = s.find_first_not_of(" \t");
-    if (first == std::string_view::npos) return {};
-    return s.substr(first, s.find_last_not_of(" \t") - first + 1);
-}
-
-bool all_digits(std::string_view s)
-{
-    return !s.empty()
-           && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
 
 std::string gpus_text(std::size_t n)
 {
@@ -77,16 +68,16 @@ std::optional<visible_list> find_visible(env_map const& env, std::span<device_va
         auto const value = lookup(env, var.name);
         if (!value) continue;
         detail::env_entry const entry{var.name, *value};
-        if (trim(*value).empty()) {
+        auto ids = parse_device_list(*value, var.strip_gres_prefix);
+        if (value->find_first_not_of(" \t") == std::string_view::npos) {
             if (var.name == "CUDA_VISIBLE_DEVICES") return visible_list{entry, {}};
             continue;
         }
-        if (trim(*value) == "NoDevFiles") {
+        if (ids.size() == 1 && ids.front() == "NoDevFiles") {
             warnings.push_back(entry.text()
                                + ": Slurm allocated GPUs without device files; ids unknown");
             continue;
         }
-        auto ids = parse_device_list(*value, var.strip_gres_prefix);
         return visible_list{entry, without_duplicates(entry, std::move(ids), warnings)};
     }
     return std::nullopt;
@@ -156,53 +147,15 @@ result<std::optional<per_node_count>> slurm_per_node_count(env_map const& env,
     return std::optional<per_node_count>{};
 }
 
+// This node's GPUs known by count only: Slurm binds the devices when it starts a step.
+detail::node_gpus counted_here(std::uint64_t on_node)
+{
+    return {detail::ordinals(static_cast<std::uint32_t>(on_node)), false,
+            "SLURM_GPUS_ON_NODE=" + std::to_string(on_node)
+                + " (node-local count; ids assigned by Slurm)"};
+}
+
 }  // namespace
-
-std::vector<std::string> parse_device_list(std::string_view value, bool strip_gres_prefix)
-{
-    std::vector<std::string> ids;
-    while (true) {
-        auto const comma = value.find(',');
-        std::string_view id = trim(value.substr(0, comma));
-        if (strip_gres_prefix && (id.starts_with("gpu:") || id.starts_with("GPU:"))) {
-            id = trim(id.substr(4));
-        }
-        if (id == "-1") break;
-        if (!id.empty()) ids.emplace_back(id);
-        if (comma == std::string_view::npos) break;
-        value.remove_prefix(comma + 1);
-    }
-    return ids;
-}
-
-result<std::uint32_t> parse_gpu_count(std::string_view value, std::string_view what)
-{
-    auto const bad = [&](std::string_view detail) {
-        return error{std::string(what) + ": \"" + std::string(value) + "\" " + std::string(detail)};
-    };
-    std::uint64_t total = 0;
-    std::string_view rest = value;
-    while (true) {
-        auto const comma = rest.find(',');
-        std::string_view const item = rest.substr(0, comma);
-        auto const colon = item.rfind(':');
-        std::string_view const count =
-            colon == std::string_view::npos ? item : item.substr(colon + 1);
-        std::string_view const names =
-            colon == std::string_view::npos ? "x" : item.substr(0, colon);
-        bool const names_ok = !names.empty() && names.front() != ':' && names.back() != ':'
-                              && names.find("::") == std::string_view::npos;
-        if (!all_digits(count) || !names_ok) {
-            return bad("is not a GPU count (N or [gpu:][type:]N, comma-separated)");
-        }
-        if (count.size() > 10 || (total += std::stoull(std::string(count))) > UINT32_MAX) {
-            return bad("is too large");
-        }
-        if (comma == std::string_view::npos) break;
-        rest.remove_prefix(comma + 1);
-    }
-    return static_cast<std::uint32_t>(total);
-}
 
 namespace detail {
 
@@ -227,13 +180,11 @@ result<node_gpus> step_gpus(env_map const& env, std::string_view node_name,
     auto const on_node = env_number(env, "SLURM_GPUS_ON_NODE", UINT32_MAX);
     if (!on_node) return on_node.error();
     node_gpus gpus{{}, false, "none (this step has no GPU variable)"};
-    if (auto const visible = find_visible(env, slurm_order, warnings)) {
+    if (auto const visible = find_visible(env, step_order, warnings)) {
         check_list(env, *visible, "SLURM_STEP_GPUS", *on_node, warnings);
         gpus = from_list(*visible);
     } else if (*on_node) {
-        gpus = {ordinals(static_cast<std::uint32_t>(**on_node)), false,
-                "SLURM_GPUS_ON_NODE=" + std::to_string(**on_node)
-                    + " (node-local count; ids assigned by Slurm)"};
+        gpus = counted_here(**on_node);
     }
     if (auto const job = first_set(env, {"SLURM_GPUS_PER_NODE"})) {
         auto const n = parse_gpu_count(job->value, job->name);
@@ -264,9 +215,7 @@ result<std::vector<node_gpus>> allocation_gpus(env_map const& env,
             check_list(env, *visible, "SLURM_JOB_GPUS", *on_node, warnings);
             local_gpus = from_list(*visible);
         } else if (*on_node) {
-            local_gpus = node_gpus{ordinals(static_cast<std::uint32_t>(**on_node)), false,
-                                   "SLURM_GPUS_ON_NODE=" + std::to_string(**on_node)
-                                       + " (node-local count; ids assigned by Slurm)"};
+            local_gpus = counted_here(**on_node);
         }
     }
     auto const requested = first_set(env, {"SLURM_GPUS_PER_NODE"});
