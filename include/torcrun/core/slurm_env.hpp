@@ -70,8 +70,12 @@ struct allocation {
 
 // Reads the allocation from the environment. Errors only for values that cannot be interpreted
 // (a malformed hostlist or count list, a non-numeric number); the message names the variable
-// and quotes its value. Set-but-empty variables count as unset, except CUDA_VISIBLE_DEVICES,
-// where empty means that no GPU is visible.
+// and quotes its value. Set-but-empty variables count as unset, except CUDA_VISIBLE_DEVICES:
+// empty (or "-1") means no GPU is visible, as CUDA reads it. "NoDevFiles" names no device: the
+// next source is used, with a warning. This node's ids come from the first of
+// CUDA_VISIBLE_DEVICES, SLURM_STEP_GPUS, SLURM_JOB_GPUS (not inside a step: it is the batch
+// host's), ROCR_VISIBLE_DEVICES; other nodes get SLURM_GPUS_PER_NODE, SLURM_GPUS_ON_NODE,
+// SLURM_GPUS / nodes, or this node's count, as ordinals.
 result<allocation> read_allocation(env_map const& env, machine_facts const& machine);
 
 }  // namespace torcrun::core
