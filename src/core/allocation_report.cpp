@@ -2,6 +2,7 @@
 #include "torcrun/core/allocation_report.hpp"
 
 #include "torcrun/core/hostlist.hpp"
+#include "torcrun/core/units.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -150,21 +151,6 @@ std::vector<std::string> all_warnings(allocation const& a, mode_decision const& 
 }
 
 }  // namespace
-
-std::string format_size(std::uint64_t bytes)
-{
-    static constexpr std::string_view units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    if (bytes < 1024) return std::to_string(bytes) + " B";
-    std::uint64_t unit = 1024;
-    for (std::size_t u = 1;; ++u, unit *= 1024) {
-        // Tenths rounded half up, without overflow: the remainder is below unit <= 2^60.
-        std::uint64_t const tenths = bytes / unit * 10 + (bytes % unit * 10 + unit / 2) / unit;
-        if (tenths < 10240 || u + 1 == std::size(units)) {
-            return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + " "
-                   + std::string(units[u]);
-        }
-    }
-}
 
 std::string format_allocation_text(allocation const& a, requested_mode requested,
                                    mode_decision const& decision)

@@ -3,6 +3,8 @@
 // the first dimension (CPUs, memory, GPUs) that rules it out and the best the pool offers.
 #include "torcrun/core/resource_pool.hpp"
 
+#include "torcrun/core/units.hpp"
+
 #include <algorithm>
 #include <array>
 #include <string_view>
@@ -20,24 +22,27 @@ std::string count_of(std::uint64_t n, std::string_view unit)
 }
 
 struct dimension {
-    std::string_view unit;
+    std::string (*amount)(std::uint64_t);  // "4 GPUs", "3.9 GiB"
     std::string_view suffix;
     std::uint64_t (*need)(job_requirement const&);
     std::uint64_t (*offer)(node_capacity const&);
 };
 
+std::string cpus(std::uint64_t n) { return count_of(n, "CPU"); }
+std::string gpus(std::uint64_t n) { return count_of(n, "GPU"); }
+
 constexpr std::array<dimension, 3> dimensions{{
-    {"CPU", "", [](job_requirement const& r) -> std::uint64_t { return r.num_cpus; },
+    {cpus, "", [](job_requirement const& r) -> std::uint64_t { return r.num_cpus; },
      [](node_capacity const& n) -> std::uint64_t { return n.cpus; }},
-    {"byte", " of memory", [](job_requirement const& r) { return r.memory_bytes; },
+    {format_size, " of memory", [](job_requirement const& r) { return r.memory_bytes; },
      [](node_capacity const& n) { return n.memory_bytes; }},
-    {"GPU", "", [](job_requirement const& r) -> std::uint64_t { return r.num_gpus; },
+    {gpus, "", [](job_requirement const& r) -> std::uint64_t { return r.num_gpus; },
      [](node_capacity const& n) -> std::uint64_t { return n.gpu_ids.size(); }},
 }};
 
 std::string need_text(dimension const& d, job_requirement const& req)
 {
-    return count_of(d.need(req), d.unit) + std::string(d.suffix);
+    return d.amount(d.need(req)) + std::string(d.suffix);
 }
 
 // "1 node has", "3 nodes have"
@@ -78,7 +83,7 @@ std::optional<std::string> resource_pool::why_never(job_requirement const& req,
         auto const largest = *std::ranges::max_element(usable, {}, [&](auto i) {
             return d.offer(capacity_[i]);
         });  // the first of equals
-        auto const most = std::to_string(d.offer(capacity_[largest]));
+        auto const most = d.amount(d.offer(capacity_[largest]));
         if (usable.size() == 1) return text + "node " + capacity_[largest].name + " has " + most;
         return text + "the largest node has " + most + " (" + capacity_[largest].name + ")";
     }

@@ -265,4 +265,19 @@ std::string format_duration(double seconds)
     return "PT" + std::to_string(h) + "H" + std::to_string(m) + "M";
 }
 
+std::string format_size(std::uint64_t bytes)
+{
+    static constexpr std::string_view units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (bytes < 1024) return std::to_string(bytes) + " B";
+    std::uint64_t unit = 1024;
+    for (std::size_t u = 1;; ++u, unit *= 1024) {
+        // Tenths rounded half up, without overflow: the remainder is below unit <= 2^60.
+        std::uint64_t const tenths = bytes / unit * 10 + (bytes % unit * 10 + unit / 2) / unit;
+        if (tenths < 10240 || u + 1 == std::size(units)) {
+            return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + " "
+                   + std::string(units[u]);
+        }
+    }
+}
+
 }  // namespace torcrun::core

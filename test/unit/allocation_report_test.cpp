@@ -1,5 +1,6 @@
 // The text and JSON forms of `torcrun allocation`, compared whole, and human sizes.
 #include "torcrun/core/allocation_report.hpp"
+#include "torcrun/core/units.hpp"
 
 #include "slurm_fixtures.hpp"
 

@@ -13,8 +13,6 @@
 
 namespace torcrun::core {
 
-// Binary units with one decimal: "512 B", "1.5 KiB", "3.9 GiB".
-std::string format_size(std::uint64_t bytes);
 
 // `decision` is choose_mode(a, requested); both forms also say what auto would pick and why.
 std::string format_allocation_text(allocation const& a, requested_mode requested,

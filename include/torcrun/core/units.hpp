@@ -19,6 +19,9 @@ result<std::uint64_t> parse_memory(std::string_view text);
 // Bytes -> the shortest exact Torc memory string ("4g", "1536m", "100").
 std::string format_memory(std::uint64_t bytes);
 
+// Bytes -> a size for people: "512 B", "3.9 GiB" (binary units, tenths rounded half up).
+std::string format_size(std::uint64_t bytes);
+
 // Bytes -> whole megabytes, rounded down (srun --mem=<MB>M; 0 means "leave --mem out").
 std::uint64_t memory_megabytes(std::uint64_t bytes);
 
