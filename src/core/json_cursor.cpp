@@ -122,7 +122,8 @@ bool json_cursor::at_identifier_start() const noexcept
     if (at_end()) return false;
     char const c = text_[pos_];
     if (c >= '0' && c <= '9') return false;
-    return is_ascii_identifier_char(c) || (static_cast<unsigned char>(c) >= 0x80 && space_width_at(text_, pos_) == 0);
+    return is_ascii_identifier_char(c)
+        || (static_cast<unsigned char>(c) >= 0x80 && space_width_at(text_, pos_) == 0);
 }
 
 // The identifier-like run of bytes starting at `at` (ASCII letters, digits, `_`, `$` and

@@ -147,8 +147,8 @@ bool json_parser::parse_array(boost::json::array& out, std::size_t depth, std::s
 void json_parser::close_container(std::size_t self, std::size_t mark)
 {
     doc_.nodes_[self].first_child = static_cast<std::uint32_t>(doc_.children_.size());
-    doc_.children_.insert(doc_.children_.end(), pending_.begin() + static_cast<std::ptrdiff_t>(mark),
-                          pending_.end());
+    doc_.children_.insert(
+        doc_.children_.end(), pending_.begin() + static_cast<std::ptrdiff_t>(mark), pending_.end());
     pending_.resize(mark);
 }
 

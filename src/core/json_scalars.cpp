@@ -128,13 +128,14 @@ bool json_cursor::read_hex_digits(std::size_t digits, std::uint32_t& cp)
         if (v < 0) {
             std::size_t shown = 0;
             while (shown < digits && first + shown < text_.size()
-                   && std::string_view("\"'\\\r\n").find(text_[first + shown]) == std::string_view::npos) {
+                && std::string_view("\"'\\\r\n").find(text_[first + shown])
+                    == std::string_view::npos) {
                 ++shown;
             }
             --pos_;
-            return fail_at(position(), "invalid escape '" + std::string(text_.substr(pos_, 2 + shown))
-                                           + "' (expected " + std::to_string(digits)
-                                           + " hex digits)");
+            return fail_at(position(),
+                "invalid escape '" + std::string(text_.substr(pos_, 2 + shown)) + "' (expected "
+                    + std::to_string(digits) + " hex digits)");
         }
         cp = cp * 16 + static_cast<std::uint32_t>(v);
     }

@@ -151,6 +151,8 @@ std::string nested_members(std::size_t n)
     return text;
 }
 
+std::string const unpaired = "(a high surrogate must be followed by a low surrogate)";
+
 std::vector<rejected_case> const rejected{
     {"", "t.json:1:1: expected a value, found end of input"},
     {"   \n  // only a comment\n", "t.json:3:1: expected a value, found end of input"},
@@ -190,8 +192,8 @@ std::vector<rejected_case> const rejected{
     {R"("\u12G4")", R"(t.json:1:2: invalid escape '\u12G4' (expected 4 hex digits))"},
     {R"("\uDC00")",
      R"(t.json:1:2: invalid escape '\uDC00' (a low surrogate must follow a high surrogate))"},
-    {R"("\uD800")", R"(t.json:1:2: invalid escape '\uD800' (a high surrogate must be followed by a low surrogate))"},
-    {R"("\uD800\u0041")", R"(t.json:1:2: invalid escape '\uD800' (a high surrogate must be followed by a low surrogate))"},
+    {R"("\uD800")", R"(t.json:1:2: invalid escape '\uD800' )" + unpaired},
+    {R"("\uD800\u0041")", R"(t.json:1:2: invalid escape '\uD800' )" + unpaired},
     {R"("\uD800\uZZZZ")", R"(t.json:1:8: invalid escape '\uZZZZ' (expected 4 hex digits))"},
     // comments
     {"[1] /* abc", "t.json:1:5: expected '*/' to close this comment, found end of input"},
