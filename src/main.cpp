@@ -18,6 +18,7 @@ struct subcommand {
 
 constexpr subcommand subcommands[] = {
     {"version", torcrun::apps::cmd_version, "print the version"},
+    {"config", torcrun::apps::cmd_config, "check and print the worker or server configuration"},
 };
 
 void print_usage(std::ostream& out)
