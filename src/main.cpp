@@ -20,6 +20,7 @@ constexpr subcommand subcommands[] = {
     {"allocation", torcrun::apps::cmd_allocation,
      "print the allocation as torcrun sees it: nodes, CPUs, memory, GPUs, mode"},
     {"version", torcrun::apps::cmd_version, "print the version"},
+    {"config", torcrun::apps::cmd_config, "check and print the worker or server configuration"},
 };
 
 void print_usage(std::ostream& out)

@@ -1,0 +1,133 @@
+// Configuration flags: each named flag is a shorthand for one key path, and every flag's text
+// goes through the same schema check as a file value (core::config_override).
+#include "config_options.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+namespace torcrun::apps {
+
+namespace po = boost::program_options;
+
+namespace {
+
+struct flag {
+    char const* name;
+    char const* key_path;
+    char const* help;
+};
+
+constexpr flag worker_flags[] = {
+    {"url", "server.url", "server API base URL"},
+    {"workflow", "workflow_id", "workflow id"},
+    {"mode", "mode", "auto, direct or slurm"},
+    {"output-dir", "output_dir", "directory for logs and job output"},
+    {"poll-interval", "poll.interval_seconds", "seconds between polls while idle"},
+    {"long-poll", "poll.long_poll_seconds", "seconds a claim may wait on the server; 0 = off"},
+    {"termination-signal", "termination.signal", "signal that asks jobs to stop"},
+    {"grace", "termination.grace_seconds", "seconds from that signal to SIGKILL"},
+    {"log-level", "log_level", "error, warning, info or debug"},
+};
+
+constexpr flag server_flags[] = {
+    {"host", "host", "address to listen on"},
+    {"port", "port", "TCP port; 0 = any free port"},
+    {"db", "database", "SQLite database file"},
+    {"log-level", "log_level", "error, warning, info or debug"},
+};
+
+po::options_description describe(char const* title, std::span<flag const> flags)
+{
+    po::options_description options(title);
+    options.add_options()("config", po::value<std::string>()->value_name("FILE"),
+                          "configuration file (JSON, comments allowed)");
+    for (auto const& f : flags) {
+        options.add_options()(f.name, po::value<std::string>()->value_name("VALUE"), f.help);
+    }
+    options.add_options()("set", po::value<std::vector<std::string>>()->composing()->value_name(
+                                     "KEY=VALUE"),
+                          "set any key, e.g. --set poll.interval_seconds=10 (repeatable)");
+    return options;
+}
+
+// --set items in order, then the named flags, so that the named flags win.
+core::result<std::vector<core::config_override>> collect(po::variables_map const& vm,
+                                                         std::span<flag const> flags)
+{
+    std::vector<core::config_override> overrides;
+    if (vm.count("set")) {
+        for (auto const& item : vm["set"].as<std::vector<std::string>>()) {
+            auto const eq = item.find('=');
+            if (eq == std::string::npos || eq == 0) {
+                return core::error{"--set: \"" + item + "\" is not KEY=VALUE"};
+            }
+            std::string const key = item.substr(0, eq);
+            overrides.push_back({key, item.substr(eq + 1), "--set " + key});
+        }
+    }
+    for (auto const& f : flags) {
+        if (vm.count(f.name)) {
+            overrides.push_back({f.key_path, vm[f.name].as<std::string>(),
+                                 std::string("--") + f.name});
+        }
+    }
+    return overrides;
+}
+
+template <class Config>
+core::result<Config> load(po::variables_map const& vm, std::span<flag const> flags,
+                          core::result<Config> (*parse)(std::string_view, std::string_view,
+                                                        std::span<core::config_override const>))
+{
+    auto const overrides = collect(vm, flags);
+    if (!overrides) return overrides.error();
+    if (!vm.count("config")) return parse("{}", "command line", *overrides);
+    auto const path = vm["config"].as<std::string>();
+    auto const text = read_text_file(path);
+    if (!text) return text.error();
+    return parse(*text, path, *overrides);
+}
+
+}  // namespace
+
+po::options_description worker_config_options()
+{
+    return describe("worker configuration", worker_flags);
+}
+
+po::options_description server_config_options()
+{
+    return describe("server configuration", server_flags);
+}
+
+core::result<core::worker_config> load_worker_config(po::variables_map const& flags)
+{
+    return load<core::worker_config>(flags, worker_flags, &core::parse_worker_config);
+}
+
+core::result<core::server_config> load_server_config(po::variables_map const& flags)
+{
+    return load<core::server_config>(flags, server_flags, &core::parse_server_config);
+}
+
+core::result<std::string> read_text_file(std::string const& path)
+{
+    // An ifstream opens a directory and then reads nothing, which would pass for an empty file.
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+        return core::error{path + ": cannot read: " + std::strerror(EISDIR)};
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (in) {
+        std::ostringstream text;
+        text << in.rdbuf();
+        if (!in.bad()) return core::result<std::string>(boost::system::in_place_value, text.str());
+    }
+    return core::error{path + ": cannot read: " + std::strerror(errno)};
+}
+
+}  // namespace torcrun::apps
