@@ -7,6 +7,9 @@ TORCRUN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TORCRUN_BUILD_PACKAGES=(g++ cmake ninja-build pkg-config
     libboost1.81-all-dev libboost-json1.81-dev libboost-url1.81-dev libsqlite3-dev)
 
+# Packages the tests need beyond the build (system tests read JSON with python3).
+TORCRUN_TEST_PACKAGES=(python3)
+
 torcrun_log() { printf '==> %s\n' "$*" >&2; }
 
 # ensure_packages PKG...: apt-get installs the ones not yet installed; `apt-get update` runs at

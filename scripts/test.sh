@@ -5,7 +5,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$TORCRUN_ROOT"
 
-ensure_packages "${TORCRUN_BUILD_PACKAGES[@]}"
+ensure_packages "${TORCRUN_BUILD_PACKAGES[@]}" "${TORCRUN_TEST_PACKAGES[@]}"
 
 # TORCRUN_SANITIZE=1 runs the same suite on an ASan + UBSan build in build-asan/.
 build_dir=build

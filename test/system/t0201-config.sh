@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `torcrun config`: the example files and doc tables match the schema, a broken file exits 2 and
+# `torcrun config`: the example files and the README tables match the schema, a broken file exits 2 and
 # names file:line:col and the key, and flags win over the file.
 set -euo pipefail
 torcrun=$1
@@ -17,9 +17,9 @@ for which in worker server; do
         || fail "config/$which.example.json does not load"
     diff -u "$tmp/defaults.json" "$tmp/from-example.json" || fail "$which example != defaults"
     sed -n "/<!-- $which-reference:begin -->/,/<!-- $which-reference:end -->/p" \
-        "$root/doc/configuration.md" | sed '1d;$d' > "$tmp/doc-table.md"
+        "$root/README.md" | sed '1d;$d' > "$tmp/doc-table.md"
     "$torcrun" config $which --reference | diff -u "$tmp/doc-table.md" - \
-        || fail "doc/configuration.md's $which table != 'torcrun config $which --reference'"
+        || fail "README.md's $which table != 'torcrun config $which --reference'"
 done
 
 cat > "$tmp/broken.json" <<'JSON'

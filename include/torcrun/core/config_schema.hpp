@@ -1,7 +1,7 @@
 // The configuration schema: one table per configuration listing every key with its type,
 // allowed range or choices and a one-line description. The same table validates file values
 // and command-line overrides, renders the commented example file and the reference tables in
-// doc/configuration.md, so none of them can drift from the code. Defaults come from the
+// the README, so none of them can drift from the code. Defaults come from the
 // structs' member initialisers (config.hpp).
 #pragma once
 
