@@ -1,0 +1,12 @@
+#include "torcrun/core/rejection.hpp"
+
+#include "torcrun/core/error.hpp"
+
+namespace torcrun::core {
+
+void throw_exception_from_error(rejection const& r, boost::source_location const&)
+{
+    throw error_exception("HTTP " + std::to_string(r.http_status) + ": " + r.message);
+}
+
+}  // namespace torcrun::core
