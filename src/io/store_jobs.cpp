@@ -1,0 +1,283 @@
+// Jobs and their five link tables. A job is created uninitialized, pointing at the workflow's
+// `default` resource requirements unless it names others; GET returns the links in the order
+// they were sent (duplicates dropped). Updates follow Torc's update_job rules (store.hpp).
+#include "store_detail.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace torcrun::io {
+
+using api::record;
+using detail::to_api_error;
+
+namespace {
+
+struct link_table {
+    std::string_view field;
+    std::string_view table;
+    std::string_view column;
+};
+
+constexpr std::array<link_table, 5> link_tables{{
+    {"depends_on_job_ids", "job_depends_on", "depends_on_job_id"},
+    {"input_file_ids", "job_input_file", "file_id"},
+    {"output_file_ids", "job_output_file", "file_id"},
+    {"input_user_data_ids", "job_input_user_data", "user_data_id"},
+    {"output_user_data_ids", "job_output_user_data", "user_data_id"},
+}};
+
+constexpr std::int64_t uninitialized = 0;
+constexpr std::int64_t disabled = 9;
+constexpr std::size_t max_batch = 10000;
+
+api::id_list sorted(api::id_list ids)
+{
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    return ids;
+}
+
+std::string field_prefix(std::string_view what, std::string_view field)
+{
+    return std::string(what) + ": field \"" + std::string(field) + "\": ";
+}
+
+}  // namespace
+
+api_result<void> store::insert_links(std::int64_t job_id, record const& fields,
+                                     std::string_view what)
+{
+    for (auto const& link : link_tables) {
+        auto const* ids = fields.ids(link.field);
+        if (ids == nullptr) continue;
+        auto stmt = db_.cached("INSERT OR IGNORE INTO " + std::string(link.table) + " (job_id, " +
+                               std::string(link.column) + ") VALUES (?, ?)");
+        if (!stmt) return to_api_error(stmt.error(), what);
+        for (auto id : *ids) {
+            (*stmt)->reset();
+            (*stmt)->bind(1, job_id).bind(2, id);
+            if (auto done = (*stmt)->run(); !done) return to_api_error(done.error(), what);
+        }
+    }
+    return {};
+}
+
+api_result<void> store::attach_links(record& job)
+{
+    auto const id = *job.int64("id");
+    for (auto const& link : link_tables) {
+        auto stmt = db_.cached("SELECT " + std::string(link.column) + " FROM " +
+                               std::string(link.table) + " WHERE job_id = ? ORDER BY rowid");
+        if (!stmt) return to_api_error(stmt.error(), "jobs");
+        (*stmt)->bind(1, id);
+        api::id_list ids;
+        while (true) {
+            auto row = (*stmt)->step();
+            if (!row) return to_api_error(row.error(), "jobs");
+            if (!*row) break;
+            ids.push_back((*stmt)->int64(0));
+        }
+        job.set(link.field, std::move(ids));
+    }
+    return {};
+}
+
+api_result<record> store::create_job(record fields, std::string_view what)
+{
+    auto sp = detail::savepoint::begin(db_, what);
+    if (!sp) return sp.error();
+    fields.set("status", uninitialized);
+    if (!fields.has_value("resource_requirements_id")) {
+        auto rr = detail::scalar(
+            db_, "SELECT id FROM resource_requirements WHERE workflow_id = ? AND name = 'default'",
+            {*fields.int64("workflow_id")}, what);
+        if (!rr) return rr.error();
+        if (*rr) fields.set("resource_requirements_id", **rr);
+    }
+    auto job = insert(api::job_model, fields, what);
+    if (!job) return job.error();
+    auto const id = *job->int64("id");
+    if (auto linked = insert_links(id, fields, what); !linked) return linked.error();
+    if (auto done = sp->commit(what); !done) return done.error();
+    return get_job(id, what);
+}
+
+api_result<std::vector<record>> store::create_jobs(std::vector<record> jobs, std::string_view what)
+{
+    if (jobs.size() > max_batch) {
+        return api::unprocessable(std::string(what) + ": " + std::to_string(jobs.size()) +
+                                  " jobs in one request; at most 10000 are allowed");
+    }
+    std::vector<record> out;
+    if (jobs.empty()) return out;
+    auto const workflow_id = *jobs.front().int64("workflow_id");
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        auto const wf = *jobs[i].int64("workflow_id");
+        if (wf != workflow_id) {
+            return api::unprocessable(std::string(what) + ": jobs[" + std::to_string(i) +
+                                      "]: field \"workflow_id\": " + std::to_string(wf) +
+                                      " differs from the batch's workflow " +
+                                      std::to_string(workflow_id));
+        }
+    }
+    auto sp = detail::savepoint::begin(db_, what);
+    if (!sp) return sp.error();
+    out.reserve(jobs.size());
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        auto job =
+            create_job(std::move(jobs[i]), std::string(what) + ": jobs[" + std::to_string(i) + "]");
+        if (!job) return job.error();
+        out.push_back(std::move(*job));
+    }
+    if (auto done = sp->commit(what); !done) return done.error();
+    return out;
+}
+
+api_result<record> store::get_job(std::int64_t id, std::string_view what)
+{
+    auto job = get(api::job_model, id, what);
+    if (!job) return job.error();
+    if (auto linked = attach_links(*job); !linked) return linked.error();
+    return job;
+}
+
+api_result<page_rows> store::list_jobs(list_query const& query, bool with_links,
+                                       std::string_view what)
+{
+    auto page = list(api::job_model, query, what);
+    if (!page || !with_links) return page;
+    for (auto& job : page->items) {
+        if (auto linked = attach_links(job); !linked) return linked.error();
+    }
+    return page;
+}
+
+api_result<void> store::replace_dependencies(std::int64_t job_id, api::id_list const& ids,
+                                             std::string_view what)
+{
+    auto const prefix = field_prefix(what, "depends_on_job_ids");
+    for (auto id : ids) {
+        if (id == job_id) {
+            return api::unprocessable(prefix + "job " + std::to_string(id) +
+                                      " cannot depend on itself");
+        }
+        auto cycle = detail::scalar(
+            db_,
+            "WITH RECURSIVE up(id) AS (SELECT ? UNION SELECT d.depends_on_job_id "
+            "FROM job_depends_on d JOIN up ON d.job_id = up.id) SELECT 1 FROM up WHERE id = ?",
+            {id, job_id}, what);
+        if (!cycle) return cycle.error();
+        if (*cycle) {
+            return api::unprocessable(prefix + "job " + std::to_string(id) + " depends on job " +
+                                      std::to_string(job_id) + ", so job " +
+                                      std::to_string(job_id) + " cannot depend on it (a cycle)");
+        }
+    }
+    auto clear = db_.cached("DELETE FROM job_depends_on WHERE job_id = ?");
+    if (!clear) return to_api_error(clear.error(), what);
+    (*clear)->bind(1, job_id);
+    if (auto done = (*clear)->run(); !done) return to_api_error(done.error(), what);
+    record links;
+    links.set("depends_on_job_ids", ids);
+    return insert_links(job_id, links, what);
+}
+
+namespace {
+
+// Torc's update_job rules; true when depends_on_job_ids is to be replaced.
+api_result<bool> check_job_update(record const& existing, record const& fields,
+                                  std::string_view what)
+{
+    auto const status = *existing.int64("status");
+    std::string changed;
+    auto note = [&](std::string_view name) {
+        changed += (changed.empty() ? "" : ", ") + std::string(name);
+    };
+    for (auto name : {"name", "command"}) {
+        auto const* now = fields.text(name);
+        if (now != nullptr && *now != *existing.text(name)) note(name);
+    }
+    auto const new_status = fields.int64("status");
+    if (new_status && *new_status != status) note("status");
+    bool deps_changed = false;
+    for (auto const& link : link_tables) {
+        auto const* ids = fields.ids(link.field);
+        if (ids == nullptr || sorted(*ids) == sorted(*existing.ids(link.field))) continue;
+        if (link.field != "depends_on_job_ids") {
+            return api::unprocessable(field_prefix(what, link.field) +
+                                      "cannot change after the job is created");
+        }
+        deps_changed = true;
+        note(link.field);
+    }
+    if (status != uninitialized && !changed.empty()) {
+        return api::unprocessable(std::string(what) + ": job " +
+                                  std::to_string(*existing.int64("id")) + " is " +
+                                  std::string(api::job_status_name(status)) +
+                                  "; after initialization only resource_requirements_id and "
+                                  "scheduler_id may change (changed: " +
+                                  changed + ")");
+    }
+    if (new_status && *new_status != status && *new_status != disabled) {
+        return api::unprocessable(field_prefix(what, "status") +
+                                  "may only change to disabled, not \"" +
+                                  std::string(api::job_status_name(*new_status)) + "\"");
+    }
+    return deps_changed;
+}
+
+}  // namespace
+
+api_result<record> store::update_job(std::int64_t id, record const& fields, std::string_view what)
+{
+    auto existing = get_job(id, what);
+    if (!existing) return existing.error();
+    auto deps_changed = check_job_update(*existing, fields, what);
+    if (!deps_changed) return deps_changed.error();
+    auto sp = detail::savepoint::begin(db_, what);
+    if (!sp) return sp.error();
+    if (*deps_changed) {
+        auto const& ids = *fields.ids("depends_on_job_ids");
+        record deps;
+        deps.set("depends_on_job_ids", ids);
+        auto const wf = *existing->int64("workflow_id");
+        if (auto ok = check_references(api::job_model, deps, wf, what); !ok) return ok.error();
+        if (auto replaced = replace_dependencies(id, ids, what); !replaced) return replaced.error();
+    }
+    record scalars = fields;
+    for (auto const& link : link_tables) scalars.erase(link.field);
+    auto updated = update(api::job_model, id, scalars, what);
+    if (!updated) return updated.error();
+    if (auto done = sp->commit(what); !done) return done.error();
+    return get_job(id, what);
+}
+
+api_result<api::id_list> store::job_ids(std::int64_t workflow_id)
+{
+    auto stmt = db_.cached("SELECT id FROM job WHERE workflow_id = ? ORDER BY id");
+    if (!stmt) return to_api_error(stmt.error(), "job_ids");
+    (*stmt)->bind(1, workflow_id);
+    api::id_list ids;
+    while (true) {
+        auto row = (*stmt)->step();
+        if (!row) return to_api_error(row.error(), "job_ids");
+        if (!*row) break;
+        ids.push_back((*stmt)->int64(0));
+    }
+    return ids;
+}
+
+api_result<void> store::link_user_data(std::int64_t user_data_id, std::int64_t job_id,
+                                       bool produced, std::string_view what)
+{
+    auto data = get(api::user_data_model, user_data_id, what);
+    if (!data) return data.error();
+    auto const context = std::string(what);
+    if (auto ok = check_owner("job", job_id, *data->int64("workflow_id"), context); !ok) return ok;
+    record link;
+    link.set(produced ? "output_user_data_ids" : "input_user_data_ids", api::id_list{user_data_id});
+    return insert_links(job_id, link, what);
+}
+
+}  // namespace torcrun::io

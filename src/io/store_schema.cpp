@@ -1,0 +1,234 @@
+// The schema, close to Torc's own tables (migrations/20250101000000_initial_schema.up.sql),
+// with these differences: workflow_status.id is the workflow's id (Torc relies on the two
+// autoincrements staying in step), every table cascades from workflow, job status is the integer
+// of TORC-FACTS §2.1, link tables ignore duplicate ids, and resource requirement and failure
+// handler names are unique per workflow (Torc refuses a second `default`).
+//
+// References between rows of one workflow use NO ACTION, which SQLite checks at the end of the
+// statement: a cascade from workflow removes both sides first, while deleting a resource
+// requirement that jobs still use fails.
+#include "store_detail.hpp"
+
+#include <array>
+
+namespace torcrun::io::detail {
+namespace {
+
+constexpr std::string_view schema_v1 = R"sql(
+CREATE TABLE workflow (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  name TEXT NOT NULL,
+  user TEXT NOT NULL,
+  description TEXT,
+  timestamp TEXT NOT NULL,
+  compute_node_expiration_buffer_seconds INTEGER NOT NULL DEFAULT 60,
+  compute_node_wait_for_new_jobs_seconds INTEGER NOT NULL DEFAULT 90,
+  compute_node_ignore_workflow_completion INTEGER NOT NULL DEFAULT 0,
+  compute_node_wait_for_healthy_database_minutes INTEGER NOT NULL DEFAULT 20,
+  compute_node_min_time_for_new_jobs_seconds INTEGER NOT NULL DEFAULT 300,
+  jobs_sort_method TEXT NOT NULL DEFAULT 'gpus_runtime_memory',
+  resource_monitor_config TEXT,
+  slurm_defaults TEXT,
+  use_pending_failed INTEGER NOT NULL DEFAULT 0,
+  status_id INTEGER GENERATED ALWAYS AS (id) VIRTUAL
+);
+CREATE TABLE workflow_status (
+  id INTEGER PRIMARY KEY REFERENCES workflow(id) ON DELETE CASCADE,
+  run_id INTEGER NOT NULL DEFAULT 0,
+  is_canceled INTEGER NOT NULL DEFAULT 0,
+  is_archived INTEGER NOT NULL DEFAULT 0,
+  has_detected_need_to_run_completion_script INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE resource_requirements (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  workflow_id INTEGER NOT NULL REFERENCES workflow(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  num_cpus INTEGER NOT NULL DEFAULT 1,
+  num_gpus INTEGER NOT NULL DEFAULT 0,
+  num_nodes INTEGER NOT NULL DEFAULT 1,
+  memory TEXT NOT NULL DEFAULT '1m',
+  runtime TEXT NOT NULL DEFAULT 'P0DT1M',
+  memory_bytes INTEGER NOT NULL,
+  runtime_s INTEGER NOT NULL,
+  UNIQUE (workflow_id, name)
+);
+CREATE TABLE failure_handler (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  workflow_id INTEGER NOT NULL REFERENCES workflow(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  rules TEXT NOT NULL,
+  UNIQUE (workflow_id, name)
+);
+CREATE TABLE job (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  workflow_id INTEGER NOT NULL REFERENCES workflow(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  command TEXT NOT NULL,
+  invocation_script TEXT,
+  status INTEGER NOT NULL DEFAULT 0,
+  cancel_on_blocking_job_failure INTEGER NOT NULL DEFAULT 1,
+  supports_termination INTEGER NOT NULL DEFAULT 0,
+  resource_requirements_id INTEGER REFERENCES resource_requirements(id),
+  scheduler_id INTEGER,
+  failure_handler_id INTEGER REFERENCES failure_handler(id),
+  attempt_id INTEGER NOT NULL DEFAULT 1,
+  active_compute_node_id INTEGER
+);
+CREATE INDEX job_workflow_status ON job(workflow_id, status);
+CREATE INDEX job_resource_requirements ON job(resource_requirements_id);
+CREATE INDEX job_failure_handler ON job(failure_handler_id);
+CREATE TABLE file (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  workflow_id INTEGER NOT NULL REFERENCES workflow(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  path TEXT NOT NULL,
+  st_mtime REAL
+);
+CREATE INDEX file_workflow ON file(workflow_id);
+CREATE TABLE user_data (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  workflow_id INTEGER NOT NULL REFERENCES workflow(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  is_ephemeral INTEGER NOT NULL DEFAULT 0,
+  data TEXT
+);
+CREATE INDEX user_data_workflow ON user_data(workflow_id);
+CREATE TABLE job_depends_on (
+  job_id INTEGER NOT NULL REFERENCES job(id) ON DELETE CASCADE,
+  depends_on_job_id INTEGER NOT NULL REFERENCES job(id) ON DELETE CASCADE,
+  PRIMARY KEY (job_id, depends_on_job_id)
+);
+CREATE INDEX job_depends_on_upstream ON job_depends_on(depends_on_job_id);
+CREATE TABLE job_input_file (
+  job_id INTEGER NOT NULL REFERENCES job(id) ON DELETE CASCADE,
+  file_id INTEGER NOT NULL REFERENCES file(id) ON DELETE CASCADE,
+  PRIMARY KEY (job_id, file_id)
+);
+CREATE INDEX job_input_file_file ON job_input_file(file_id);
+CREATE TABLE job_output_file (
+  job_id INTEGER NOT NULL REFERENCES job(id) ON DELETE CASCADE,
+  file_id INTEGER NOT NULL REFERENCES file(id) ON DELETE CASCADE,
+  PRIMARY KEY (job_id, file_id)
+);
+CREATE INDEX job_output_file_file ON job_output_file(file_id);
+CREATE TABLE job_input_user_data (
+  job_id INTEGER NOT NULL REFERENCES job(id) ON DELETE CASCADE,
+  user_data_id INTEGER NOT NULL REFERENCES user_data(id) ON DELETE CASCADE,
+  PRIMARY KEY (job_id, user_data_id)
+);
+CREATE INDEX job_input_user_data_user_data ON job_input_user_data(user_data_id);
+CREATE TABLE job_output_user_data (
+  job_id INTEGER NOT NULL REFERENCES job(id) ON DELETE CASCADE,
+  user_data_id INTEGER NOT NULL REFERENCES user_data(id) ON DELETE CASCADE,
+  PRIMARY KEY (job_id, user_data_id)
+);
+CREATE INDEX job_output_user_data_user_data ON job_output_user_data(user_data_id);
+CREATE TABLE slurm_scheduler (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  workflow_id INTEGER NOT NULL REFERENCES workflow(id) ON DELETE CASCADE,
+  name TEXT, account TEXT NOT NULL, gres TEXT, mem TEXT, nodes INTEGER NOT NULL,
+  ntasks_per_node INTEGER, partition TEXT, qos TEXT, tmp TEXT, walltime TEXT NOT NULL, extra TEXT
+);
+CREATE INDEX slurm_scheduler_workflow ON slurm_scheduler(workflow_id);
+CREATE TABLE local_scheduler (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  workflow_id INTEGER NOT NULL REFERENCES workflow(id) ON DELETE CASCADE,
+  name TEXT, memory TEXT, num_cpus INTEGER
+);
+CREATE INDEX local_scheduler_workflow ON local_scheduler(workflow_id);
+CREATE TABLE compute_node (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  workflow_id INTEGER NOT NULL REFERENCES workflow(id) ON DELETE CASCADE,
+  hostname TEXT NOT NULL, pid INTEGER NOT NULL, start_time TEXT NOT NULL,
+  duration_seconds REAL, is_active INTEGER, num_cpus INTEGER NOT NULL,
+  memory_gb REAL NOT NULL, num_gpus INTEGER NOT NULL, num_nodes INTEGER NOT NULL,
+  time_limit TEXT, scheduler_config_id INTEGER, compute_node_type TEXT NOT NULL, scheduler TEXT
+);
+CREATE INDEX compute_node_workflow ON compute_node(workflow_id);
+CREATE TABLE scheduled_compute_node (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  workflow_id INTEGER NOT NULL REFERENCES workflow(id) ON DELETE CASCADE,
+  scheduler_id INTEGER NOT NULL, scheduler_config_id INTEGER NOT NULL,
+  scheduler_type TEXT NOT NULL, status TEXT NOT NULL
+);
+CREATE INDEX scheduled_compute_node_workflow ON scheduled_compute_node(workflow_id);
+CREATE TABLE result (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  workflow_id INTEGER NOT NULL REFERENCES workflow(id) ON DELETE CASCADE,
+  job_id INTEGER NOT NULL REFERENCES job(id) ON DELETE CASCADE,
+  run_id INTEGER NOT NULL, attempt_id INTEGER NOT NULL DEFAULT 1,
+  compute_node_id INTEGER NOT NULL REFERENCES compute_node(id) ON DELETE CASCADE,
+  return_code INTEGER NOT NULL, exec_time_minutes REAL NOT NULL, completion_time TEXT NOT NULL,
+  status INTEGER NOT NULL, peak_memory_bytes INTEGER, avg_memory_bytes INTEGER,
+  peak_cpu_percent REAL, avg_cpu_percent REAL
+);
+CREATE INDEX result_workflow_job ON result(workflow_id, job_id);
+CREATE INDEX result_job ON result(job_id);
+CREATE INDEX result_compute_node ON result(compute_node_id);
+-- The current result of each job (complete_job upserts it); GET /results without all_runs
+-- lists only these, as Torc does.
+CREATE TABLE workflow_result (
+  job_id INTEGER PRIMARY KEY REFERENCES job(id) ON DELETE CASCADE,
+  workflow_id INTEGER NOT NULL REFERENCES workflow(id) ON DELETE CASCADE,
+  result_id INTEGER NOT NULL REFERENCES result(id) ON DELETE CASCADE
+);
+CREATE INDEX workflow_result_result ON workflow_result(result_id);
+CREATE INDEX workflow_result_workflow ON workflow_result(workflow_id);
+CREATE TABLE event (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  workflow_id INTEGER NOT NULL REFERENCES workflow(id) ON DELETE CASCADE,
+  timestamp INTEGER NOT NULL,
+  data TEXT NOT NULL
+);
+CREATE INDEX event_workflow ON event(workflow_id, timestamp);
+CREATE TABLE workflow_action (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  workflow_id INTEGER NOT NULL REFERENCES workflow(id) ON DELETE CASCADE,
+  trigger_type TEXT NOT NULL, action_type TEXT NOT NULL, action_config TEXT NOT NULL,
+  job_ids TEXT,
+  trigger_count INTEGER NOT NULL DEFAULT 0, required_triggers INTEGER NOT NULL DEFAULT 1,
+  executed INTEGER NOT NULL DEFAULT 0, executed_at TEXT,
+  executed_by INTEGER REFERENCES compute_node(id) ON DELETE SET NULL,
+  persistent INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX workflow_action_workflow ON workflow_action(workflow_id);
+CREATE INDEX workflow_action_executed_by ON workflow_action(executed_by);
+)sql";
+
+// Append new versions; never edit one that has shipped.
+constexpr std::array<std::string_view, 1> migrations{schema_v1};
+
+}  // namespace
+
+int schema_version() { return static_cast<int>(migrations.size()); }
+
+core::result<void> migrate(sqlite::connection& db)
+{
+    auto created = db.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
+    if (!created) return core::error{"store: " + created.error().message};
+    auto stmt = db.prepare("SELECT COALESCE(MAX(version), 0) FROM schema_version");
+    if (!stmt) return core::error{"store: " + stmt.error().message};
+    auto row = stmt->step();
+    if (!row) return core::error{"store: " + row.error().message};
+    auto const current = static_cast<int>(stmt->int64(0));
+    if (current > schema_version()) {
+        return core::error{"store: the database has schema version " + std::to_string(current) +
+                           ", newer than this torcrun knows (" + std::to_string(schema_version()) +
+                           ")"};
+    }
+    for (int v = current + 1; v <= schema_version(); ++v) {
+        auto tx = sqlite::transaction::begin(db);
+        if (!tx) return core::error{"store: " + tx.error().message};
+        auto applied = db.exec(migrations[static_cast<std::size_t>(v - 1)]);
+        if (!applied)
+            return core::error{"store: migration " + std::to_string(v) + ": " +
+                               applied.error().message};
+        auto noted =
+            db.exec("INSERT INTO schema_version (version) VALUES (" + std::to_string(v) + ")");
+        if (!noted) return core::error{"store: " + noted.error().message};
+        if (auto done = tx->commit(); !done) return core::error{"store: " + done.error().message};
+    }
+    return {};
+}
+
+}  // namespace torcrun::io::detail
