@@ -32,13 +32,16 @@ ensure_packages() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# build_torcrun DIR [extra cmake args...]: configure (once) and build with at most 2 jobs,
-# which fits the 2-core CI machine's memory for the Boost-heavy translation units.
+# build_torcrun DIR [extra cmake args...]: configure and build with at most 2 jobs, which fits
+# the 2-core CI machine's memory for the Boost-heavy translation units. TORCRUN_TARGET limits
+# the build to one target (run.sh needs only the binary).
 build_torcrun() {
     local dir=$1; shift
     local jobs=${TORCRUN_JOBS:-2}
+    local target=()
+    [ -n "${TORCRUN_TARGET:-}" ] && target=(--target "$TORCRUN_TARGET")
     torcrun_log "configuring $dir"
     cmake -S "$TORCRUN_ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
-    torcrun_log "building $dir (-j$jobs)"
-    cmake --build "$dir" -j"$jobs"
+    torcrun_log "building $dir (-j$jobs) ${target[*]}"
+    cmake --build "$dir" -j"$jobs" "${target[@]}"
 }

@@ -5,7 +5,7 @@ source "$(dirname "$0")/lib.sh"
 cd "$TORCRUN_ROOT"
 
 ensure_packages "${TORCRUN_BUILD_PACKAGES[@]}"
-build_torcrun build
+TORCRUN_TARGET=torcrun build_torcrun build
 
 torcrun_log "torcrun allocation: the resources torcrun sees here"
 ./build/src/torcrun allocation
