@@ -18,6 +18,7 @@ struct subcommand {
 
 constexpr subcommand subcommands[] = {
     {"version", torcrun::apps::cmd_version, "print the version"},
+    {"spec", torcrun::apps::cmd_spec, "show the jobs and edges a Torc workflow spec creates"},
 };
 
 void print_usage(std::ostream& out)

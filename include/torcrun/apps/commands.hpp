@@ -10,5 +10,6 @@ namespace torcrun::apps {
 using arguments = std::vector<std::string>;
 
 int cmd_version(arguments const& args);
+int cmd_spec(arguments const& args);
 
 }  // namespace torcrun::apps
