@@ -299,7 +299,7 @@ std::string_view closest_name(std::string_view key, std::initializer_list<std::s
     std::size_t best_distance = 3;
     for (auto const name : known) {
         std::size_t const d = osa_distance(key, name);
-        if (d < best_distance && d * 2 <= key.size()) {
+        if (d < best_distance && d * 3 <= key.size()) {
             best = name;
             best_distance = d;
         }

@@ -100,7 +100,7 @@ std::string entry_context(std::string_view list, std::size_t index,
                           boost::json::value const& entry);
 
 // The known name closest to `key` (optimal string alignment distance at most 2, and at most
-// half the key's length), or an empty view.
+// a third of the key's length), or an empty view.
 std::string_view closest_name(std::string_view key, std::initializer_list<std::string_view> known);
 
 }  // namespace torcrun::core::spec::detail

@@ -234,6 +234,37 @@ result<void> merge_copy(expanded_job& job, job_instance const& copy)
     return {};
 }
 
+// One warning per template whose expansions share names (§17 item 6).
+void warn_merged(std::vector<expanded_job> const& jobs, workflow_spec const& spec,
+                 warning_list& warnings)
+{
+    std::vector<std::vector<expanded_job const*>> shared(spec.jobs.size());
+    std::vector<std::size_t> expansions(spec.jobs.size(), 0);
+    for (auto const& job : jobs) {
+        if (job.copies > 1) shared[job.source].push_back(&job);
+        expansions[job.source] += job.copies;
+    }
+    for (std::size_t t = 0; t < shared.size(); ++t) {
+        if (shared[t].empty()) continue;
+        auto const& first = *shared[t].front();
+        std::string const copies = std::to_string(first.copies);
+        std::string const label = concat({entry_label("jobs", t, spec.jobs[t].name), ": "});
+        if (shared[t].size() == 1 && expansions[t] == first.copies) {
+            warnings.add(concat({label, copies, " expansions share the name ", quoted(first.name),
+                                 "; torcrun creates one job with all their dependencies, files "
+                                 "and user data (Torc 0.10 creates ",
+                                 copies, " copies)"}));
+            continue;
+        }
+        warnings.add(
+            concat({label, std::to_string(shared[t].size()),
+                    " names are shared by several expansions, such as ", quoted(first.name),
+                    "; torcrun creates one job per name with all "
+                    "their dependencies, files and user data (Torc 0.10 creates ",
+                    copies, " copies of ", quoted(first.name), ")"}));
+    }
+}
+
 result<std::vector<expanded_job>> merge_by_name(std::vector<job_instance> instances,
                                                 workflow_spec const& spec, warning_list& warnings)
 {
@@ -248,15 +279,7 @@ result<std::vector<expanded_job>> merge_by_name(std::vector<job_instance> instan
             return merged.error();
         }
     }
-    for (auto const& job : out) {
-        if (job.copies == 1) continue;
-        std::string const n = std::to_string(job.copies);
-        warnings.add(concat({entry_label("jobs", job.source, spec.jobs[job.source].name), ": ", n,
-                             " expansions share the name ", quoted(job.name),
-                             "; torcrun creates one job with all their dependencies, files and "
-                             "user data (Torc 0.10 creates ",
-                             n, " copies)"}));
-    }
+    warn_merged(out, spec, warnings);
     return out;
 }
 

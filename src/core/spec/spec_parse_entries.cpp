@@ -46,12 +46,21 @@ failure_handler_rule_spec read_rule(field_reader& r)
     return rule;
 }
 
-std::optional<monitor_granularity> read_granularity(field_reader& r)
+// The docs' spellings are read too (§17 item 2); Torc 0.10's code rejects them.
+std::optional<monitor_granularity> read_granularity(field_reader& r,
+                                                    std::vector<std::string>& warnings)
 {
     auto const text = r.optional_string("granularity");
     if (!text) return std::nullopt;
-    if (*text == "summary" || *text == "Summary") return monitor_granularity::summary;
-    if (*text == "time_series" || *text == "TimeSeries") return monitor_granularity::time_series;
+    if (*text == "summary") return monitor_granularity::summary;
+    if (*text == "time_series") return monitor_granularity::time_series;
+    if (*text == "Summary" || *text == "TimeSeries") {
+        bool const summary = *text == "Summary";
+        warnings.push_back(
+            concat({"resource_monitor: Torc 0.10 rejects granularity ", quoted(*text),
+                    "; torcrun reads it as ", summary ? "\"summary\"" : "\"time_series\""}));
+        return summary ? monitor_granularity::summary : monitor_granularity::time_series;
+    }
     r.fail("granularity", concat({"field \"granularity\" must be one of \"summary\", "
                                   "\"time_series\", found ",
                                   quoted(*text)}));
@@ -186,11 +195,11 @@ void read_slurm_defaults(field_reader& workflow, std::optional<boost::json::obje
 void read_resource_monitor(field_reader& workflow, std::optional<resource_monitor_spec>& out,
                            std::vector<std::string>& warnings)
 {
+    if (!workflow.object("resource_monitor")) return;
     auto const* value = workflow.get("resource_monitor");
-    if (!value) return;
     field_reader r(workflow.state(), *value, workflow.member_pointer("resource_monitor"),
                    "resource_monitor");
-    if (!r.begin_any()) return;
+    r.begin_any();
     // Torc ignores the keys it does not know here (and fills the rest from defaults).
     for (auto const& member : value->get_object()) {
         std::string_view const key = member.key();
@@ -201,7 +210,7 @@ void read_resource_monitor(field_reader& workflow, std::optional<resource_monito
     }
     resource_monitor_spec monitor;
     monitor.enabled = r.boolean("enabled", false);
-    monitor.granularity = read_granularity(r).value_or(monitor_granularity::summary);
+    monitor.granularity = read_granularity(r, warnings).value_or(monitor_granularity::summary);
     monitor.sample_interval_seconds =
         static_cast<std::int32_t>(r.integer_or("sample_interval_seconds", 5, 1, int32_max));
     monitor.generate_plots = r.boolean("generate_plots", false);

@@ -44,7 +44,9 @@ source_position position_at(std::string_view text, std::size_t offset)
 
 result<void> check_strict_json(std::string_view text, std::string_view origin)
 {
-    boost::json::stream_parser parser;
+    boost::json::parse_options options;
+    options.max_depth = json_max_depth + 1;  // depth is read_json's to judge, not strictness
+    boost::json::stream_parser parser({}, options);
     boost::system::error_code ec;
     std::size_t const used = parser.write_some(text.data(), text.size(), ec);
     if (!ec) parser.finish(ec);
