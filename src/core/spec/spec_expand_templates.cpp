@@ -70,6 +70,8 @@ public:
     {
         auto const [it, inserted] = first_.try_emplace(name, index, std::string(written));
         if (inserted) return {};
+        if (it->second.first == index)
+            return error{concat({prefix, "more than one expansion is named ", quoted(name)})};
         return error{concat({prefix, "the name ", quoted(name), " is already used by ",
                              entry_label(list_, it->second.first, it->second.second)})};
     }
