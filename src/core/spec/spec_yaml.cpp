@@ -30,9 +30,9 @@ class json_builder : public YAML::EventHandler {
 public:
     explicit json_builder(std::string_view text) : text_(text) {}
 
-    boost::json::value root;
-    spec_document::yaml_positions positions;
-    std::optional<std::pair<YAML::Mark, std::string>> failure;
+    bool failed() const noexcept { return failure_.has_value(); }
+    // The document built, or the first problem met, located in `origin`.
+    result<spec_document> finish(std::string_view origin) &&;
 
     void OnDocumentStart(YAML::Mark const& mark) override
     {
@@ -71,7 +71,7 @@ private:
     }
     void fail(YAML::Mark const& mark, std::string message)
     {
-        if (!failure) failure.emplace(mark, std::move(message));
+        if (!failure_) failure_.emplace(mark, std::move(message));
     }
     std::string next_pointer() const;
     void record(std::string const& pointer, YAML::Mark const& mark);
@@ -81,6 +81,9 @@ private:
     void open(YAML::Mark const& mark, YAML::anchor_t anchor, boost::json::value empty);
     void close();
 
+    boost::json::value root_;
+    spec_document::yaml_positions positions_;
+    std::optional<std::pair<YAML::Mark, std::string>> failure_;
     std::string_view text_;
     int documents_ = 0;
     std::vector<frame> stack_;
@@ -97,7 +100,7 @@ std::string json_builder::next_pointer() const
 
 void json_builder::record(std::string const& pointer, YAML::Mark const& mark)
 {
-    auto& entry = positions[pointer];
+    auto& entry = positions_[pointer];
     entry.value = position_of(mark);
     if (!stack_.empty() && stack_.back().value.is_object()) entry.key = stack_.back().key_position;
 }
@@ -106,7 +109,7 @@ void json_builder::add(YAML::anchor_t anchor, boost::json::value value)
 {
     if (anchor) anchors_[anchor] = value;
     if (stack_.empty()) {
-        root = std::move(value);
+        root_ = std::move(value);
         return;
     }
     auto& parent = stack_.back();
@@ -127,7 +130,7 @@ void json_builder::add_key(YAML::Mark const& mark, std::string key)
 
 void json_builder::open(YAML::Mark const& mark, YAML::anchor_t anchor, boost::json::value empty)
 {
-    if (failure) return;
+    if (failure_) return;
     if (expecting_key()) return fail(mark, "a YAML mapping key must be a scalar");
     if (stack_.size() >= json_max_depth) {
         return fail(mark, concat({"nesting is deeper than ", std::to_string(json_max_depth),
@@ -140,7 +143,7 @@ void json_builder::open(YAML::Mark const& mark, YAML::anchor_t anchor, boost::js
 
 void json_builder::close()
 {
-    if (failure) return;
+    if (failure_) return;
     frame done = std::move(stack_.back());
     stack_.pop_back();
     add(done.anchor, std::move(done.value));
@@ -167,7 +170,7 @@ std::string_view json_builder::null_text(YAML::Mark const& mark, bool as_key) co
 
 void json_builder::OnNull(YAML::Mark const& mark, YAML::anchor_t anchor)
 {
-    if (failure) return;
+    if (failure_) return;
     std::string_view const text = null_text(mark, expecting_key());
     if (expecting_key()) return add_key(mark, std::string(text));
     record(next_pointer(), mark);
@@ -177,7 +180,7 @@ void json_builder::OnNull(YAML::Mark const& mark, YAML::anchor_t anchor)
 
 void json_builder::OnAlias(YAML::Mark const& mark, YAML::anchor_t anchor)
 {
-    if (failure) return;
+    if (failure_) return;
     auto const it = anchors_.find(anchor);
     if (it == anchors_.end()) return fail(mark, "a YAML alias names no anchor");
     if (expecting_key()) {
@@ -191,7 +194,7 @@ void json_builder::OnAlias(YAML::Mark const& mark, YAML::anchor_t anchor)
 void json_builder::OnScalar(YAML::Mark const& mark, std::string const& tag, YAML::anchor_t anchor,
                             std::string const& value)
 {
-    if (failure) return;
+    if (failure_) return;
     if (expecting_key()) {
         // serde_json's map reads every key as a string: the scalar's text, whatever its type.
         if (anchor) anchors_[anchor] = boost::json::value(value);
@@ -209,6 +212,13 @@ std::string location_text(std::string_view origin, YAML::Mark const& mark)
     return concat({origin, ":", std::to_string(p.line), ":", std::to_string(p.column)});
 }
 
+result<spec_document> json_builder::finish(std::string_view origin) &&
+{
+    if (failure_)
+        return error{concat({location_text(origin, failure_->first), ": ", failure_->second})};
+    return spec_document(std::move(root_), std::string(origin), std::move(positions_));
+}
+
 }  // namespace
 
 result<spec_document> read_yaml_document(std::string_view text, std::string_view origin)
@@ -217,16 +227,12 @@ result<spec_document> read_yaml_document(std::string_view text, std::string_view
     json_builder builder(text);
     try {
         YAML::Parser parser(in);
-        while (!builder.failure && parser.HandleNextDocument(builder)) {
+        while (!builder.failed() && parser.HandleNextDocument(builder)) {
         }
     } catch (YAML::Exception const& e) {
         return error{concat({location_text(origin, e.mark), ": ", e.msg})};
     }
-    if (builder.failure)
-        return error{
-            concat({location_text(origin, builder.failure->first), ": ", builder.failure->second})};
-    return spec_document(std::move(builder.root), std::string(origin),
-                         std::move(builder.positions));
+    return std::move(builder).finish(origin);
 }
 
 }  // namespace torcrun::core::spec
