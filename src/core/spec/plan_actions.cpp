@@ -19,12 +19,11 @@ std::string action_prefix(action_spec const& a, std::size_t index)
     return concat({a.where, ": actions[", std::to_string(index), "]: "});
 }
 
-result<std::optional<std::vector<std::string>>> select_jobs(action_spec const& a, std::size_t index,
-                                                            std::vector<expanded_job> const& jobs,
-                                                            regex_cache& cache,
-                                                            std::vector<std::string>& warnings)
+// The jobs an action with `jobs` or `job_name_regexes` selects (§10.2-§10.3).
+result<std::vector<std::string>> select_jobs(action_spec const& a, std::size_t index,
+                                             std::vector<expanded_job> const& jobs,
+                                             regex_cache& cache, std::vector<std::string>& warnings)
 {
-    if (!a.jobs && !a.job_name_regexes) return std::optional<std::vector<std::string>>{};
     std::string const prefix = action_prefix(a, index);
     std::unordered_set<std::string> known;
     for (auto const& j : jobs) known.insert(j.name);
@@ -50,7 +49,7 @@ result<std::optional<std::vector<std::string>>> select_jobs(action_spec const& a
             if (search(**regex, j.name) && chosen.insert(j.name).second) names.push_back(j.name);
     }
     if (names.empty()) return error{concat({prefix, "jobs and job_name_regexes select no job"})};
-    return std::optional<std::vector<std::string>>(std::move(names));
+    return names;
 }
 
 }  // namespace
@@ -63,8 +62,12 @@ result<std::vector<planned_action>> plan_actions(workflow_spec const& spec,
     regex_cache cache;
     for (std::size_t i = 0; i < spec.actions.size(); ++i) {
         auto const& a = spec.actions[i];
-        auto selected = select_jobs(a, i, jobs, cache, warnings);
-        if (!selected) return selected.error();
+        std::optional<std::vector<std::string>> selected;  // null job_ids without either field
+        if (a.jobs || a.job_name_regexes) {
+            auto names = select_jobs(a, i, jobs, cache, warnings);
+            if (!names) return names.error();
+            selected = std::move(*names);
+        }
         planned_action p{a.trigger_type,
                          a.action_type,
                          a.commands.value_or(std::vector<std::string>{}),
@@ -73,7 +76,7 @@ result<std::vector<planned_action>> plan_actions(workflow_spec const& spec,
                          a.num_allocations,
                          a.start_one_worker_per_node,
                          a.max_parallel_jobs,
-                         std::move(*selected),
+                         std::move(selected),
                          a.persistent,
                          1};
         bool const per_job =

@@ -48,7 +48,7 @@ void add_implied(edge_list& edges, expanded_workflow const& w,
 }
 
 // One cycle among the jobs Kahn's algorithm could not order, walking from the first of them
-// (each of those waits for another of them): the path, its first job repeated at the end.
+// (each of those waits for another of them): the cycle, its first job repeated at the end.
 std::vector<std::size_t> find_cycle(std::vector<std::vector<std::size_t>> const& deps,
                                     std::vector<bool> const& ordered)
 {

@@ -7,8 +7,9 @@
 #include "json_text.hpp"
 #include "message_text.hpp"
 
-#include <algorithm>
+#include <array>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace torcrun::core::spec::detail {
 
@@ -19,10 +20,19 @@ std::string prefix_of(job_instance const& i)
     return instance_prefix(i.job.where, "jobs", i.source, i.written, i.job.name);
 }
 
-void add_all(std::vector<std::string>& to, std::vector<std::string> const& from)
+// The names already in a merged job's five lists, so a fan-in of many copies stays linear.
+using seen_names = std::array<std::unordered_set<std::string>, 5>;
+
+std::array<std::vector<std::string>*, 5> lists_of(expanded_job& j)
 {
-    for (auto const& n : from)
-        if (std::find(to.begin(), to.end(), n) == to.end()) to.push_back(n);
+    return {&j.depends_on, &j.input_files, &j.output_files, &j.input_user_data,
+            &j.output_user_data};
+}
+
+std::array<std::vector<std::string> const*, 5> lists_of(job_spec const& j)
+{
+    return {&j.depends_on, &j.input_files, &j.output_files, &j.input_user_data,
+            &j.output_user_data};
 }
 
 result<void> check_same(std::optional<std::string> const& a, std::optional<std::string> const& b,
@@ -57,7 +67,7 @@ expanded_job first_copy(job_instance&& i)
             1};
 }
 
-result<void> merge_copy(expanded_job& job, job_instance const& copy)
+result<void> merge_copy(expanded_job& job, seen_names& seen, job_instance const& copy)
 {
     auto const& j = copy.job;
     for (auto const& same :
@@ -67,11 +77,13 @@ result<void> merge_copy(expanded_job& job, job_instance const& copy)
                      copy),
           check_same(job.scheduler, j.scheduler, "scheduler", copy)})
         if (!same) return same;
-    add_all(job.depends_on, j.depends_on);
-    add_all(job.input_files, j.input_files);
-    add_all(job.output_files, j.output_files);
-    add_all(job.input_user_data, j.input_user_data);
-    add_all(job.output_user_data, j.output_user_data);
+    auto const to = lists_of(job);
+    auto const from = lists_of(j);
+    for (std::size_t k = 0; k < to.size(); ++k) {
+        if (job.copies == 1) seen[k].insert(to[k]->begin(), to[k]->end());
+        for (auto const& name : *from[k])
+            if (seen[k].insert(name).second) to[k]->push_back(name);
+    }
     ++job.copies;
     return {};
 }
@@ -114,12 +126,13 @@ result<std::vector<expanded_job>> merge_by_name(std::vector<job_instance> instan
 {
     std::vector<expanded_job> out;
     std::unordered_map<std::string, std::size_t> index;
+    std::unordered_map<std::size_t, seen_names> seen;  // merged jobs only
     for (auto& i : instances) {
         auto const it = index.find(i.job.name);
         if (it == index.end()) {
             index.emplace(i.job.name, out.size());
             out.push_back(first_copy(std::move(i)));
-        } else if (auto merged = merge_copy(out[it->second], i); !merged) {
+        } else if (auto merged = merge_copy(out[it->second], seen[it->second], i); !merged) {
             return merged.error();
         }
     }
