@@ -21,6 +21,7 @@ constexpr subcommand subcommands[] = {
      "print the allocation as torcrun sees it: nodes, CPUs, memory, GPUs, mode"},
     {"version", torcrun::apps::cmd_version, "print the version"},
     {"config", torcrun::apps::cmd_config, "check and print the worker or server configuration"},
+    {"spec", torcrun::apps::cmd_spec, "show the jobs and edges a Torc workflow spec creates"},
 };
 
 void print_usage(std::ostream& out)

@@ -12,5 +12,6 @@ using arguments = std::vector<std::string>;
 int cmd_version(arguments const& args);
 int cmd_allocation(arguments const& args);
 int cmd_config(arguments const& args);
+int cmd_spec(arguments const& args);
 
 }  // namespace torcrun::apps

@@ -1,0 +1,269 @@
+// The strict field reader behind parse_spec (TORC-SPEC §2.4) and its messages.
+#include "field_reader.hpp"
+
+#include "json_text.hpp"
+#include "message_text.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace torcrun::core::spec::detail {
+
+namespace {
+
+std::string integer_range(std::int64_t min, std::int64_t max)
+{
+    return concat({"an integer from ", std::to_string(min), " to ", std::to_string(max)});
+}
+
+}  // namespace
+
+void parse_state::fail(std::string_view pointer, bool at_key, std::string_view context,
+                       std::string_view detail)
+{
+    if (first) return;
+    first = error{concat({document.location(pointer, at_key), ": ", context, ": ", detail})};
+}
+
+bool is_absent(boost::json::value const* value) noexcept
+{
+    return value == nullptr || value->is_null()
+           || (value->is_double() && !std::isfinite(value->get_double()));
+}
+
+boost::json::value normalized(boost::json::value const& value)
+{
+    if (is_absent(&value)) return nullptr;
+    if (value.is_array()) {
+        boost::json::array out;
+        for (auto const& element : value.get_array()) out.push_back(normalized(element));
+        return out;
+    }
+    if (value.is_object()) {
+        boost::json::object out;
+        for (auto const& member : value.get_object())
+            out.insert_or_assign(member.key(), normalized(member.value()));
+        return out;
+    }
+    return value;
+}
+
+field_reader::field_reader(parse_state& state, boost::json::value const& value, std::string pointer,
+                           std::string context)
+    : state_(state), value_(value), pointer_(std::move(pointer)), context_(std::move(context))
+{
+}
+
+bool field_reader::begin_any()
+{
+    if (!value_.is_object()) {
+        state_.fail(pointer_, false, context_,
+                    concat({"must be an object, found ", describe_value(value_)}));
+        return false;
+    }
+    object_ = &value_.get_object();
+    return true;
+}
+
+bool field_reader::begin(std::initializer_list<std::string_view> known)
+{
+    if (!begin_any()) return false;
+    for (auto const& member : *object_) {
+        std::string_view const key = member.key();
+        if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+        std::string detail = concat({"field ", quoted(key), " is unknown"});
+        if (auto const near = closest_name(key, known); !near.empty())
+            detail.append(concat({" (did you mean ", quoted(near), "?)"}));
+        fail(key, detail, true);
+        return false;
+    }
+    return state_.ok();
+}
+
+boost::json::value const* field_reader::get(std::string_view key) const
+{
+    if (!object_) return nullptr;
+    auto const* value = object_->if_contains(key);
+    return is_absent(value) ? nullptr : value;
+}
+
+std::string field_reader::member_pointer(std::string_view key) const
+{
+    return json_pointer_append(pointer_, key);
+}
+
+void field_reader::fail(std::string_view key, std::string_view detail, bool at_key)
+{
+    std::string const pointer = key.empty() ? pointer_ : member_pointer(key);
+    state_.fail(pointer, at_key, context_, detail);
+}
+
+void field_reader::type_error(std::string_view key, std::string_view expected,
+                              boost::json::value const& found)
+{
+    fail(key,
+         concat({"field ", quoted(key), " must be ", expected, ", found ", describe_value(found)}));
+}
+
+std::string field_reader::string(std::string_view key)
+{
+    auto const* value = get(key);
+    if (!value) {
+        fail("", concat({"field ", quoted(key), " is required"}));
+        return {};
+    }
+    if (!value->is_string()) {
+        type_error(key, "a string", *value);
+        return {};
+    }
+    return std::string(value->get_string());
+}
+
+std::optional<std::string> field_reader::optional_string(std::string_view key)
+{
+    if (!get(key)) return std::nullopt;
+    return string(key);
+}
+
+std::string field_reader::string_or(std::string_view key, std::string fallback)
+{
+    return get(key) ? string(key) : std::move(fallback);
+}
+
+bool field_reader::boolean(std::string_view key, bool fallback)
+{
+    return optional_boolean(key).value_or(fallback);
+}
+
+std::optional<bool> field_reader::optional_boolean(std::string_view key)
+{
+    auto const* value = get(key);
+    if (!value) return std::nullopt;
+    if (!value->is_bool()) {
+        type_error(key, "true or false", *value);
+        return std::nullopt;
+    }
+    return value->get_bool();
+}
+
+std::optional<std::int64_t> field_reader::to_integer(std::string_view key,
+                                                     boost::json::value const& v, std::int64_t min,
+                                                     std::int64_t max)
+{
+    if (v.is_int64() && v.get_int64() >= min && v.get_int64() <= max) return v.get_int64();
+    type_error(key, integer_range(min, max), v);
+    return std::nullopt;
+}
+
+std::int64_t field_reader::integer(std::string_view key, std::int64_t min, std::int64_t max)
+{
+    auto const* value = get(key);
+    if (!value) {
+        fail("", concat({"field ", quoted(key), " is required"}));
+        return min;
+    }
+    return to_integer(key, *value, min, max).value_or(min);
+}
+
+std::int64_t field_reader::integer_or(std::string_view key, std::int64_t fallback, std::int64_t min,
+                                      std::int64_t max)
+{
+    return optional_integer(key, min, max).value_or(fallback);
+}
+
+std::optional<std::int64_t> field_reader::optional_integer(std::string_view key, std::int64_t min,
+                                                           std::int64_t max)
+{
+    auto const* value = get(key);
+    if (!value) return std::nullopt;
+    return to_integer(key, *value, min, max);
+}
+
+std::vector<std::string> field_reader::strings(std::string_view key)
+{
+    return optional_strings(key).value_or(std::vector<std::string>{});
+}
+
+std::optional<std::vector<std::string>> field_reader::optional_strings(std::string_view key)
+{
+    auto const* array = list(key);
+    if (!array) return std::nullopt;
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < array->size(); ++i) {
+        auto const& element = (*array)[i];
+        if (!element.is_string()) {
+            state_.fail(json_pointer_append(member_pointer(key), i), false, context_,
+                        concat({"field ", quoted(key), " must be a list of strings, found ",
+                                describe_value(element), " at index ", std::to_string(i)}));
+            return std::nullopt;
+        }
+        out.emplace_back(element.get_string());
+    }
+    return out;
+}
+
+std::vector<std::int32_t> field_reader::int32s(std::string_view key)
+{
+    auto const* array = list(key);
+    if (!array) return {};
+    std::vector<std::int32_t> out;
+    for (std::size_t i = 0; i < array->size(); ++i) {
+        auto const& e = (*array)[i];
+        if (!e.is_int64() || e.get_int64() < -int32_max - 1 || e.get_int64() > int32_max) {
+            state_.fail(json_pointer_append(member_pointer(key), i), false, context_,
+                        concat({"field ", quoted(key),
+                                " must be a list of integers from -2147483648 to 2147483647, "
+                                "found ",
+                                describe_value(e), " at index ", std::to_string(i)}));
+            return {};
+        }
+        out.push_back(static_cast<std::int32_t>(e.get_int64()));
+    }
+    return out;
+}
+
+std::optional<raw_parameters> field_reader::parameters(std::string_view key)
+{
+    auto const* value = get(key);
+    if (!value) return std::nullopt;
+    std::string_view const expected = "an object of value strings such as \"1:10\" or \"[1,2]\"";
+    if (!value->is_object()) {
+        type_error(key, expected, *value);
+        return std::nullopt;
+    }
+    raw_parameters out;
+    for (auto const& member : value->get_object()) {
+        if (!member.value().is_string()) {
+            state_.fail(json_pointer_append(member_pointer(key), member.key()), false, context_,
+                        concat({"field ", quoted(key), " must be ", expected, ", found ",
+                                describe_value(member.value()), " for ", quoted(member.key())}));
+            return std::nullopt;
+        }
+        out.emplace_back(member.key(), member.value().get_string());
+    }
+    return out;
+}
+
+boost::json::array const* field_reader::list(std::string_view key)
+{
+    auto const* value = get(key);
+    if (!value) return nullptr;
+    if (!value->is_array()) {
+        type_error(key, "a list", *value);
+        return nullptr;
+    }
+    return &value->get_array();
+}
+
+boost::json::object const* field_reader::object(std::string_view key)
+{
+    auto const* value = get(key);
+    if (!value) return nullptr;
+    if (!value->is_object()) {
+        type_error(key, "an object", *value);
+        return nullptr;
+    }
+    return &value->get_object();
+}
+
+}  // namespace torcrun::core::spec::detail

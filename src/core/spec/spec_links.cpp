@@ -1,0 +1,198 @@
+// Linking expanded jobs (TORC-SPEC §13.1-§13.3): references to jobs, files, user data,
+// resource requirements, schedulers and failure handlers must name something; regexes add
+// the names they match that are not listed yet and must add at least one. Each expansion is
+// linked on its own, as Torc does, before spec_merge joins those that share a name.
+#include "spec_expand.hpp"
+
+#include "message_text.hpp"
+#include "spec_regex.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace torcrun::core::spec::detail {
+
+namespace {
+
+struct candidates {
+    std::vector<std::string> names;  // in declaration order
+    std::unordered_set<std::string> set;
+    std::string_view singular;  // "job", "file", "user data"
+
+    void add(std::string const& name)
+    {
+        if (set.insert(name).second) names.push_back(name);
+    }
+};
+
+std::string prefix_of(job_instance const& i)
+{
+    return instance_prefix(i.job.where, "jobs", i.source, i.written, i.job.name);
+}
+
+std::string_view written_at(std::vector<std::string> const& written, std::size_t index,
+                            std::string const& expanded)
+{
+    return index < written.size() ? std::string_view(written[index]) : std::string_view(expanded);
+}
+
+// Exact names: each must exist, none twice (a repeat breaks the server's primary key).
+result<void> check_listed(std::vector<std::string> const& list,
+                          std::vector<std::string> const& written, candidates const& known,
+                          std::string_view field, std::string const& prefix)
+{
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        if (!known.set.contains(list[i])) {
+            return error{concat({prefix, field, " ",
+                                 written_and_expanded(written_at(written, i, list[i]), list[i]),
+                                 " names no ", known.singular})};
+        }
+        if (std::find(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(i), list[i])
+            != list.begin() + static_cast<std::ptrdiff_t>(i))
+            return error{concat({prefix, field, " lists ", quoted(list[i]), " twice"})};
+    }
+    return {};
+}
+
+result<void> apply_regexes(std::vector<std::string>& list, std::vector<std::string> const& patterns,
+                           std::vector<std::string> const& written, candidates const& known,
+                           std::string_view field, std::string const& prefix, regex_cache& cache)
+{
+    std::unordered_set<std::string> present(list.begin(), list.end());
+    for (std::size_t i = 0; i < patterns.size(); ++i) {
+        std::string const shown =
+            written_and_expanded(written_at(written, i, patterns[i]), patterns[i]);
+        auto const regex = cache.get(patterns[i]);
+        if (!regex) {
+            return error{concat({prefix, field, " ", shown,
+                                 " is not a valid regular expression: ", regex.error().message})};
+        }
+        bool added = false;
+        for (auto const& name : known.names) {
+            if (search(**regex, name) && present.insert(name).second) {
+                list.push_back(name);
+                added = true;
+            }
+        }
+        if (!added) {
+            return error{concat({prefix, field, " ", shown, " matches no ", known.singular,
+                                 " that is not already listed"})};
+        }
+    }
+    return {};
+}
+
+template <class Entries>
+result<void> check_reference(std::optional<std::string> const& name,
+                             std::optional<std::string> const& written, Entries const& entries,
+                             std::string_view field, std::string_view list,
+                             std::string const& prefix)
+{
+    if (!name) return {};
+    auto const named = [&](auto const& e) { return e.name == *name; };
+    if (std::any_of(entries.begin(), entries.end(), named)) return {};
+    return error{concat(
+        {prefix, field, " ", written_and_expanded(*written, *name), " names no ", list, " entry"})};
+}
+
+struct link_context {
+    explicit link_context(workflow_spec const& s) : spec(s) {}
+
+    workflow_spec const& spec;
+    candidates jobs{{}, {}, "job"};
+    candidates files{{}, {}, "file"};
+    candidates user_data{{}, {}, "user data"};
+    regex_cache cache;
+};
+
+result<void> link_instance(job_instance& instance, link_context& ctx)
+{
+    auto& j = instance.job;
+    auto const& t = ctx.spec.jobs[instance.source];
+    std::string const prefix = prefix_of(instance);
+    auto const checks = {
+        check_reference(j.resource_requirements, t.resource_requirements,
+                        ctx.spec.resource_requirements, "resource_requirements",
+                        "resource_requirements", prefix),
+        check_reference(j.scheduler, t.scheduler, ctx.spec.slurm_schedulers, "scheduler",
+                        "slurm_schedulers", prefix),
+        check_reference(j.failure_handler, t.failure_handler, ctx.spec.failure_handlers,
+                        "failure_handler", "failure_handlers", prefix),
+        check_listed(j.depends_on, t.depends_on, ctx.jobs, "depends_on", prefix),
+        check_listed(j.input_files, t.input_files, ctx.files, "input_files", prefix),
+        check_listed(j.output_files, t.output_files, ctx.files, "output_files", prefix),
+        check_listed(j.input_user_data, t.input_user_data, ctx.user_data, "input_user_data",
+                     prefix),
+        check_listed(j.output_user_data, t.output_user_data, ctx.user_data, "output_user_data",
+                     prefix),
+    };
+    for (auto const& c : checks)
+        if (!c) return c;
+    struct regex_field {
+        std::vector<std::string>& list;
+        std::vector<std::string> const& patterns;
+        std::vector<std::string> const& written;
+        candidates const& known;
+        std::string_view name;
+    };
+    regex_field const fields[] = {
+        {j.depends_on, j.depends_on_regexes, t.depends_on_regexes, ctx.jobs, "depends_on_regexes"},
+        {j.input_files, j.input_file_regexes, t.input_file_regexes, ctx.files,
+         "input_file_regexes"},
+        {j.output_files, j.output_file_regexes, t.output_file_regexes, ctx.files,
+         "output_file_regexes"},
+        {j.input_user_data, j.input_user_data_regexes, t.input_user_data_regexes, ctx.user_data,
+         "input_user_data_regexes"},
+        {j.output_user_data, j.output_user_data_regexes, t.output_user_data_regexes, ctx.user_data,
+         "output_user_data_regexes"},
+    };
+    for (auto const& f : fields) {
+        auto applied =
+            apply_regexes(f.list, f.patterns, f.written, f.known, f.name, prefix, ctx.cache);
+        if (!applied) return applied;
+    }
+    return {};
+}
+
+// Names must be distinct across templates; within one template a repeat is merged later.
+result<void> check_distinct_names(std::vector<job_instance> const& instances, candidates& jobs)
+{
+    std::unordered_map<std::string, std::size_t> first;
+    for (std::size_t k = 0; k < instances.size(); ++k) {
+        auto const& i = instances[k];
+        auto const [it, inserted] = first.try_emplace(i.job.name, k);
+        if (inserted) {
+            jobs.add(i.job.name);
+            continue;
+        }
+        auto const& earlier = instances[it->second];
+        if (earlier.source != i.source) {
+            return error{
+                concat({prefix_of(i), "the name ", quoted(i.job.name), " is already used by ",
+                        entry_label("jobs", earlier.source, earlier.written)})};
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
+result<std::vector<expanded_job>> link_jobs(std::vector<job_instance> instances,
+                                            workflow_spec const& spec,
+                                            std::vector<expanded_file> const& files,
+                                            std::vector<expanded_user_data> const& user_data,
+                                            warning_list& warnings)
+{
+    link_context ctx{spec};
+    for (auto const& f : files) ctx.files.add(f.name);
+    for (auto const& u : user_data) ctx.user_data.add(u.name);
+    if (auto distinct = check_distinct_names(instances, ctx.jobs); !distinct)
+        return distinct.error();
+    for (auto& i : instances) {
+        if (auto linked = link_instance(i, ctx); !linked) return linked.error();
+    }
+    return merge_by_name(std::move(instances), spec, warnings);
+}
+
+}  // namespace torcrun::core::spec::detail

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# `torcrun spec`: the summary and --json of Torc example specs, the user fallback, and exit 2
+# with the message for unreadable files, bad specs and bad arguments.
+set -euo pipefail
+torcrun=$1
+examples=$(cd "$(dirname "$0")/../data/torc-examples" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+out=$("$torcrun" spec "$examples/json/diamond_workflow.json5")
+grep -q '^workflow "diamond_workflow" (user test_user): 4 jobs, 6 files' <<<"$out" || fail "summary: $out"
+grep -q '^edges: 0 explicit, 4 implied, 4 in all; 1 bulk_jobs batches$' <<<"$out" || fail "edges: $out"
+grep -q '^    postprocess -> work1$' <<<"$out" || fail "implied edge missing: $out"
+
+out=$("$torcrun" spec "$examples/json/data_pipeline_parameterized.json5")
+grep -q ': 25 jobs (Torc 0.10 creates 36), 20 files' <<<"$out" || fail "merged jobs: $out"
+grep -q 'Torc 0.10 creates 4 copies' <<<"$out" || fail "merge warning: $out"
+
+out=$("$torcrun" spec --json "$examples/yaml/workflow_actions_ml_training.yaml")
+grep -q '"union_count":16' <<<"$out" || fail "json edges: $out"
+grep -q '"required_triggers":8' <<<"$out" || fail "json actions: $out"
+
+printf '{name: "w", jobs: [{name: "a", command: "echo"}]}\n' >"$tmp/spec.json5"
+out=$(env -u USER -u USERNAME "$torcrun" spec --json "$tmp/spec.json5")
+grep -q '"user":"unknown"' <<<"$out" || fail "user fallback: $out"
+out=$(USER=carol "$torcrun" spec "$tmp/spec.json5")
+grep -q '(user carol)' <<<"$out" || fail "user from USER: $out"
+
+expect_error() {  # expect_error MESSAGE ARGS...
+    local message=$1 out rc
+    shift
+    set +e
+    out=$("$torcrun" spec "$@" 2>&1); rc=$?
+    set -e
+    [ $rc -eq 2 ] || fail "spec $* exits $rc, expected 2"
+    [ "$out" = "$message" ] || fail "spec $*: got '$out', expected '$message'"
+}
+expect_error "torcrun spec: spec: cannot read \"$tmp/none.json5\": No such file or directory" "$tmp/none.json5"
+printf '{name: "w", jobs: [{name: "a", comand: "echo"}]}\n' >"$tmp/bad.json5"
+expect_error "torcrun spec: $tmp/bad.json5:1:32: jobs[0] \"a\": field \"comand\" is unknown (did you mean \"command\"?)" "$tmp/bad.json5"
+printf '{name: "w", jobs: [{name: "a", command: "x", depends_on: ["a"]}]}\n' >"$tmp/cycle.json5"
+expect_error "torcrun spec: $tmp/cycle.json5:1:20: jobs: dependency cycle \"a\" -> \"a\" (each job waits for the next)" "$tmp/cycle.json5"
+expect_error "torcrun spec: a spec file is required (torcrun spec SPEC [--json])"
+expect_error "torcrun spec: unrecognised option '--frob'" --frob "$tmp/spec.json5"
+"$torcrun" spec --help | grep -q -- '--json' || fail "help lists no --json"
+echo "ok"
