@@ -5,7 +5,7 @@ TORCRUN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 # Packages the build needs on Debian 12.
 TORCRUN_BUILD_PACKAGES=(g++ cmake ninja-build pkg-config
-    libboost1.81-all-dev libboost-json1.81-dev libsqlite3-dev)
+    libboost1.81-all-dev libboost-json1.81-dev libsqlite3-dev libcrypt-dev)
 
 torcrun_log() { printf '==> %s\n' "$*" >&2; }
 
