@@ -28,12 +28,13 @@ namespace torcrun::test {
 
 namespace fs = std::filesystem;
 
-// The first argument after `--` (ctest passes $<TARGET_FILE:fake_job>).
+// The first argument after `--` (ctest passes $<TARGET_FILE:fake_job>), made absolute: the
+// tests start it from other working directories.
 inline std::string fake_job()
 {
     auto const& suite = boost::unit_test::framework::master_test_suite();
     for (int i = 1; i < suite.argc; ++i)
-        if (std::string(suite.argv[i]) != "--") return suite.argv[i];
+        if (std::string(suite.argv[i]) != "--") return fs::absolute(suite.argv[i]).string();
     throw std::runtime_error("the fake_job path must follow `--` on the command line");
 }
 

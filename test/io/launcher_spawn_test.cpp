@@ -169,9 +169,18 @@ boost::asio::awaitable<void> run_one(io::launcher& launcher, io::spawn_request r
                                      std::vector<std::optional<io::exit_report>>& reports,
                                      int index, int& done)
 {
-    auto child = mode == test::start_mode::spawn ? launcher.spawn(request)
-                                                 : co_await launcher.launch(request);
-    if (child) reports[index] = co_await (*child)->wait();
+    // No co_await inside a conditional expression (GCC 12, STYLE C.3): plain statements.
+    std::optional<torcrun::core::result<std::shared_ptr<io::child_process>>> child;
+    if (mode == test::start_mode::spawn) {
+        child.emplace(launcher.spawn(request));
+    } else {
+        auto launched = co_await launcher.launch(request);
+        child.emplace(std::move(launched));
+    }
+    if (child->has_value()) {
+        auto const report = co_await child->value()->wait();
+        reports[index] = report;
+    }
     ++done;
 }
 
