@@ -143,7 +143,7 @@ private:
 };
 
 // The terminate sequence: `signal` to the group, up to `grace` for the leader to exit, then
-// SIGKILL to the group; the report counts what was left of the group at the exit (killed too).
+// SIGKILL to the group; the report counts what was left of the session at the exit (killed too).
 // Returns the existing report for a child that already exited. `signal` must be valid.
 boost::asio::awaitable<exit_report> terminate(std::shared_ptr<child_process> child, int signal,
                                               std::chrono::steady_clock::duration grace);
