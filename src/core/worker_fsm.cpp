@@ -3,6 +3,7 @@
 #include "torcrun/core/worker_fsm.hpp"
 
 #include "worker_fsm_impl.hpp"
+#include "worker_text.hpp"
 
 #include <boost/assert.hpp>
 
@@ -154,8 +155,12 @@ void worker_fsm::impl::pass()
 {
     resend_due();
     check_server_lost();
-    if (stage == worker_stage::running) {
-        if (auto const at = drain_at(); at && now >= *at) drain(stop_reason::deadline);
+    if (auto const at = drain_at(); stage == worker_stage::running && at && now >= *at) {
+        say(log_severity::info, "worker: the allocation ends in " +
+                                    format_seconds(std::chrono::duration<double>(*end_at - now)
+                                                       .count()) +
+                                    " s; stopping");
+        drain(stop_reason::deadline);
     }
     if (stage == worker_stage::running) check_idle();
     job_timers();
@@ -176,11 +181,13 @@ std::optional<fsm_time> worker_fsm::impl::next_wake() const
     };
     for (auto const& [id, r] : requests) consider(r.retry_at);
     for (auto const& [id, j] : jobs) {
-        if (j.cause == stop_cause::none && j.phase == job_phase::running) consider(j.limit_at);
+        if (j.phase != job_phase::running) continue;
+        if (j.cause == stop_cause::none) consider(j.limit_at);
         if (!j.killed) consider(j.kill_at);
     }
     consider(hard_stop_at);
-    if (unreachable_since) consider(*unreachable_since + seconds(cfg.server.retry_window_seconds));
+    if (unreachable_since && !server_lost)
+        consider(*unreachable_since + seconds(cfg.server.retry_window_seconds));
     if (stage != worker_stage::running) return wake;
     if (claim_possible() && claim_not_before > now) consider(claim_not_before);
     consider(drain_at());

@@ -197,8 +197,10 @@ void worker_fsm::impl::claim_refused(std::string const& why)
     claim_no_progress(now);
 }
 
+// Something changed that may make jobs claimable: claim at once, and count idle time afresh.
 void worker_fsm::impl::claim_progress()
 {
+    last_claim_empty = false;
     claim_delay = cfg.poll.min_interval_seconds;
     claim_not_before = now;
 }

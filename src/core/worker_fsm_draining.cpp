@@ -83,12 +83,16 @@ void worker_fsm::impl::maybe_stop()
         return;
     }
     if (stage != worker_stage::draining) return;
-    if (server_lost) {
+    if (server_lost) {  // finish once no process runs and no report attempt is under way
         bool const local = std::ranges::any_of(jobs, [](auto const& j) {
             auto const p = j.second.phase;
             return p == job_phase::spawning || p == job_phase::running || p == job_phase::outputs;
         });
-        if (!local) finish(1);
+        bool const reporting = std::ranges::any_of(reports, [&](auto const& r) {
+            auto const it = r.request ? requests.find(*r.request) : requests.end();
+            return it != requests.end() && !it->second.retry_at;
+        });
+        if (!local && !reporting) finish(1);
         return;
     }
     if (!jobs.empty() || !reports.empty() || claim || !batch.empty()) return;

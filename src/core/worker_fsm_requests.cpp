@@ -62,9 +62,10 @@ void worker_fsm::impl::on(worker::request_failed const& e)
             "worker: a failure of unknown request " + number(e.request) + " was ignored");
         return;
     }
-    if (e.kind == http_failure::http_4xx) {
+    if (e.kind == http_failure::http_4xx) {  // the server answered: it is reachable
         auto const action = std::move(it->second.action);
         requests.erase(it);
+        note_reachable();
         give_up(action, e);
         return;
     }
@@ -193,6 +194,7 @@ void worker_fsm::impl::check_server_lost()
     if (stage == worker_stage::running) {
         drain(stop_reason::server_lost);
     } else if (stage == worker_stage::starting || stage == worker_stage::stopping) {
+        if (reason == stop_reason::none) reason = stop_reason::server_lost;
         finish(1);
     }
 }

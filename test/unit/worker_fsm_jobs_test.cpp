@@ -142,7 +142,7 @@ std::vector<scenario> const scenarios{
            "signal_job 42 SIGTERM", "arm_timer 151.03"}},
          {122, exit_of(42, killed(SIGTERM)),
           {"warning: job 42: terminated rc=152 (killed by SIGTERM (15))",
-           "complete_jobs 42#1 terminated rc=152"}},
+           "complete_jobs 42#1 terminated rc=152", "arm_timer 3600.4"}},
      }},
     {"runtime enforcement: a job ignoring SIGTERM gets SIGKILL after the grace",
      slow_polls(2.0), n0_pool(),
@@ -160,7 +160,8 @@ std::vector<scenario> const scenarios{
      start_slow + launched(1, job(42), needs(1, 0, 0, 1, 60.0)) + std::vector<step>{
          {121.03, tick(), {"..."}},
          {121.5, exit_of(42, exited(0)),
-          {"info: job 42: completed rc=0 (exited with 0)", "complete_jobs 42#1 completed rc=0"}},
+          {"info: job 42: completed rc=0 (exited with 0)", "complete_jobs 42#1 completed rc=0",
+           "arm_timer 3600.4"}},
      }},
     {"a job over its memory is killed and failed with rc 137", test_config(), n0_pool(),
      start + launched(1, job(42), needs(1, gib)) + std::vector<step>{
