@@ -64,7 +64,7 @@ void worker_fsm::impl::on(worker::jobs_claimed const& e, worker_action const& se
         auto& entry = jobs.emplace(job.id, job_entry{.job = job}).first->second;
         if (accepted == limit) {
             ++extra;
-            hand_back(entry, log_severity::debug, "beyond the claim's limit");
+            hand_back(entry, log_severity::warning, "");  // one line for all, below
         } else if (stage != worker_stage::running) {
             hand_back(entry, log_severity::info, "the worker is stopping");
         } else {
@@ -103,12 +103,14 @@ void worker_fsm::impl::requirements_failed(std::int64_t requirements_id, std::st
 {
     fetching_resources.erase(requirements_id);
     for (auto const id : batch) {
-        auto& job = jobs.at(id);
+        auto const it = jobs.find(id);
+        if (it == jobs.end()) continue;
+        auto& job = it->second;
         if (job.phase == job_phase::requirements &&
             job.job.resource_requirements_id == requirements_id)
-            hand_back(job, log_severity::error,
-                      "resource requirements " + std::to_string(requirements_id) +
-                          " unread: " + why);
+            hand_back(
+                job, log_severity::error,
+                "resource requirements " + std::to_string(requirements_id) + " unread: " + why);
     }
     place_batch();
 }
@@ -120,8 +122,9 @@ void worker_fsm::impl::place_batch()
     bool placed = false;
     bool refused = false;
     for (auto const id : std::exchange(batch, {})) {
-        auto& job = jobs.at(id);
-        if (job.phase != job_phase::requirements) continue;
+        auto const it = jobs.find(id);  // one handed back meanwhile may be gone
+        if (it == jobs.end() || it->second.phase != job_phase::requirements) continue;
+        auto& job = it->second;
         if (stage != worker_stage::running) {
             hand_back(job, log_severity::info, "the worker is stopping");
             continue;
@@ -138,8 +141,8 @@ void worker_fsm::impl::place_batch()
             if (verdict == fit::not_now)
                 hand_back(job, log_severity::info, "it does not fit the free resources");
             else
-                hand_back(job, log_severity::error, "it can never run here: " +
-                                                        pool.why_never(need).value_or(""));
+                hand_back(job, log_severity::error,
+                          "it can never run here: " + pool.why_never(need).value_or(""));
         }
     }
     // A job that did not fit would come straight back from an immediate claim.
@@ -160,8 +163,10 @@ void worker_fsm::impl::on_started(std::int64_t job_id)
         return;
     }
     job.phase = job_phase::spawning;
+    std::optional<double> left;
+    if (end_at) left = std::chrono::duration<double>(*end_at - now).count();
     out.push_back(worker::spawn{job.job, resources.at(job.job.resource_requirements_id),
-                                *job.placement, run_id});
+                                *job.placement, run_id, left});
 }
 
 void worker_fsm::impl::hand_back(job_entry& job, log_severity level, std::string const& why)
@@ -171,8 +176,7 @@ void worker_fsm::impl::hand_back(job_entry& job, log_severity level, std::string
         job.placement.reset();
     }
     job.phase = job_phase::handing_back;
-    if (level != log_severity::debug)
-        say(level, "job " + std::to_string(job.job.id) + ": handed back: " + why);
+    if (!why.empty()) say(level, "job " + std::to_string(job.job.id) + ": handed back: " + why);
     send(worker::hand_back{{}, job.job.id});
 }
 
@@ -242,8 +246,8 @@ void worker_fsm::impl::check_idle()
     }
     if (!idle_since) idle_since = now;
     if (now < *idle_since + seconds(cfg.limits.idle_timeout_seconds)) return;
-    say(log_severity::info, "worker: idle for " +
-                                format_seconds(cfg.limits.idle_timeout_seconds) + " s; stopping");
+    say(log_severity::info,
+        "worker: idle for " + format_seconds(cfg.limits.idle_timeout_seconds) + " s; stopping");
     drain(stop_reason::idle);
 }
 

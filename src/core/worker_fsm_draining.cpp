@@ -125,8 +125,8 @@ void worker_fsm::impl::finish(int code)
     jobs.clear();
     batch.clear();
     stage = worker_stage::stopped;
-    say(log_severity::info, "worker: exit " + std::to_string(code) + " (" +
-                                std::string(to_string(reason)) + ")");
+    say(log_severity::info,
+        "worker: exit " + std::to_string(code) + " (" + std::string(to_string(reason)) + ")");
     out.push_back(worker::exit_worker{code});
 }
 

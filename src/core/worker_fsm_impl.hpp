@@ -3,48 +3,13 @@
 #pragma once
 
 #include "torcrun/core/worker_fsm.hpp"
+#include "worker_fsm_state.hpp"
 
 #include <deque>
 #include <map>
 #include <set>
 
 namespace torcrun::core {
-
-using fsm_time = std::chrono::steady_clock::time_point;
-
-inline constexpr double report_budget = 5;  // seconds a stop leaves for reports after the grace
-
-enum class job_phase {  // where a live job is; see the diagram in worker_fsm.hpp
-    requirements, starting, spawning, running, outputs, handler, retrying, reporting, handing_back
-};
-std::string_view to_string(job_phase phase);
-
-enum class stop_cause { none, drain, runtime, memory };  // why the worker signalled a job
-
-struct job_entry {
-    claimed_job job;
-    job_phase phase = job_phase::requirements;
-    std::optional<reservation> placement{};  // held in phases starting, spawning, running
-    fsm_time spawned_at{};
-    std::optional<fsm_time> limit_at{};  // runtime enforcement: stop it then
-    std::optional<fsm_time> kill_at{};  // SIGKILL then
-    stop_cause cause = stop_cause::none;
-    bool killed = false;  // SIGKILL sent
-    job_result result{};  // filled at exit
-    std::optional<failure_rule> retry_rule{};
-};
-
-struct request_entry {
-    worker_action action;  // re-sent as is after a transient failure
-    int failures = 0;
-    std::optional<fsm_time> retry_at{};
-};
-
-struct pending_report {
-    job_report report;
-    bool journaled = false;
-    std::optional<request_id> request;  // sent (or waiting to be re-sent)
-};
 
 struct worker_fsm::impl {
     impl(worker_config config, std::int64_t workflow, resource_pool resource_pool,
@@ -58,7 +23,7 @@ struct worker_fsm::impl {
     stop_reason reason = stop_reason::none;
     int exit_code = 0;
     fsm_time now{};
-    std::vector<worker_action> out;
+    std::vector<worker_action> out;  // the actions of the current event
     bool begun = false;
     fsm_time started_at{};
     double unix_offset = 0;  // Unix seconds at the steady clock's epoch
@@ -95,21 +60,13 @@ struct worker_fsm::impl {
     std::optional<fsm_time> hard_stop_at;
     bool graceless = false;  // a second SIGINT: SIGKILL without grace
     std::optional<fsm_time> armed;
-
-    // worker_fsm.cpp
+    // worker_fsm_dispatch.cpp, worker_fsm.cpp
     void handle(worker_event const& event);
-    template <class A> void done(A const&, request_id) {}
-    void done(worker::start_job const& a, request_id);
-    void done(worker::hand_back const& a, request_id);
-    void done(worker::retry_job const& a, request_id);
-    void done(worker::record_result const&, request_id id);
-    void done(worker::complete_job const&, request_id id);
-    void done(worker::deactivate_node const&, request_id);
+    void done(worker_action const& sent, request_id id);
     void advance();
     void pass();
     std::optional<fsm_time> next_wake() const;
     void say(log_severity level, std::string message);
-    static fsm_time::duration seconds(double s);
     fsm_time after(double s) const;
     double unix_at(fsm_time t) const;
     std::optional<fsm_time> drain_at() const;
@@ -119,6 +76,7 @@ struct worker_fsm::impl {
     std::optional<worker_action> take(request_id id);
     void on(worker::request_failed const& e);
     void give_up(worker_action const& action, worker::request_failed const& e);
+    void refused_at_start(std::string const& message);
     void resend_due();
     void note_reachable();
     void check_server_lost();
@@ -158,9 +116,10 @@ struct worker_fsm::impl {
     job_entry* live(std::int64_t job_id, job_phase phase, std::string_view what);
     void on(worker::job_spawned const& e);
     void on(worker::spawn_failed const& e);
+    void classify(job_entry& job, core::exit_status const& status) const;
     void on(worker::job_exited const& e);
     void on(worker::outputs_checked const& e);
-    void on(worker::memory_exceeded const& e);
+    void on(worker::memory_used const& e);
     void attempt_over(job_entry& job);
     void decide_failure(job_entry& job, failure_handler const* handler);
     void on(worker::failure_handler_read const& e, worker_action const& sent);

@@ -6,6 +6,8 @@
 #include "torcrun/core/units.hpp"
 #include "worker_text.hpp"
 
+#include <boost/assert.hpp>
+
 #include <csignal>
 
 namespace torcrun::core {
@@ -36,9 +38,9 @@ void worker_fsm::impl::on(worker::job_spawned const& e)
     auto const& res = resources.at(job->job.resource_requirements_id);
     if (cfg.limits.runtime_factor && res.runtime_seconds && *res.runtime_seconds > 0)
         job->limit_at = after(*cfg.limits.runtime_factor * *res.runtime_seconds);
-    say(log_severity::info, job_name(e.job_id) + ": started attempt=" +
-                                std::to_string(job->job.attempt_id) + " on " +
-                                describe_placement(*job->placement));
+    say(log_severity::info, job_name(e.job_id) +
+                                ": started attempt=" + std::to_string(job->job.attempt_id) +
+                                " on " + describe_placement(*job->placement));
     if (terminating()) stop_job(*job, stop_cause::drain);
 }
 
@@ -48,6 +50,27 @@ void worker_fsm::impl::on(worker::spawn_failed const& e)
     if (job) hand_back(*job, log_severity::error, "spawn failed: " + e.message);
 }
 
+// The attempt's status and return code from how it ended and why the worker stopped it
+// (TORC-FACTS §2.3): a runtime kill is 152 terminated, a memory kill 137 failed, a drain
+// terminated (canceled for a canceled workflow); an exit 0 after a stop signal is completed.
+void worker_fsm::impl::classify(job_entry& job, core::exit_status const& status) const
+{
+    auto& r = job.result;
+    r.return_code = status.return_code();
+    bool const zero = r.return_code == 0;
+    r.status = zero ? result_status::completed : result_status::failed;
+    if (job.cause == stop_cause::runtime && !zero) {
+        r.status = result_status::terminated;
+        r.return_code = timeout_exit_code;
+    } else if (job.cause == stop_cause::memory) {
+        r.status = result_status::failed;
+        r.return_code = oom_exit_code;
+    } else if (job.cause == stop_cause::drain && !zero) {
+        r.status = reason == stop_reason::workflow_canceled ? result_status::canceled
+                                                            : result_status::terminated;
+    }
+}
+
 void worker_fsm::impl::on(worker::job_exited const& e)
 {
     auto* job = live(e.job_id, job_phase::running, "exit while not running:");
@@ -55,29 +78,19 @@ void worker_fsm::impl::on(worker::job_exited const& e)
     pool.release(reservation_id{e.job_id});
     job->placement.reset();
     auto& r = job->result;
-    r = job_result{e.job_id, workflow_id, run_id, job->job.attempt_id, compute_node_id.value_or(0),
-                   e.status.return_code(),
-                   std::chrono::duration<double>(now - job->spawned_at).count() / 60,
-                   unix_at(now), result_status::completed, e.usage};
+    r.job_id = e.job_id;
+    r.workflow_id = workflow_id;
+    r.run_id = run_id;
+    r.attempt_id = job->job.attempt_id;
+    r.compute_node_id = compute_node_id.value_or(0);
+    r.exec_time_minutes = std::chrono::duration<double>(now - job->spawned_at).count() / 60;
+    r.completion_time = unix_at(now);
+    r.usage = e.usage;
+    classify(*job, e.status);
     bool const zero = r.return_code == 0;
-    switch (job->cause) {
-    case stop_cause::none: r.status = zero ? result_status::completed : result_status::failed; break;
-    case stop_cause::runtime:
-        r.status = zero ? result_status::completed : result_status::terminated;
-        r.return_code = zero ? 0 : timeout_exit_code;
-        break;
-    case stop_cause::memory:
-        r.status = result_status::failed;
-        r.return_code = oom_exit_code;
-        break;
-    case stop_cause::drain:
-        r.status = zero ? result_status::completed
-                 : reason == stop_reason::workflow_canceled ? result_status::canceled
-                                                            : result_status::terminated;
-    }
     say(zero ? log_severity::info : log_severity::warning,
-        job_name(e.job_id) + ": " + std::string(to_string(r.status)) + " rc=" +
-            std::to_string(r.return_code) + " (" + e.status.describe() + ")");
+        job_name(e.job_id) + ": " + std::string(to_string(r.status)) +
+            " rc=" + std::to_string(r.return_code) + " (" + e.status.describe() + ")");
     claim_progress();
     if (job->cause == stop_cause::none && zero && !job->job.output_file_ids.empty()) {
         job->phase = job_phase::outputs;
@@ -100,11 +113,12 @@ void worker_fsm::impl::on(worker::outputs_checked const& e)
     attempt_over(*job);
 }
 
-void worker_fsm::impl::on(worker::memory_exceeded const& e)
+void worker_fsm::impl::on(worker::memory_used const& e)
 {
     auto* job = live(e.job_id, job_phase::running, "memory report while not running:");
-    if (!job || job->cause == stop_cause::memory) return;
+    if (!job || job->cause == stop_cause::memory || !cfg.limits.enforce_memory) return;
     auto const& need = resources.at(job->job.resource_requirements_id).need;
+    if (need.memory_bytes == 0 || e.used_bytes <= need.memory_bytes) return;
     say(log_severity::warning, job_name(e.job_id) + ": uses " + format_size(e.used_bytes) +
                                    ", more than its " + format_size(need.memory_bytes) +
                                    "; SIGKILL");
@@ -149,9 +163,9 @@ void worker_fsm::impl::decide_failure(job_entry& job, failure_handler const* han
         say(log_severity::info, job_name(job.job.id) + ": no failure rule matches rc=" +
                                     std::to_string(rc) + "; pending_failed");
     } else if (rule) {
-        say(log_severity::info, job_name(job.job.id) + ": attempt " +
-                                    std::to_string(job.job.attempt_id) + " reached max_retries=" +
-                                    std::to_string(rule->max_retries) + "; failed");
+        say(log_severity::info,
+            job_name(job.job.id) + ": attempt " + std::to_string(job.job.attempt_id) +
+                " reached max_retries=" + std::to_string(rule->max_retries) + "; failed");
     }
     job.phase = job_phase::reporting;
     queue_report({report_kind::complete, job.result});
@@ -182,8 +196,9 @@ void worker_fsm::impl::handler_failed(std::int64_t handler_id, std::string const
 // its result record (POST /results; Torc v0.10 loses it), then the recovery script runs.
 void worker_fsm::impl::on_retried(std::int64_t job_id, bool accepted, std::string const& why)
 {
-    auto* job = live(job_id, job_phase::retrying, "retry answer while not retrying:");
-    if (!job) return;
+    auto const it = jobs.find(job_id);  // its retry_job request keeps it in this phase
+    BOOST_ASSERT(it != jobs.end() && it->second.phase == job_phase::retrying);
+    auto* job = &it->second;
     auto const name = job_name(job_id);
     if (!accepted) {
         say(log_severity::warning, name + ": retry refused, reported failed: " + why);

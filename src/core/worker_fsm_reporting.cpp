@@ -57,7 +57,8 @@ void worker_fsm::impl::on(worker::jobs_reported const& e, worker_action const&)
         auto const job_id = it->report.result.job_id;
         bool const accepted = std::ranges::find(e.completed, job_id) != e.completed.end();
         std::string why = "absent from the server's reply";
-        auto const refusal = std::ranges::find(e.rejected, job_id, &worker::rejected_report::job_id);
+        auto const refusal =
+            std::ranges::find(e.rejected, job_id, &worker::rejected_report::job_id);
         if (refusal != e.rejected.end()) why = refusal->message;
         settle(*it, accepted, why, unjournal);
         it = reports.erase(it);
@@ -89,7 +90,8 @@ void worker_fsm::impl::settle(pending_report const& entry, bool accepted, std::s
     if (entry.report.kind == report_kind::record) {
         if (!accepted)
             say(log_severity::error, name + ": the record of attempt " +
-                                         std::to_string(result.attempt_id) + " was refused: " + why);
+                                         std::to_string(result.attempt_id) +
+                                         " was refused: " + why);
         return;
     }
     if (!accepted) say(log_severity::error, name + ": its result was refused: " + why);
@@ -114,9 +116,9 @@ void worker_fsm::impl::batch_refused(worker::request_failed const& e)
         report_done(e.request, false, e.message);
         return;
     }
-    say(log_severity::warning,
-        "server: no batch completion (HTTP " + std::to_string(e.http_status) +
-            "); reporting each job with complete_job");
+    say(log_severity::warning, "server: no batch completion (HTTP " +
+                                   std::to_string(e.http_status) +
+                                   "); reporting each job with complete_job");
     batch_supported = false;
     batch_request.reset();
     for (auto& r : reports)

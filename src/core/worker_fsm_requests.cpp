@@ -75,8 +75,8 @@ void worker_fsm::impl::on(worker::request_failed const& e)
     auto const delay = backoff(r.failures);
     r.retry_at = after(delay);
     say(log_severity::warning, "server: " + e.message + " (" + std::string(to_string(e.kind)) +
-                                   ", failure " + std::to_string(r.failures) +
-                                   "); retrying in " + format_seconds(delay) + " s");
+                                   ", failure " + std::to_string(r.failures) + "); retrying in " +
+                                   format_seconds(delay) + " s");
     if (is_report(r.action)) report_failed(e.request);
 }
 
@@ -86,18 +86,11 @@ void worker_fsm::impl::give_up(worker_action const& action, worker::request_fail
     std::visit(
         overloaded{
             [&](worker::register_node const&) {
-                say(log_severity::error, "worker: registration refused: " + why);
-                reason = stop_reason::fatal;
-                finish(1);
+                refused_at_start("worker: registration refused: " + why);
             },
             [&](worker::read_workflow const&) {
-                say(log_severity::error,
-                    "worker: workflow " + std::to_string(workflow_id) + " refused: " + why);
-                action_request.reset();
-                reason = stop_reason::fatal;
-                exit_code = 1;
-                stage = worker_stage::stopping;
-                deactivate();
+                refused_at_start("worker: workflow " + std::to_string(workflow_id) +
+                                 " refused: " + why);
             },
             [&](worker::read_pending_actions const& a) {
                 say(log_severity::warning,
@@ -134,6 +127,18 @@ void worker_fsm::impl::give_up(worker_action const& action, worker::request_fail
         action);
 }
 
+// Nothing can run without a registered node and a run id: exit 1, deactivating the node first
+// when it was registered.
+void worker_fsm::impl::refused_at_start(std::string const& message)
+{
+    say(log_severity::error, message);
+    action_request.reset();
+    reason = stop_reason::fatal;
+    exit_code = 1;
+    stage = worker_stage::stopping;
+    deactivate();
+}
+
 void worker_fsm::impl::resend_due()
 {
     for (auto it = requests.begin(); it != requests.end();) {
@@ -167,10 +172,10 @@ void worker_fsm::impl::note_reachable()
         r.retry_at = now;
         ++waiting;
     }
-    say(log_severity::info, "server: answering again" +
-                                (waiting == 0 ? std::string()
-                                              : "; re-sending " + std::to_string(waiting) +
-                                                    " requests now"));
+    say(log_severity::info,
+        "server: answering again" +
+            (waiting == 0 ? std::string()
+                          : "; re-sending " + std::to_string(waiting) + " requests now"));
     if (server_lost && stage == worker_stage::draining && reason == stop_reason::server_lost) {
         server_lost = false;
         stage = worker_stage::running;

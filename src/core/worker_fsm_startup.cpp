@@ -43,8 +43,8 @@ void worker_fsm::impl::place_end(double end_unix, double unix_now)
 void worker_fsm::impl::on(worker::node_registered const& e, worker_action const&)
 {
     compute_node_id = e.compute_node_id;
-    say(log_severity::info, "worker: registered as compute node " +
-                                std::to_string(e.compute_node_id));
+    say(log_severity::info,
+        "worker: registered as compute node " + std::to_string(e.compute_node_id));
     if (stage == worker_stage::starting) {
         action_request = send(worker::read_workflow{});
     } else if (stage == worker_stage::stopping) {
@@ -118,8 +118,8 @@ void worker_fsm::impl::next_workflow_action()
         auto next = std::move(queued_actions.front());
         queued_actions.pop_front();
         if (next.action_type != "run_commands") {
-            say(log_severity::info, "action " + std::to_string(next.id) + ": " +
-                                        next.action_type + " actions are not run by workers");
+            say(log_severity::info, "action " + std::to_string(next.id) + ": " + next.action_type +
+                                        " actions are not run by workers");
             continue;
         }
         current_action = std::move(next);

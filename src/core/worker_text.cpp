@@ -8,10 +8,7 @@
 
 namespace torcrun::core {
 
-std::string number(request_id id)
-{
-    return std::to_string(static_cast<std::uint64_t>(id));
-}
+std::string number(request_id id) { return std::to_string(static_cast<std::uint64_t>(id)); }
 
 std::string format_seconds(double seconds)
 {
@@ -48,8 +45,8 @@ std::string describe_placement(reservation const& placement)
     std::string text = join(nodes, ",");
     if (!placement.nodes.empty()) {
         auto const& first = placement.nodes.front();
-        text += " cpus=" + std::to_string(first.cpus) +
-                " memory=" + format_memory(first.memory_bytes);
+        text +=
+            " cpus=" + std::to_string(first.cpus) + " memory=" + format_memory(first.memory_bytes);
     }
     return placement.whole_nodes ? text + " whole" : text;
 }

@@ -237,6 +237,17 @@ std::vector<scenario> const scenarios{
            "claim_jobs limit=6 cpus=6 memory=16g gpus=4 nodes=1"}},
      },
      [](harness& h) { ledger_is(h, 2, 0, 0, 0); }},
+    {"an unreadable workflow status is logged and read again later", test_config(),
+     one_node(),
+     opening(node_text, claim8) + std::vector<step>{
+         {1, claimed({job(42)}), {"read_requirements 1"}},
+         {1.1, requirements(1, needs(1)),
+          {"start_job 42", "claim_jobs limit=7 cpus=7 memory=16g gpus=4 nodes=1"}},
+         {5.4, tick(), {"check_workflow"}},
+         {5.5, refused("check_workflow", 404, "GET /workflows/5/is_complete: 404"),
+          {"warning: worker: workflow status unread: GET /workflows/5/is_complete: 404",
+           "arm_timer 10.4"}},
+     }},
     {"a refused claim is logged and the next one waits", test_config(), one_node(),
      opening(node_text, claim8) + std::vector<step>{
          {0.5, refused("claim_jobs", 422, "POST /workflows/5/claim_jobs_based_on_resources/8: 422"),

@@ -29,6 +29,12 @@ std::vector<std::string> exits(std::string code, std::string reason)
             "info: worker: exit " + code + " (" + reason + ")", "exit " + code};
 }
 
+core::claimed_job with_outputs(core::claimed_job j)
+{
+    j.output_file_ids = {11};
+    return j;
+}
+
 auto const start = opening(n0_node, n0_claim);
 std::string const claim7 = "claim_jobs limit=7 cpus=7 memory=16g gpus=4 nodes=1";
 
@@ -167,7 +173,9 @@ std::vector<scenario> const scenarios{
          {0.9, ev(worker::commands_finished{7, true, ""}),
           {"read_pending_actions on_worker_complete"}},
          {1.0, actions_read({}), {"deactivate_node after=1"}},
-         {1.1, done("deactivate_node"), exits("0", "workflow complete")},
+         {1.1, refused("deactivate_node", 404, "PUT /compute_nodes/9: 404"),
+          {"error: worker: deactivation refused: PUT /compute_nodes/9: 404",
+           "info: worker: exit 0 (workflow complete)", "exit 0"}},
      }},
     {"idle: nothing running and nothing claimable for the idle timeout", idle_after(2),
      n0_pool(),
@@ -264,6 +272,58 @@ std::vector<scenario> const scenarios{
      [](harness& h) {
          BOOST_TEST(h.fsm().ledger().journaled == 1u);
          BOOST_TEST(h.fsm().ledger().claimed == h.fsm().ledger().ended());
+     }},
+    {"the hard stop names every job still held and the phase it is in", test_config(),
+     n0_pool(),
+     start + std::vector<step>{
+         {1, claimed({job(1, 1, 5)}), {"..."}},           // fails, its handler unread
+         {1.01, requirements(1, needs(1)), {"..."}},
+         {1.02, done("start_job 1"), {"..."}},
+         {1.03, spawned(1), {"..."}},
+         {1.1, claimed({job(2)}), {"..."}},                // spawn never answered
+         {1.12, done("start_job 2"), {"..."}},
+         {1.2, claimed({job(3)}), {"..."}},                // start_job unanswered
+         {1.3, claimed({job(4)}), {"..."}},                // runs, survives SIGKILL
+         {1.32, done("start_job 4"), {"..."}},
+         {1.33, spawned(4), {"..."}},
+         {1.4, claimed({with_outputs(job(5))}), {"..."}},  // its outputs never checked
+         {1.42, done("start_job 5"), {"..."}},
+         {1.43, spawned(5), {"..."}},
+         {1.5, claimed({job(6)}), {"..."}},                // spawn fails, hand back unanswered
+         {1.52, done("start_job 6"), {"..."}},
+         {1.53, ev(worker::spawn_failed{6, "x"}), {"..."}},
+         {1.6, claimed({job(7, 1, 8)}), {"..."}},          // fails, retry unanswered
+         {1.62, done("start_job 7"), {"..."}},
+         {1.63, spawned(7), {"..."}},
+         {1.7, claimed({job(9, 2)}), {"..."}},             // its requirements unread
+         {2, exit_of(1, exited(1)), {"..."}},
+         {2.1, exit_of(5, exited(0)), {"..."}},
+         {2.2, exit_of(7, exited(1)), {"..."}},
+         {2.3, reply<worker::failure_handler_read>("read_failure_handler 8",
+                                                   core::failure_handler{8, {{{1}, false, {}, 3}}}),
+          {"retry_job 7 max_retries=3"}},
+         {3, sig(SIGTERM),
+          {"info: worker: SIGTERM received; stopping", "signal_job 4 SIGTERM", "arm_timer 33"}},
+         {38, tick(),
+          {"warning: job 4: still running after the grace; SIGKILL", "signal_job 4 SIGKILL",
+           "error: worker: the stop ran out of time; exiting now",
+           "error: job 1: abandoned while reading its failure handler; the server keeps it "
+           "until its lease expires",
+           "error: job 2: abandoned while spawning; the server keeps it until its lease expires",
+           "error: job 3: abandoned while starting; the server keeps it until its lease expires",
+           "error: job 4: abandoned while running; the server keeps it until its lease expires",
+           "error: job 5: abandoned while checking outputs; the server keeps it until its lease "
+           "expires",
+           "error: job 6: abandoned while handing back; the server keeps it until its lease "
+           "expires",
+           "error: job 7: abandoned while retrying; the server keeps it until its lease expires",
+           "error: job 9: abandoned while reading requirements; the server keeps it until its "
+           "lease expires",
+           "info: worker: exit 1 (signal)", "exit 1"}},
+     },
+     [](harness& h) {
+         BOOST_TEST(h.fsm().ledger().abandoned == 8u);
+         BOOST_TEST(h.fsm().pool().idle());
      }},
 };
 

@@ -37,6 +37,13 @@ core::worker_config slow_polls(std::optional<double> runtime_factor = std::nullo
     return c;
 }
 
+core::worker_config enforcing_memory()
+{
+    auto c = test_config();
+    c.limits.enforce_memory = true;
+    return c;
+}
+
 auto const start = opening(n0_node, n0_claim);
 auto const start_pending_failed = opening(n0_node, n0_claim, "arm_timer 5.4", true);
 auto const start_slow = opening(n0_node, n0_claim, "arm_timer 3600.4");
@@ -163,15 +170,27 @@ std::vector<scenario> const scenarios{
           {"info: job 42: completed rc=0 (exited with 0)", "complete_jobs 42#1 completed rc=0",
            "arm_timer 3600.4"}},
      }},
-    {"a job over its memory is killed and failed with rc 137", test_config(), n0_pool(),
+    {"a job over its memory is killed and failed with rc 137", enforcing_memory(), n0_pool(),
      start + launched(1, job(42), needs(1, gib)) + std::vector<step>{
-         {2, ev(worker::memory_exceeded{42, 3 * gib}),
+         {1.5, ev(worker::memory_used{42, gib}), {}},
+         {2, ev(worker::memory_used{42, 3 * gib}),
           {"warning: job 42: uses 3.0 GiB, more than its 1.0 GiB; SIGKILL",
            "signal_job 42 SIGKILL"}},
-         {2.1, ev(worker::memory_exceeded{42, 4 * gib}), {}},
+         {2.1, ev(worker::memory_used{42, 4 * gib}), {}},
          {2.2, exit_of(42, killed(SIGKILL)),
           {"warning: job 42: failed rc=137 (killed by SIGKILL (9))",
            "complete_jobs 42#1 failed rc=137"}},
+     }},
+    {"memory is not enforced without limits.enforce_memory or without a requirement",
+     enforcing_memory(), n0_pool(),
+     start + launched(1, job(42), needs(1)) + std::vector<step>{
+         {2, ev(worker::memory_used{42, 3 * gib}), {}},
+         {2.5, exit_of(42, exited(0)),
+          {"info: job 42: completed rc=0 (exited with 0)", "complete_jobs 42#1 completed rc=0"}},
+     }},
+    {"memory is not enforced by default", test_config(), n0_pool(),
+     start + launched(1, job(42), needs(1, gib)) + std::vector<step>{
+         {2, ev(worker::memory_used{42, 3 * gib}), {}},
      }},
     {"events about jobs in another phase are ignored with a warning", test_config(), n0_pool(),
      start + launched(1, job(42), needs(1)) + std::vector<step>{
@@ -181,7 +200,7 @@ std::vector<scenario> const scenarios{
          {2, exit_of(99, exited(0)), {"warning: job 99: exit while not running: ignored"}},
          {2, ev(worker::outputs_checked{42, {}}),
           {"warning: job 42: output check while not checking: ignored"}},
-         {2, ev(worker::memory_exceeded{99, 1}),
+         {2, ev(worker::memory_used{99, 1}),
           {"warning: job 99: memory report while not running: ignored"}},
          {2, done("claim_jobs"),
           {"error: worker: a reply of the wrong kind answers \"claim_jobs limit=7 cpus=7 "

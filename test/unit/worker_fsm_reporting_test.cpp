@@ -168,6 +168,15 @@ std::vector<scenario> const scenarios{
          BOOST_TEST(h.fsm().ledger().journaled == 1u);
          BOOST_TEST((h.fsm().reason() == core::stop_reason::server_lost));
      }},
+    {"a signal during the server-lost drain stops the running jobs", lost_after(10),
+     n0_pool(),
+     start_slow + launched(1, job(42), needs(1)) + losing_the_server + std::vector<step>{
+         {11.6, sig(SIGTERM),
+          {"info: worker: SIGTERM received; stopping the running jobs", "signal_job 42 SIGTERM"}},
+         {11.7, exit_of(42, killed(SIGTERM)),
+          {"warning: job 42: terminated rc=143 (killed by SIGTERM (15))",
+           "complete_jobs 42#1 terminated rc=143"}},
+     }},
     {"server lost, then back: the report goes through and claiming resumes", lost_after(10),
      n0_pool(),
      start_slow + launched(1, job(42), needs(1)) + losing_the_server + std::vector<step>{

@@ -56,12 +56,14 @@ struct deactivate_node { request_id request{}; double duration_seconds = 0; };
 
 // ---- local work
 struct run_commands { std::int64_t action_id = 0; std::vector<std::string> commands; };
-// Start the attempt: the shell builds the launch plan from these values.
+// Start the attempt: the shell builds the launch plan from these values (seconds_left: until
+// the allocation ends, for srun --time; nullopt when no end is known).
 struct spawn {
     claimed_job job;
     job_resources resources;
     reservation placement;
     std::int64_t run_id = 0;
+    std::optional<double> seconds_left;
 };
 struct signal_job { std::int64_t job_id = 0; int signal = 0; };  // to the job's process group
 struct check_outputs { std::int64_t job_id = 0; std::vector<std::int64_t> file_ids; };

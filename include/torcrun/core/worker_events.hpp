@@ -63,7 +63,9 @@ struct job_spawned { std::int64_t job_id = 0; };
 struct spawn_failed { std::int64_t job_id = 0; std::string message; };
 struct job_exited { std::int64_t job_id = 0; exit_status status; std::optional<job_usage> usage; };
 struct outputs_checked { std::int64_t job_id = 0; std::vector<std::string> missing; };
-struct memory_exceeded { std::int64_t job_id = 0; std::uint64_t used_bytes = 0; };
+// A sample of the job's process tree; with limits.enforce_memory, more than the job's memory
+// requirement kills it.
+struct memory_used { std::int64_t job_id = 0; std::uint64_t used_bytes = 0; };
 
 }  // namespace worker
 
@@ -74,6 +76,6 @@ using worker_event =
                  worker::failure_handler_read, worker::workflow_state_read,
                  worker::jobs_reported, worker::request_done, worker::request_failed,
                  worker::commands_finished, worker::job_spawned, worker::spawn_failed,
-                 worker::job_exited, worker::outputs_checked, worker::memory_exceeded>;
+                 worker::job_exited, worker::outputs_checked, worker::memory_used>;
 
 }  // namespace torcrun::core

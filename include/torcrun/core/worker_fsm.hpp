@@ -109,6 +109,7 @@ public:
     resource_pool const& pool() const;
 
 private:
+    friend struct worker_fsm_tamper;  // the unit tests corrupt state to test the checker
     struct impl;
     std::unique_ptr<impl> impl_;
 };

@@ -103,8 +103,12 @@ struct job_report {
 };
 
 // The workflow action triggers a worker runs itself (TORC-FACTS §1.3).
-enum class action_trigger { on_workflow_start, on_worker_start, on_workflow_complete,
-                            on_worker_complete };
+enum class action_trigger {
+    on_workflow_start,
+    on_worker_start,
+    on_workflow_complete,
+    on_worker_complete
+};
 
 std::string_view to_string(action_trigger trigger);
 
