@@ -1,6 +1,6 @@
 // worker_fsm, its interface values: describe() of every action (the shell logs it), request_of,
 // the names of the enumerations, and what a spawn action carries for the launch plan.
-#include "worker_fsm_harness.hpp"
+#include "worker_fsm_script.hpp"
 
 #include <boost/test/data/test_case.hpp>
 
@@ -22,7 +22,8 @@ core::job_result result(std::int64_t job, core::result_status status, int rc)
 core::reservation two_nodes()
 {
     return {core::reservation_id{7}, true,
-            {{0, "n0", 8, 16 * gib, {"0", "1", "2", "3"}}, {1, "n1", 8, 16 * gib, {"0", "1", "2", "3"}}}};
+            {{0, "n0", 8, 16 * gib, {"0", "1", "2", "3"}},
+             {1, "n1", 8, 16 * gib, {"0", "1", "2", "3"}}}};
 }
 
 struct describe_case {
@@ -37,8 +38,8 @@ using core::result_status;
 using core::report_kind;
 
 std::vector<describe_case> const describe_cases{
-    {worker::register_node{rq, 16, 32 * gib, 8, 2}, "register_node cpus=16 memory=32g gpus=8 nodes=2",
-     true},
+    {worker::register_node{rq, 16, 32 * gib, 8, 2},
+     "register_node cpus=16 memory=32g gpus=8 nodes=2", true},
     {worker::read_workflow{rq}, "read_workflow", true},
     {worker::read_pending_actions{rq, core::action_trigger::on_workflow_complete},
      "read_pending_actions on_workflow_complete", true},
@@ -64,8 +65,8 @@ std::vector<describe_case> const describe_cases{
      "spawn 42#3 on n0[0,1,2,3],n1[0,1,2,3] cpus=8 memory=16g whole", false},
     {worker::signal_job{42, SIGUSR1}, "signal_job 42 SIGUSR1", false},
     {worker::check_outputs{42, {11, 12}}, "check_outputs 42 files=11,12", false},
-    {worker::run_recovery{42, "job42", 1, 137, "bash fix.sh"}, "run_recovery 42#1 rc=137: bash fix.sh",
-     false},
+    {worker::run_recovery{42, "job42", 1, 137, "bash fix.sh"},
+     "run_recovery 42#1 rc=137: bash fix.sh", false},
     {worker::journal_append{{{report_kind::complete, result(42, result_status::terminated, 152)},
                              {report_kind::record, result(43, result_status::failed, 1)}}},
      "journal_append 42#2 terminated rc=152, record 43#2 failed rc=1", false},

@@ -1,7 +1,7 @@
 // worker_fsm, claiming: the job cycle claim -> requirements -> start_job -> spawn -> exit ->
 // report -> claim, the claim's schedule (long poll, adaptive backoff), requirements cached by
-// id, and every way a claimed job goes back to the server before it runs.
-#include "worker_fsm_harness.hpp"
+// id, and every way a claimed job goes back to the server before it runs. GPUs: worker_fsm_gpus.
+#include "worker_fsm_script.hpp"
 
 #include <boost/test/data/test_case.hpp>
 
@@ -43,18 +43,6 @@ void ledger_is(harness& h, std::size_t claimed, std::size_t reported, std::size_
     BOOST_TEST(l.handed_back == handed_back);
     BOOST_TEST(l.abandoned == abandoned);
     BOOST_TEST(l.claimed == l.ended() + h.fsm().live_jobs());
-}
-
-std::vector<core::claimed_job> jobs_of(std::int64_t first, std::int64_t last, std::int64_t rr)
-{
-    std::vector<core::claimed_job> out;
-    for (auto id = first; id <= last; ++id) out.push_back(job(id, rr));
-    return out;
-}
-
-std::vector<core::node_capacity> two_gpu_nodes()
-{
-    return {node("n0", 8, 16 * gib, 4), node("n1", 8, 16 * gib, 4)};
 }
 
 std::vector<scenario> const scenarios{
@@ -270,60 +258,6 @@ std::vector<scenario> const scenarios{
           {"info: job 42: completed rc=0 (exited with 0)", "complete_jobs 42#1 completed rc=0"}},
          {1.9, tick(), {"claim_jobs " + claim8, "arm_timer 5.4"}},
      }},
-    {"4 GPUs, 1- and 2-GPU jobs: each gets its own ids, freed ids are reused at once",
-     test_config(), one_node(),
-     opening(node_text, claim8) + std::vector<step>{
-         {1, claimed({job(1, 2), job(2, 1), job(3, 1)}),
-          {"read_requirements 2", "read_requirements 1"}},
-         {1.1, requirements(2, needs(1, 0, 2)), {}},
-         {1.2, requirements(1, needs(1, 0, 1)),
-          {"start_job 1", "start_job 2", "start_job 3",
-           "claim_jobs limit=5 cpus=5 memory=16g gpus=0 nodes=1"}},
-         {1.3, done("start_job 1"), {"spawn 1#1 on n0[0,1] cpus=1 memory=0"}},
-         {1.3, done("start_job 2"), {"spawn 2#1 on n0[2] cpus=1 memory=0"}},
-         {1.3, done("start_job 3"), {"spawn 3#1 on n0[3] cpus=1 memory=0"}},
-         {1.35, spawned(1), {"info: job 1: started attempt=1 on n0[0,1] cpus=1 memory=0"}},
-         {1.35, spawned(2), {"info: job 2: started attempt=1 on n0[2] cpus=1 memory=0"}},
-         {1.35, spawned(3), {"info: job 3: started attempt=1 on n0[3] cpus=1 memory=0"}},
-         {1.4, claimed({}), {"arm_timer 1.7"}},
-         {2, exit_of(2, exited(0)),
-          {"info: job 2: completed rc=0 (exited with 0)", "complete_jobs 2#1 completed rc=0",
-           "claim_jobs limit=6 cpus=6 memory=16g gpus=1 nodes=1", "arm_timer 5.4"}},
-         {2.1, claimed({job(4, 1)}),
-          {"start_job 4", "claim_jobs limit=5 cpus=5 memory=16g gpus=0 nodes=1"}},
-         {2.2, done("start_job 4"), {"spawn 4#1 on n0[2] cpus=1 memory=0"}},
-         {2.25, spawned(4), {"info: job 4: started attempt=1 on n0[2] cpus=1 memory=0"}},
-         {2.3, exit_of(1, killed(SIGSEGV)),
-          {"warning: job 1: failed rc=139 (killed by SIGSEGV (11))"}},  // a claim is out
-         {2.4, batch_ok({2}), {"complete_jobs 1#1 failed rc=139"}},
-         {2.5, claimed({job(5, 2)}),
-          {"start_job 5", "claim_jobs limit=5 cpus=5 memory=16g gpus=0 nodes=1"}},
-         {2.6, done("start_job 5"), {"spawn 5#1 on n0[0,1] cpus=1 memory=0"}},
-     }},
-    {"2 nodes x 4 GPUs: a 2-node job takes both nodes whole, then 8 single-GPU jobs",
-     test_config(), two_gpu_nodes(),
-     opening("cpus=16 memory=32g gpus=8 nodes=2", "limit=16 cpus=8 memory=16g gpus=4 nodes=2") +
-         std::vector<step>{
-             {1, claimed({job(1, 7)}), {"read_requirements 7"}},
-             {1.1, requirements(7, needs(8, 16 * gib, 4, 2)), {"start_job 1"}},
-             {1.2, done("start_job 1"),
-              {"spawn 1#1 on n0[0,1,2,3],n1[0,1,2,3] cpus=8 memory=16g whole"}},
-             {1.3, spawned(1),
-              {"info: job 1: started attempt=1 on n0[0,1,2,3],n1[0,1,2,3] cpus=8 memory=16g "
-               "whole"}},
-             {2, exit_of(1, exited(0)),
-              {"info: job 1: completed rc=0 (exited with 0)", "complete_jobs 1#1 completed rc=0",
-               "claim_jobs limit=16 cpus=8 memory=16g gpus=4 nodes=2"}},
-             {2.1, claimed(jobs_of(11, 18, 8)), {"read_requirements 8"}},
-             {2.2, requirements(8, needs(1, gib, 1)),
-              {"start_job 11", "start_job 12", "start_job 13", "start_job 14", "start_job 15",
-               "start_job 16", "start_job 17", "start_job 18",
-               "claim_jobs limit=8 cpus=4 memory=12g gpus=0 nodes=1"}},
-             {2.3, done("start_job 11"), {"spawn 11#1 on n0[0] cpus=1 memory=1g"}},
-             {2.3, done("start_job 14"), {"spawn 14#1 on n0[3] cpus=1 memory=1g"}},
-             {2.3, done("start_job 15"), {"spawn 15#1 on n1[0] cpus=1 memory=1g"}},
-             {2.3, done("start_job 18"), {"spawn 18#1 on n1[3] cpus=1 memory=1g"}},
-         }},
 };
 
 }  // namespace

@@ -1,6 +1,6 @@
 // worker_fsm's invariant checker: each violation, made by corrupting the state of a worker with
 // two running jobs, is reported with its exact description.
-#include "worker_fsm_harness.hpp"
+#include "worker_fsm_script.hpp"
 
 #include "../../src/core/worker_fsm_impl.hpp"
 
@@ -31,8 +31,7 @@ struct corruption {
 std::ostream& operator<<(std::ostream& os, corruption const& c) { return os << c.name; }
 
 std::vector<corruption> const corruptions{
-    {"a running job without its reservation",
-     [](state& s) { s.jobs.at(42).placement.reset(); },
+    {"a running job without its reservation", [](state& s) { s.jobs.at(42).placement.reset(); },
      "job 42 holds no reservation while running"},
     {"a reporting job with a reservation",
      [](state& s) { s.jobs.at(42).phase = core::job_phase::reporting; },

@@ -1,7 +1,7 @@
 // worker_fsm, job life: how an exit becomes a result (status, return code, record), output
 // files, failure handlers (retry with the failed attempt's record kept, max_retries, match-all
 // rules, pending_failed), runtime and memory enforcement, and events about unknown jobs.
-#include "worker_fsm_harness.hpp"
+#include "worker_fsm_script.hpp"
 
 #include <boost/test/data/test_case.hpp>
 
@@ -71,7 +71,8 @@ std::vector<scenario> const scenarios{
           {"warning: job 42: failed rc=1 (exited with 1)", "read_failure_handler 2"}},
          {2.1, handler_is(2, {rule({1}, 3, "bash fix.sh")}), {"retry_job 42 max_retries=3"}},
          {2.2, done("retry_job 42"),
-          {"info: job 42: retried after rc=1 (attempt 1 of 3)", "run_recovery 42#1 rc=1: bash fix.sh",
+          {"info: job 42: retried after rc=1 (attempt 1 of 3)",
+           "run_recovery 42#1 rc=1: bash fix.sh",
            "record_result 42#1 failed rc=1"}},
          {2.3, done("record_result 42"), {}},
      },
@@ -238,7 +239,8 @@ BOOST_DATA_TEST_CASE(exit_becomes_a_result, bdata::make(exit_cases), c)
 {
     play({c.name, test_config(), n0_pool(),
           start + launched(1, job(42), needs(1)) +
-              std::vector<step>{{2, exit_of(42, c.status), {c.log, "complete_jobs 42#1 " + c.report}}}});
+              std::vector<step>{
+                  {2, exit_of(42, c.status), {c.log, "complete_jobs 42#1 " + c.report}}}});
 }
 
 BOOST_AUTO_TEST_CASE(result_record_carries_times_ids_and_usage)

@@ -1,7 +1,7 @@
 // worker_fsm, reporting: one batch in flight at a time, complete_job per job without the
 // extensions (or when the server has no batch endpoint), refused results, the journal while
 // the server is down, re-sending when it answers, and the server counted lost.
-#include "worker_fsm_harness.hpp"
+#include "worker_fsm_script.hpp"
 
 #include <boost/test/data/test_case.hpp>
 

@@ -1,7 +1,7 @@
 // worker_fsm, start-up: registration, run id, on_workflow_start / on_worker_start actions,
 // journaled results of an earlier worker, refusals and an unreachable server while starting,
 // signals before the first claim, events out of place, and the retry backoff with its jitter.
-#include "worker_fsm_harness.hpp"
+#include "worker_fsm_script.hpp"
 
 #include <boost/test/data/test_case.hpp>
 
@@ -22,7 +22,10 @@ make_event action_claimed(std::int64_t id, bool claimed)
     return reply<worker::action_claim_read>("claim_action " + std::to_string(id), claimed);
 }
 make_event registered() { return reply<worker::node_registered>("register_node", std::int64_t{9}); }
-make_event run_id_read() { return reply<worker::workflow_read>("read_workflow", std::int64_t{1}, false); }
+make_event run_id_read()
+{
+    return reply<worker::workflow_read>("read_workflow", std::int64_t{1}, false);
+}
 make_event begin() { return ev(worker::begin{unix_t0, {}}); }
 
 std::string const register_line = "register_node " + n0_node;
@@ -91,7 +94,8 @@ std::vector<scenario> const scenarios{
           {"info: action 7: not claimed: POST "
            "/workflows/5/actions/7/claim: 409",
            "claim_action 8"}},
-         {0.5, action_claimed(8, true), {"info: action 8: running 1 commands", "run_commands 8: x"}},
+         {0.5, action_claimed(8, true),
+          {"info: action 8: running 1 commands", "run_commands 8: x"}},
          {0.6, ev(worker::commands_finished{8, false, "exit 1 from: x"}),
           {"warning: action 8: commands failed: exit 1 from: x",
            "read_pending_actions on_worker_start"}},

@@ -34,13 +34,21 @@ struct tick {};  // the timer of arm_timer expired
 
 // ---- replies
 struct node_registered { request_id request{}; std::int64_t compute_node_id = 0; };
-struct workflow_read { request_id request{}; std::int64_t run_id = 0; bool use_pending_failed = false; };
+struct workflow_read {
+    request_id request{};
+    std::int64_t run_id = 0;
+    bool use_pending_failed = false;
+};
 struct pending_actions_read { request_id request{}; std::vector<workflow_action> actions; };
 struct action_claim_read { request_id request{}; bool claimed = false; };  // 409 = false
 struct jobs_claimed { request_id request{}; std::vector<claimed_job> jobs; };
 struct requirements_read { request_id request{}; job_resources resources; };
 struct failure_handler_read { request_id request{}; failure_handler handler; };
-struct workflow_state_read { request_id request{}; bool is_complete = false; bool is_canceled = false; };
+struct workflow_state_read {
+    request_id request{};
+    bool is_complete = false;
+    bool is_canceled = false;
+};
 struct rejected_report { std::int64_t job_id = 0; std::string message; };
 struct jobs_reported {  // batch completion: accepted ids and per-entry errors
     request_id request{};
