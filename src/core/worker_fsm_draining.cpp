@@ -32,6 +32,8 @@ void worker_fsm::impl::on(worker::signal_received const& e)
         terminate_running();
     } else {
         say(log_severity::info, "worker: " + name + " received; already stopping");
+        // e.g. exit actions still running: the stop is bounded from now on
+        if (!hard_stop_at) hard_stop_at = after(cfg.termination.grace_seconds + report_budget);
     }
 }
 

@@ -86,7 +86,7 @@ std::vector<scenario> const scenarios{
          {0.9, tick(), {"claim_jobs " + n0_claim + " time_limit=39.8", "arm_timer 5.5"}},
          {1.0, claimed({}), {"check_workflow", "arm_timer 1.9"}},
      }},
-    {"a complete workflow: on_workflow_complete and on_worker_complete actions, then exit 0",
+    {"a complete workflow: exit actions (a signal now bounds them), then exit 0",
      test_config(), n0_pool(),
      start + std::vector<step>{
          {0.5, claimed({}), {"check_workflow", "arm_timer 0.9"}},
@@ -96,6 +96,8 @@ std::vector<scenario> const scenarios{
          {0.7, actions_read({{7, "run_commands", {"echo done"}}}), {"claim_action 7"}},
          {0.8, reply<worker::action_claim_read>("claim_action 7", true),
           {"info: action 7: running 1 commands", "run_commands 7: echo done"}},
+         {0.85, sig(SIGTERM),
+          {"info: worker: SIGTERM received; already stopping", "arm_timer 35.85"}},
          {0.9, ev(worker::commands_finished{7, true, ""}),
           {"read_pending_actions on_worker_complete"}},
          {1.0, actions_read({}), {"deactivate_node after=1"}},
