@@ -7,7 +7,6 @@
 #include "worker_text.hpp"
 
 #include <algorithm>
-#include <set>
 
 namespace torcrun::core {
 

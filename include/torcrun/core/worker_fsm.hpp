@@ -27,6 +27,12 @@
 // backs off from poll.min_interval_seconds, doubling to poll.interval_seconds; any progress
 // (a job claimed, ended or reported) claims again at once.
 //
+// The shell's side: answer every request action exactly once (its reply event, request_done,
+// or request_failed with the kind; a transient failure is re-sent by the machine under the same
+// id); answer spawn with job_spawned or spawn_failed, then job_exited once; check_outputs with
+// outputs_checked; run_commands with commands_finished. Keep one timer: arm_timer replaces it,
+// and its expiry is a tick. exit_worker ends the process; nothing is handled after it.
+//
 // Time: steady time points come in with every event; `begin` carries the wall clock once, to
 // place the allocation end (termination.end_time or end_time_learned, Unix seconds) on the
 // steady clock. Draining for the deadline starts max(drain_buffer_seconds, grace_seconds + 5)
