@@ -21,7 +21,6 @@ core::failure_rule rule(std::vector<int> codes, std::uint32_t max_retries,
 {
     return {std::move(codes), all, std::move(script), max_retries};
 }
-
 core::claimed_job with_outputs(core::claimed_job j)
 {
     j.output_file_ids = {11, 12};
