@@ -1,7 +1,6 @@
-// Job status writes and their consequences inside the request transaction.
-// Dependents are resolved by core::resolve_completions over a dependency_view
-// that reads job_depends_on with its two indexes, so a completion touches only
-// its neighbourhood, never the whole workflow.
+// Job status writes and their consequences inside the request transaction. Dependents are resolved
+// by core::resolve_completions over a dependency_view that reads job_depends_on with its two
+// indexes, so a completion touches only its neighbourhood, never the whole workflow.
 #include "lifecycle_detail.hpp"
 
 #include <boost/json/parse.hpp>
@@ -37,7 +36,7 @@ std::int64_t overlap(api::cell const& stored, std::span<std::int64_t const> ids)
     return n;
 }
 
-} // namespace
+}  // namespace
 
 api::api_error refused(core::rejection const& r)
 {
@@ -266,7 +265,7 @@ api_result<void> job_changes::check_workflow_complete(std::int64_t workflow_id)
                           "'on_workflow_complete' AND trigger_count < required_triggers LIMIT 1",
                           {workflow_id}, source_);
     if (!waiting) return waiting.error();
-    if (!*waiting) return {}; // the common case: nothing to trigger, no counting
+    if (!*waiting) return {};  // the common case: nothing to trigger, no counting
     auto flags = this->flags(workflow_id);
     if (!flags) return flags.error();
     auto counts = this->counts(workflow_id);
@@ -295,4 +294,4 @@ api_result<bool> flag_param(api::request const& req, std::string_view name, bool
     return std::get<std::int64_t>(**value) != 0;
 }
 
-} // namespace torcrun::io::detail
+}  // namespace torcrun::io::detail

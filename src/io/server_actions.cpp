@@ -1,12 +1,10 @@
-// Workflow actions a worker runs: the pending list (triggered, not executed)
-// and the atomic claim, as Torc's server has them. Trigger counts are kept by
-// job_changes (on_jobs_ready, on_jobs_complete, on_workflow_complete) and
-// initialize_jobs (the start triggers).
+// Workflow actions a worker runs: the pending list (triggered, not executed) and the atomic claim,
+// as Torc's server has them. Trigger counts are kept by job_changes (on_jobs_ready,
+// on_jobs_complete, on_workflow_complete) and initialize_jobs (the start triggers).
 #include "lifecycle_detail.hpp"
 
-// GCC 12 reports members left to their default initializers in designated
-// initializer lists (fixed in GCC 13); every field_spec member has a default on
-// purpose.
+// GCC 12 reports members left to their default initializers in designated initializer lists (fixed
+// in GCC 13); every field_spec member has a default on purpose.
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
 namespace torcrun::io {
@@ -19,9 +17,8 @@ constexpr api::field_spec claim_fields[] = {
     {.name = "compute_node_id", .kind = api::field_kind::integer}};
 api::model_spec const claim_body{"claim_action_body", "", claim_fields};
 
-// GET actions/pending?trigger_type=A&trigger_type=B: triggered (trigger_count
-// reached required_triggers) and not executed, in id order; no trigger_type
-// lists every type.
+// GET actions/pending?trigger_type=A&trigger_type=B: triggered (trigger_count reached
+// required_triggers) and not executed, in id order; no trigger_type lists every type.
 api::response pending_actions(store& db, request const& req, std::int64_t wf)
 {
     constexpr std::string_view what = "pending_actions";
@@ -52,9 +49,8 @@ api::response pending_actions(store& db, request const& req, std::int64_t wf)
     return api::json_response(200, api::encode_array(api::workflow_action_model, rows));
 }
 
-// POST actions/{action_id}/claim {"compute_node_id": N}: a persistent action
-// may be claimed by every worker (only executed_at is noted); any other exactly
-// once (409 afterwards).
+// POST actions/{action_id}/claim {"compute_node_id": N}: a persistent action may be claimed by
+// every worker (only executed_at is noted); any other exactly once (409 afterwards).
 api::response claim_action(server_api& api, request const& req, std::int64_t wf,
                            std::int64_t action_id)
 {
@@ -67,8 +63,7 @@ api::response claim_action(server_api& api, request const& req, std::int64_t wf,
         if (!body) return api::error_response(body.error());
         node = body->int64("compute_node_id");
     }
-    // An action of another workflow is not found in this one (404, as Torc
-    // answers).
+    // An action of another workflow is not found in this one (404, as Torc answers).
     auto owner = detail::scalar(db.db(), "SELECT workflow_id FROM workflow_action WHERE id = ?",
                                 {action_id}, what);
     if (!owner) return api::error_response(owner.error());
@@ -101,7 +96,7 @@ api::response claim_action(server_api& api, request const& req, std::int64_t wf,
                                        ",\"success\":true,\"claimed\":true}");
 }
 
-} // namespace
+}  // namespace
 
 void add_action_routes(server_api& api)
 {
@@ -115,4 +110,4 @@ void add_action_routes(server_api& api)
                   });
 }
 
-} // namespace torcrun::io
+}  // namespace torcrun::io

@@ -1,12 +1,10 @@
-// POST /workflows/{id}/batch_complete_jobs (an extension, TORC-FACTS §1.6):
-// many complete_job calls in one request and one transaction. Each entry runs
-// under its own savepoint, so a refused entry is reported in `errors` and
-// rolled back alone while the others commit.
+// POST /workflows/{id}/batch_complete_jobs (an extension, TORC-FACTS §1.6): many complete_job calls
+// in one request and one transaction. Each entry runs under its own savepoint, so a refused entry
+// is reported in `errors` and rolled back alone while the others commit.
 #include "lifecycle_detail.hpp"
 
-// GCC 12 reports members left to their default initializers in designated
-// initializer lists (fixed in GCC 13); every field_spec member has a default on
-// purpose.
+// GCC 12 reports members left to their default initializers in designated initializer lists (fixed
+// in GCC 13); every field_spec member has a default on purpose.
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
 namespace torcrun::io::detail {
@@ -73,7 +71,7 @@ api::response batch_complete(server_api& api, api::request const& req, std::int6
                                        errors + "]}");
 }
 
-} // namespace
+}  // namespace
 
 void add_batch_complete_route(server_api& api)
 {
@@ -83,4 +81,4 @@ void add_batch_complete_route(server_api& api)
                   });
 }
 
-} // namespace torcrun::io::detail
+}  // namespace torcrun::io::detail

@@ -1,13 +1,12 @@
-// The two claim endpoints. A claim runs inside the request's BEGIN IMMEDIATE
-// transaction, so claims are serialised and a job goes to exactly one claimant:
-// the ready jobs are read with one indexed query (job_claim covers it),
-// core::select_claim / select_next_jobs choose, and the chosen rows become
-// pending, noted with the claimant when the worker names itself.
+// The two claim endpoints. A claim runs inside the request's BEGIN IMMEDIATE transaction, so claims
+// are serialised and a job goes to exactly one claimant: the ready jobs are read with one indexed
+// query (job_claim covers it), core::select_claim / select_next_jobs choose, and the chosen rows
+// become pending, noted with the claimant when the worker names itself.
 //
-// Long poll (extension): with `wait_seconds` > 0 and nothing claimable, the
-// answer is api::wait_for_workflow; the HTTP layer parks the request and calls
-// again when the workflow changes (server_api::notify) or the wait runs out
-// (then may_wait is false and the answer is an empty claim).
+// Long poll (extension): with `wait_seconds` > 0 and nothing claimable, the answer is
+// api::wait_for_workflow; the HTTP layer parks the request and calls again when the workflow
+// changes (server_api::notify) or the wait runs out (then may_wait is false and the answer is an
+// empty claim).
 #include "lifecycle_detail.hpp"
 
 #include "torcrun/core/claim_selection.hpp"
@@ -47,8 +46,8 @@ api_result<double> wait_param(request const& req, double server_max, std::string
     return std::min({value, server_max, wait_ceiling_seconds});
 }
 
-// wait_seconds and the claimant (compute_node_id): an active compute node of
-// the workflow, whose lease, if it holds one, the claim renews.
+// wait_seconds and the claimant (compute_node_id): an active compute node of the workflow, whose
+// lease, if it holds one, the claim renews.
 api_result<claim_params> common_params(job_changes& changes, request const& req, std::int64_t wf)
 {
     auto const& what = changes.source();
@@ -85,9 +84,8 @@ api_result<claim_params> common_params(job_changes& changes, request const& req,
     return out;
 }
 
-// The chosen jobs become pending; the answer lists them as GET /jobs/{id} shows
-// them (invocation_script and the five id lists included, which Torc's claims
-// leave out).
+// The chosen jobs become pending; the answer lists them as GET /jobs/{id} shows them
+// (invocation_script and the five id lists included, which Torc's claims leave out).
 api::outcome hand_out(job_changes& changes, request const& req, std::int64_t wf,
                       std::vector<std::int64_t> const& chosen, claim_params const& params)
 {
@@ -174,8 +172,7 @@ api_result<core::jobs_sort_method> sort_method(store& db, request const& req, st
 api_result<std::vector<core::claim_candidate>> resource_candidates(store& db, std::int64_t wf,
                                                                    std::string_view what)
 {
-    // A job whose requirements row is gone counts with the model defaults (1 CPU,
-    // 1m, 1 min).
+    // A job whose requirements row is gone counts with the model defaults (1 CPU, 1m, 1 min).
     auto stmt =
         db.db().cached("SELECT j.id, COALESCE(r.num_cpus, 1), COALESCE(r.num_gpus, 0), "
                        "COALESCE(r.num_nodes, 1), "
@@ -255,7 +252,7 @@ api::outcome claim_next(server_api& api, request const& req, std::int64_t wf)
     return hand_out(changes, req, wf, core::select_next_jobs(ready, n), *params);
 }
 
-} // namespace
+}  // namespace
 
 void add_claim_routes(server_api& api)
 {
@@ -269,4 +266,4 @@ void add_claim_routes(server_api& api)
                   });
 }
 
-} // namespace torcrun::io
+}  // namespace torcrun::io

@@ -1,8 +1,7 @@
-// POST /workflows/{id}/initialize_jobs: the edges implied by files and user
-// data (core::implied_edges, added to job_depends_on), then
-// core::initialize_jobs over every job and edge of the workflow, ephemeral user
-// data cleared, and the workflow's actions re-armed with trigger counts that
-// match the new job statuses. Torc never checks implied edges for cycles;
+// POST /workflows/{id}/initialize_jobs: the edges implied by files and user data
+// (core::implied_edges, added to job_depends_on), then core::initialize_jobs over every job and
+// edge of the workflow, ephemeral user data cleared, and the workflow's actions re-armed with
+// trigger counts that match the new job statuses. Torc never checks implied edges for cycles;
 // neither does this: jobs on a cycle stay blocked, as there.
 #include "lifecycle_detail.hpp"
 
@@ -115,12 +114,11 @@ bool job_gated(std::string_view trigger)
     return trigger == "on_jobs_ready" || trigger == "on_jobs_complete";
 }
 
-// Actions after initialization (Torc's reset_actions_for_reinitialize):
-// workflow- and worker-start actions become pending, job-gated ones count the
-// jobs already in their state, on_workflow_complete waits. A full
-// initialization re-arms every action; a partial one (only_uninitialized) keeps
-// on_workflow_start, and job-gated actions whose jobs all finished and will not
-// run again, executed.
+// Actions after initialization (Torc's reset_actions_for_reinitialize): workflow- and worker-start
+// actions become pending, job-gated ones count the jobs already in their state,
+// on_workflow_complete waits. A full initialization re-arms every action; a partial one
+// (only_uninitialized) keeps on_workflow_start, and job-gated actions whose jobs all finished and
+// will not run again, executed.
 api_result<void> reset_actions(store& db, std::int64_t wf, bool partial,
                                std::unordered_map<std::int64_t, job_status> const& status,
                                std::string_view what)
@@ -223,7 +221,7 @@ api::response initialize(server_api& api, request const& req, std::int64_t wf)
                                        ",\"ready_count\":" + std::to_string(ready.size()) + "}");
 }
 
-} // namespace
+}  // namespace
 
 void add_initialize_routes(server_api& api)
 {
@@ -233,4 +231,4 @@ void add_initialize_routes(server_api& api)
                   });
 }
 
-} // namespace torcrun::io
+}  // namespace torcrun::io

@@ -1,7 +1,6 @@
-// The job endpoints a worker drives: start_job, complete_job,
-// manage_status_change and retry. Each reads the job and the workflow's run_id,
-// asks core::decide_*, and writes what it decided with job_changes, so a
-// completion releases its dependents before the answer goes out.
+// The job endpoints a worker drives: start_job, complete_job, manage_status_change and retry. Each
+// reads the job and the workflow's run_id, asks core::decide_*, and writes what it decided with
+// job_changes, so a completion releases its dependents before the answer goes out.
 #include "lifecycle_detail.hpp"
 
 namespace torcrun::io {
@@ -39,14 +38,14 @@ api_result<void> complete_one(job_changes& changes, std::int64_t job_id, job_sta
     auto const wf = job->workflow_id;
     if (auto ok = changes.set_status(wf, job_id, job->status, requested); !ok) return ok;
     if (auto ok = changes.record_result(result); !ok) return ok;
-    if (!core::satisfies_dependency(requested)) return {}; // pending_failed waits
+    if (!core::satisfies_dependency(requested)) return {};  // pending_failed waits
     std::int64_t const finished[] = {job_id};
     auto released = changes.finished(wf, finished);
     if (!released) return released.error();
     return {};
 }
 
-} // namespace detail
+}  // namespace detail
 
 namespace {
 
@@ -97,10 +96,9 @@ api::response complete_job(server_api& api, request const& req, path_params cons
     return detail::job_reply(api.db(), p.id("id"), what);
 }
 
-// A job leaving a status that released its dependents takes them back: Torc
-// resets everything downstream (core::downstream_jobs) to uninitialized, and
-// initialize_jobs with only_uninitialized picks them up again. None of them
-// keeps a current result.
+// A job leaving a status that released its dependents takes them back: Torc resets everything
+// downstream (core::downstream_jobs) to uninitialized, and initialize_jobs with only_uninitialized
+// picks them up again. None of them keeps a current result.
 api_result<void> revert_downstream(job_changes& changes, std::int64_t wf, std::int64_t job_id)
 {
     detail::store_view view(changes.db().db());
@@ -108,7 +106,7 @@ api_result<void> revert_downstream(job_changes& changes, std::int64_t wf, std::i
     auto const downstream = core::downstream_jobs(roots, view);
     if (view.failed()) return detail::to_api_error(*view.failed(), changes.source());
     for (auto id : downstream) {
-        if (id == job_id) continue; // on a cycle back to itself: it has its new status already
+        if (id == job_id) continue;  // on a cycle back to itself: it has its new status already
         auto job = changes.job_state(id);
         if (!job) return job.error();
         if (!*job || (*job)->status == job_status::uninitialized) continue;
@@ -134,8 +132,7 @@ api::response manage_status_change(server_api& api, request const& req, path_par
     if (!decided) return api::error_response(refused(decided.error()));
     if (!decided->changed) return detail::job_reply(api.db(), job_id, what);
     auto const wf = state->job->workflow_id;
-    // Only pending and running jobs are held by a compute node; keep the holder
-    // for those.
+    // Only pending and running jobs are held by a compute node; keep the holder for those.
     std::optional<std::int64_t> node;
     if (decided->status == job_status::pending || decided->status == job_status::running) {
         auto held = detail::scalar(
@@ -183,7 +180,7 @@ api::response retry(server_api& api, request const& req, path_params const& p)
     return detail::job_reply(api.db(), job_id, what);
 }
 
-} // namespace
+}  // namespace
 
 void add_job_lifecycle_routes(server_api& api)
 {
@@ -202,4 +199,4 @@ void add_job_lifecycle_routes(server_api& api)
     detail::add_batch_complete_route(api);
 }
 
-} // namespace torcrun::io
+}  // namespace torcrun::io

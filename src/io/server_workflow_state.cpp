@@ -1,7 +1,6 @@
-// The workflow-level life-cycle endpoints: is_complete, is_uninitialized,
-// status (get, put), cancel, reset_status, reset_job_status and
-// ready_job_requirements. The answers come from core::workflow_progress over
-// the job status counts and the workflow_status row.
+// The workflow-level life-cycle endpoints: is_complete, is_uninitialized, status (get, put),
+// cancel, reset_status, reset_job_status and ready_job_requirements. The answers come from
+// core::workflow_progress over the job status counts and the workflow_status row.
 #include "lifecycle_detail.hpp"
 
 #include "torcrun/core/units.hpp"
@@ -90,9 +89,8 @@ std::vector<job_status> statuses_where(bool (*pick)(job_status))
     return out;
 }
 
-// PUT cancel: is_canceled, and pending and running jobs canceled
-// (core::status_after_cancel); their workers see is_canceled and stop them.
-// Parked claims wake and answer "canceled".
+// PUT cancel: is_canceled, and pending and running jobs canceled (core::status_after_cancel); their
+// workers see is_canceled and stop them. Parked claims wake and answer "canceled".
 api::response cancel(server_api& api, request const& req, std::int64_t wf)
 {
     job_changes changes(api, "cancel");
@@ -131,12 +129,11 @@ api::response reset_status(server_api& api, request const& req, std::int64_t wf)
     if (!decided) return api::error_response(detail::refused(decided.error()));
     if (auto ok = write_flags(api.db(), wf, *decided, changes.source()); !ok)
         return api::error_response(ok.error());
-    api.notify(wf); // no longer canceled: ready jobs are claimable again
+    api.notify(wf);  // no longer canceled: ready jobs are claimable again
     return status_reply(api.db(), wf, changes.source());
 }
 
-// The jobs failed_only resets: core::failed_jobs_to_reset over each job's
-// current result.
+// The jobs failed_only resets: core::failed_jobs_to_reset over each job's current result.
 api_result<std::vector<std::int64_t>> failed_roots(store& db, std::int64_t wf,
                                                    std::string_view what)
 {
@@ -236,7 +233,7 @@ api::response ready_job_requirements(server_api& api, request const& req, std::i
     return api::json_response(200, boost::json::serialize(out));
 }
 
-} // namespace
+}  // namespace
 
 void add_workflow_state_routes(server_api& api)
 {
@@ -262,7 +259,7 @@ void add_workflow_state_routes(server_api& api)
                                             api::decode_mode::update, what);
              if (!fields) return api::error_response(fields.error());
              auto row = a.db().update(api::workflow_status_model, wf, *fields, what);
-             if (row) a.notify(wf); // canceled or not, parked claims look again
+             if (row) a.notify(wf);  // canceled or not, parked claims look again
              return detail::reply(row, api::workflow_status_model);
          }},
         {"PUT", "/workflows/{id}/cancel", cancel},
@@ -278,4 +275,4 @@ void add_workflow_state_routes(server_api& api)
     }
 }
 
-} // namespace torcrun::io
+}  // namespace torcrun::io

@@ -1,8 +1,7 @@
-// Worker leases (an extension): POST /compute_nodes/{id}/heartbeat starts and
-// renews a node's lease, and expire_lost_workers, run by the server's timer,
-// hands back or fails the jobs of nodes that went silent (core::lost_workers,
-// core::orphaned_job_outcome), so no job stays pending or running on a worker
-// that is gone. A node that never sent a heartbeat (every Torc runner) holds no
+// Worker leases (an extension): POST /compute_nodes/{id}/heartbeat starts and renews a node's
+// lease, and expire_lost_workers, run by the server's timer, hands back or fails the jobs of nodes
+// that went silent (core::lost_workers, core::orphaned_job_outcome), so no job stays pending or
+// running on a worker that is gone. A node that never sent a heartbeat (every Torc runner) holds no
 // lease and is never expired.
 #include "lifecycle_detail.hpp"
 
@@ -98,9 +97,8 @@ api_result<std::vector<held_job>> jobs_held_by(sqlite::connection& db, std::int6
     return out;
 }
 
-// A running job of a lost worker failed by policy: a result as Torc's orphan
-// cleanup writes it (return code -128), then dependents resolved like any
-// completion.
+// A running job of a lost worker failed by policy: a result as Torc's orphan cleanup writes it
+// (return code -128), then dependents resolved like any completion.
 api_result<void> fail_orphan(job_changes& changes, held_job const& job, std::int64_t node,
                              std::int64_t return_code)
 {
@@ -146,15 +144,14 @@ api_result<void> expire_worker(job_changes& changes, std::int64_t node, lease_sw
         }
         auto ok = changes.set_status(job.workflow_id, job.id, job.status, outcome->status);
         if (!ok) return ok;
-        // Counted for on_jobs_ready when it first became ready; only the parked
-        // claims wake.
+        // Counted for on_jobs_ready when it first became ready; only the parked claims wake.
         changes.api().notify(job.workflow_id);
         out.jobs_ready.push_back(job.id);
     }
     return {};
 }
 
-} // namespace
+}  // namespace
 
 api_result<lease_sweep> expire_lost_workers(server_api& api,
                                             std::chrono::system_clock::time_point now)
@@ -186,4 +183,4 @@ void add_lease_routes(server_api& api)
                   });
 }
 
-} // namespace torcrun::io
+}  // namespace torcrun::io

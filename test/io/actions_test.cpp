@@ -1,6 +1,6 @@
-// Workflow actions through server_api: trigger counts as jobs become ready and complete, the
-// start triggers armed by initialize_jobs, on_workflow_complete, the pending list with its
-// trigger_type filter, and claims (once, persistent, refusals).
+// Workflow actions through server_api: trigger counts as jobs become ready and complete, the start
+// triggers armed by initialize_jobs, on_workflow_complete, the pending list with its trigger_type
+// filter, and claims (once, persistent, refusals).
 #include "lifecycle_fixture.hpp"
 
 #include <boost/test/data/monomorphic.hpp>
@@ -38,8 +38,10 @@ struct actions_fixture : lifecycle_fixture {
     {
         std::vector<std::int64_t> out;
         auto const list = ok("GET", "/workflows/1/actions/pending", "", std::move(q));
-        for (auto const& a : list.as_array())
+        for (auto const& a : list.as_array()) {
+            torcrun::test::check_shape(api::workflow_action_model, a);
             out.push_back(a.at("id").as_int64());
+        }
         return out;
     }
     std::string counts()

@@ -1,7 +1,7 @@
-// The claim endpoints through server_api: per-node resource filtering with multi-node jobs,
-// sort methods (query and workflow), time limits, scheduler matching, limits; the claimed jobs'
-// JSON; canceled workflows; long polls; 10,000 ready jobs among 50 interleaved claimers; and
-// every refusal verbatim with nothing changed.
+// The claim endpoints through server_api: per-node resource filtering with multi-node jobs, sort
+// methods (query and workflow), time limits, scheduler matching, limits; the claimed jobs' JSON;
+// canceled workflows; long polls; 10,000 ready jobs among 50 interleaved claimers; and every
+// refusal verbatim with nothing changed.
 #include "lifecycle_fixture.hpp"
 
 #include <boost/test/data/monomorphic.hpp>
@@ -12,32 +12,26 @@
 namespace api = torcrun::api;
 namespace bdata = boost::unit_test::data;
 using torcrun::test::lifecycle_fixture;
+using torcrun::test::node_body;
 using torcrun::test::query;
 
 BOOST_AUTO_TEST_SUITE(claims)
 
 struct spec_job {
     std::string name;
-    std::string requirements; // resource_requirements fields beyond workflow_id and name
-    std::string extra;        // job fields
+    std::string requirements;  // resource_requirements fields beyond workflow_id and name
+    std::string extra;         // job fields
 };
 
 struct claim_case {
     std::string name;
     std::vector<spec_job> jobs;
-    std::string body; // ComputeNodesResources
+    std::string body;  // ComputeNodesResources
     query q;
     std::int64_t limit;
-    std::vector<std::string> claimed; // names, in answer order
+    std::vector<std::string> claimed;  // names, in answer order
 };
 std::ostream& operator<<(std::ostream& os, claim_case const& c) { return os << c.name; }
-
-std::string node_body(int cpus, double gb, int gpus, int nodes, std::string const& more = {})
-{
-    return R"({"num_cpus":)" + std::to_string(cpus) + R"(,"memory_gb":)" + std::to_string(gb) +
-           R"(,"num_gpus":)" + std::to_string(gpus) + R"(,"num_nodes":)" + std::to_string(nodes) +
-           more + "}";
-}
 
 std::vector<claim_case> const claim_cases{
     {"cpus accumulate per node",
@@ -155,7 +149,7 @@ BOOST_DATA_TEST_CASE_F(lifecycle_fixture, by_resources, bdata::make(claim_cases)
     initialize();
     auto out = ok("POST", "/workflows/1/claim_jobs_based_on_resources/" + std::to_string(c.limit),
                   c.body, c.q);
-    BOOST_TEST(out.as_object().size() == 1u); // no "reason" unless canceled
+    BOOST_TEST(out.as_object().size() == 1u);  // no "reason" unless canceled
     std::vector<std::string> names;
     for (auto const& j : out.at("jobs").as_array()) {
         names.push_back(std::string(j.at("name").as_string()));
@@ -208,7 +202,7 @@ BOOST_FIXTURE_TEST_CASE(claim_next_jobs_limits, lifecycle_fixture)
         job("j" + std::to_string(i));
     initialize();
     BOOST_TEST(claim_next(3).size() == 3u);
-    BOOST_TEST(ids_of(ok("POST", "/workflows/1/claim_next_jobs")).size() == 9u); // default 10
+    BOOST_TEST(ids_of(ok("POST", "/workflows/1/claim_next_jobs")).size() == 9u);  // default 10
     BOOST_TEST(claim_next(5).empty());
 }
 
@@ -280,7 +274,7 @@ BOOST_FIXTURE_TEST_CASE(fifty_claimers_share_ten_thousand_jobs, lifecycle_fixtur
     std::vector<std::int64_t> nodes;
     for (int i = 0; i < claimers; ++i)
         nodes.push_back(node());
-    std::map<std::int64_t, std::int64_t> owner; // job -> claimant
+    std::map<std::int64_t, std::int64_t> owner;  // job -> claimant
     std::size_t claims = 0;
     for (bool any = true; any;) {
         any = false;
@@ -309,106 +303,6 @@ BOOST_FIXTURE_TEST_CASE(fifty_claimers_share_ten_thousand_jobs, lifecycle_fixtur
         mismatched += owner.at(stmt.int64(0)) != stmt.int64(1) ? 1 : 0;
     BOOST_TEST(mismatched == 0);
     BOOST_TEST_MESSAGE(claims << " claim requests");
-}
-
-struct claim_refusal {
-    std::string path;
-    std::string body;
-    query q;
-    unsigned status;
-    std::string message;
-};
-std::ostream& operator<<(std::ostream& os, claim_refusal const& c) { return os << c.path; }
-
-std::string const resources_path = "/workflows/1/claim_jobs_based_on_resources/5";
-std::vector<claim_refusal> const claim_refusals{
-    {"/workflows/9/claim_next_jobs", "", {}, 404, "claim_next_jobs: no workflow with id 9"},
-    {"/workflows/9/claim_jobs_based_on_resources/5",
-     node_body(1, 1, 0, 1),
-     {},
-     404,
-     "claim_jobs_based_on_resources: no workflow with id 9"},
-    {resources_path,
-     R"({"num_cpus":1,"num_gpus":0,"num_nodes":1})",
-     {},
-     422,
-     R"(claim_jobs_based_on_resources: field "memory_gb": required field is missing)"},
-    {resources_path,
-     node_body(1, 1, 0, 1, R"(,"time_limit":"1 hour")"),
-     {},
-     422,
-     R"(claim_jobs_based_on_resources: field "time_limit": duration: "1 hour" does not start with P (e.g. PT30M, P1DT12H))"},
-    {resources_path,
-     node_body(1, 1, 0, 1),
-     {{"sort_method", "fastest"}},
-     400,
-     R"(claim_jobs_based_on_resources: query parameter "sort_method": jobs_sort_method: "fastest" is not one of gpus_runtime_memory, gpus_memory_runtime or none)"},
-    {resources_path,
-     node_body(1, 1, 0, 1),
-     {{"strict_scheduler_match", "yes"}},
-     400,
-     R"(claim_jobs_based_on_resources: query parameter "strict_scheduler_match": "yes" is not true or false)"},
-    {"/workflows/1/claim_next_jobs",
-     "",
-     {{"wait_seconds", "-1"}},
-     400,
-     R"(claim_next_jobs: query parameter "wait_seconds": "-1" is not a number of seconds (0 or more))"},
-    {"/workflows/1/claim_next_jobs",
-     "",
-     {{"wait_seconds", "soon"}},
-     400,
-     R"(claim_next_jobs: query parameter "wait_seconds": "soon" is not a number of seconds (0 or more))"},
-    {"/workflows/1/claim_next_jobs",
-     "",
-     {{"limit", "many"}},
-     400,
-     R"(claim_next_jobs: query parameter "limit": "many" is not an integer)"},
-    {"/workflows/1/claim_next_jobs",
-     "",
-     {{"compute_node_id", "9"}},
-     404,
-     R"(claim_next_jobs: query parameter "compute_node_id": no compute_node with id 9)"},
-    {"/workflows/1/claim_next_jobs",
-     "",
-     {{"compute_node_id", "2"}},
-     422,
-     R"(claim_next_jobs: query parameter "compute_node_id": compute_node 2 belongs to workflow 2, not 1)"},
-    {"/workflows/1/claim_next_jobs",
-     "",
-     {{"compute_node_id", "3"}},
-     409,
-     "claim_next_jobs: compute node 3 is inactive; its jobs were handed back, register a new node"},
-    {"/workflows/1/claim_next_jobs",
-     "5",
-     {},
-     422,
-     "claim_next_jobs: request body: expected an object or null, found an integer"},
-};
-
-// Workflow 1 with a ready job and node 1; workflow 2 with node 2; node 3 of workflow 1 inactive.
-struct claim_refusal_fixture : lifecycle_fixture {
-    claim_refusal_fixture()
-    {
-        job("a");
-        node();
-        workflow("other");
-        node(2);
-        auto const off = node();
-        ok("PUT", "/compute_nodes/" + std::to_string(off),
-           R"({"workflow_id":1,"hostname":"n1","pid":7,"start_time":"t","is_active":false,)"
-           R"("num_cpus":8,"memory_gb":16,"num_gpus":0,"num_nodes":1,"compute_node_type":"local"})");
-        initialize();
-        notified.clear();
-    }
-};
-
-BOOST_DATA_TEST_CASE_F(claim_refusal_fixture, refusals_change_nothing, bdata::make(claim_refusals),
-                       c)
-{
-    auto const before = snapshot();
-    BOOST_TEST(fails(c.status, "POST", c.path, c.body, c.q) == c.message);
-    BOOST_TEST(snapshot() == before);
-    BOOST_TEST(notified.empty());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,7 +1,7 @@
 // Worker leases through server_api and expire_lost_workers: heartbeats start and renew a lease
 // (claims renew it too), a node silent past the lease is marked inactive and its pending and
-// running jobs go back to ready, or running ones fail with -128 and cancel their dependents,
-// per the server's lost_worker_jobs; nodes that never sent a heartbeat are never expired.
+// running jobs go back to ready, or running ones fail with -128 and cancel their dependents, per
+// the server's lost_worker_jobs; nodes that never sent a heartbeat are never expired.
 #include "lifecycle_fixture.hpp"
 
 #include <boost/test/data/monomorphic.hpp>
@@ -37,7 +37,7 @@ struct lease_fixture : lifecycle_fixture {
         dependent = job("dependent", R"("depends_on_job_ids":[2])");
         foreign = job("foreign");
         lost = node();
-        silent = node(); // a Torc runner: never sends a heartbeat
+        silent = node();  // a Torc runner: never sends a heartbeat
         initialize();
         heartbeat(lost);
         on_leased("POST", "/workflows/1/claim_next_jobs", "",
@@ -79,7 +79,7 @@ BOOST_FIXTURE_TEST_CASE(heartbeats_answer_with_the_lease, lease_fixture)
 
 BOOST_FIXTURE_TEST_CASE(a_lost_worker_hands_its_jobs_back, lease_fixture)
 {
-    BOOST_TEST((sweep(seconds(60)) == io::lease_sweep{})); // exactly the lease: still alive
+    BOOST_TEST((sweep(seconds(60)) == io::lease_sweep{}));  // exactly the lease: still alive
     woken.clear();
     auto const swept = sweep(seconds(61));
     BOOST_TEST((swept.lost_workers == std::vector<std::int64_t>{lost}));
@@ -88,7 +88,7 @@ BOOST_FIXTURE_TEST_CASE(a_lost_worker_hands_its_jobs_back, lease_fixture)
     BOOST_TEST((woken == std::vector<std::int64_t>{1}));
     BOOST_TEST(status(pending_job) == "ready");
     BOOST_TEST(status(running_job) == "ready");
-    BOOST_TEST(status(foreign) == "running"); // its node holds no lease
+    BOOST_TEST(status(foreign) == "running");  // its node holds no lease
     BOOST_TEST(scalar("SELECT is_active FROM compute_node WHERE id = 1") == 0);
     BOOST_TEST(scalar("SELECT COUNT(*) FROM job WHERE active_compute_node_id = 1") == 0);
     BOOST_TEST(
@@ -98,7 +98,7 @@ BOOST_FIXTURE_TEST_CASE(a_lost_worker_hands_its_jobs_back, lease_fixture)
     BOOST_TEST(late.status == 409u);
     BOOST_TEST(late.body.find("heartbeat: compute node 1 is inactive; its jobs were handed back, "
                               "register a new node") != std::string::npos);
-    BOOST_TEST((sweep(seconds(600)) == io::lease_sweep{})); // nothing twice
+    BOOST_TEST((sweep(seconds(600)) == io::lease_sweep{}));  // nothing twice
 }
 
 BOOST_FIXTURE_TEST_CASE(heartbeats_and_claims_renew, lease_fixture)
@@ -131,6 +131,30 @@ BOOST_FIXTURE_TEST_CASE(running_jobs_fail_by_policy, failing_fixture)
     BOOST_TEST(r.at("compute_node_id").as_int64() == lost);
     BOOST_TEST(r.at("status").as_string() == "failed");
     BOOST_TEST((woken == std::vector<std::int64_t>{1}));
+}
+
+BOOST_FIXTURE_TEST_CASE(run_task_commits_or_rolls_back, lifecycle_fixture)
+{
+    auto const before = snapshot();
+    notified.clear();
+    auto failed = server.run_task([this]() -> torcrun::api::api_result<void> {
+        (void)db.db().exec("UPDATE workflow_status SET run_id = 5");
+        server.notify(1);
+        return torcrun::api::conflict("sweep: refused after writing");
+    });
+    BOOST_TEST_REQUIRE(failed.has_error());
+    BOOST_TEST(failed.error().message == "sweep: refused after writing");
+    BOOST_TEST(snapshot() == before);
+    BOOST_TEST(notified.empty());
+    auto done = server.run_task([this]() -> torcrun::api::api_result<void> {
+        (void)db.db().exec("UPDATE workflow_status SET run_id = 5");
+        server.notify(1);
+        server.notify(1);  // once per task
+        return {};
+    });
+    BOOST_TEST(done.has_value());
+    BOOST_TEST(scalar("SELECT run_id FROM workflow_status") == 5);
+    BOOST_TEST((notified == std::vector<std::int64_t>{1}));
 }
 
 struct refusal {

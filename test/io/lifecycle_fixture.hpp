@@ -13,6 +13,14 @@
 
 namespace torcrun::test {
 
+// A ComputeNodesResources body (the claim request), per node.
+inline std::string node_body(int cpus, double gb, int gpus, int nodes, std::string const& more = {})
+{
+    return R"({"num_cpus":)" + std::to_string(cpus) + R"(,"memory_gb":)" + std::to_string(gb) +
+           R"(,"num_gpus":)" + std::to_string(gpus) + R"(,"num_nodes":)" + std::to_string(nodes) +
+           more + "}";
+}
+
 struct lifecycle_fixture : api_fixture {
     // Workflow 1 with its default resource requirements (id 1).
     lifecycle_fixture() { workflow(); }
@@ -129,4 +137,4 @@ struct lifecycle_fixture : api_fixture {
     }
 };
 
-} // namespace torcrun::test
+}  // namespace torcrun::test

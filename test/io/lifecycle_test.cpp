@@ -22,7 +22,7 @@ std::string const complete_true =
 
 BOOST_FIXTURE_TEST_CASE(progress_answers, lifecycle_fixture)
 {
-    BOOST_TEST(call("GET", "/workflows/1/is_complete").body == complete_true); // no jobs
+    BOOST_TEST(call("GET", "/workflows/1/is_complete").body == complete_true);  // no jobs
     BOOST_TEST(call("GET", "/workflows/1/is_uninitialized").body == R"({"is_uninitialized":true})");
     auto const a = job("a");
     job("b", R"("depends_on_job_ids":[1])");
@@ -70,8 +70,8 @@ BOOST_FIXTURE_TEST_CASE(initialize_from_user_data_and_partially, lifecycle_fixtu
                                          {"eval", "completed"},
                                          {"report", "ready"},
                                          {"extra", "ready"}}));
-    // A full initialization keeps finished work whose blockers stay finished, and clears
-    // ephemeral user data (the default).
+    // A full initialization keeps finished work whose blockers stay finished, and clears ephemeral
+    // user data (the default).
     initialize();
     BOOST_TEST(status(train) == "completed");
     BOOST_TEST(!ok("GET", "/user_data/1").as_object().contains("data"));
