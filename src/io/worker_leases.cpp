@@ -40,9 +40,8 @@ api::response heartbeat(server_api& api, request const& req, std::int64_t node)
             api::conflict(std::string(what) + ": compute node " + std::to_string(node) +
                           " is inactive; its jobs were handed back, register a new node"));
     }
-    auto renewed = detail::scalar(db, "UPDATE compute_node SET last_heartbeat_ms = ? WHERE id = ?",
-                                  {epoch_ms(api.options().clock()), node}, what);
-    if (!renewed) return api::error_response(renewed.error());
+    if (auto renewed = detail::renew_lease(api, node, true, what); !renewed)
+        return api::error_response(renewed.error());
     boost::json::object out;
     out["compute_node_id"] = node;
     auto const lease = api.options().worker_lease_seconds;
@@ -152,6 +151,19 @@ api_result<void> expire_worker(job_changes& changes, std::int64_t node, lease_sw
 }
 
 }  // namespace
+
+api_result<void> detail::renew_lease(server_api& api, std::int64_t node, bool start,
+                                     std::string_view what)
+{
+    auto renewed =
+        detail::scalar(api.db().db(),
+                       start ? "UPDATE compute_node SET last_heartbeat_ms = ? WHERE id = ?"
+                             : "UPDATE compute_node SET last_heartbeat_ms = ? WHERE id = ? "
+                               "AND last_heartbeat_ms IS NOT NULL",
+                       {epoch_ms(api.options().clock()), node}, what);
+    if (!renewed) return renewed.error();
+    return {};
+}
 
 api_result<lease_sweep> expire_lost_workers(server_api& api,
                                             std::chrono::system_clock::time_point now)

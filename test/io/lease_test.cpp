@@ -54,8 +54,7 @@ struct lease_fixture : lifecycle_fixture {
         req.method = std::move(method);
         req.path = std::move(path);
         req.body = std::move(body);
-        for (auto& [k, v] : q)
-            req.query.emplace(k, v);
+        for (auto& [k, v] : q) req.query.emplace(k, v);
         return std::get<api::response>(leased->handle(req));
     }
     api::response heartbeat(std::int64_t id)
