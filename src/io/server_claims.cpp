@@ -68,8 +68,7 @@ api_result<claim_params> common_params(job_changes& changes, request const& req,
     if (!active) return active.error();
     if (*active && std::holds_alternative<std::int64_t>(**active) &&
         std::get<std::int64_t>(**active) == 0) {
-        return api::conflict(what + ": compute node " + std::to_string(id) +
-                             " is inactive; its jobs were handed back, register a new node");
+        return detail::inactive_node(what, id);
     }
     if (auto renewed = detail::renew_lease(changes.api(), id, false, what); !renewed)
         return renewed.error();

@@ -36,9 +36,7 @@ api::response heartbeat(server_api& api, request const& req, std::int64_t node)
                                                   std::to_string(node)));
     }
     if (auto const* flag = std::get_if<std::int64_t>(&**active); flag != nullptr && *flag == 0) {
-        return api::error_response(
-            api::conflict(std::string(what) + ": compute node " + std::to_string(node) +
-                          " is inactive; its jobs were handed back, register a new node"));
+        return api::error_response(detail::inactive_node(what, node));
     }
     if (auto renewed = detail::renew_lease(api, node, true, what); !renewed)
         return api::error_response(renewed.error());
@@ -151,6 +149,13 @@ api_result<void> expire_worker(job_changes& changes, std::int64_t node, lease_sw
 }
 
 }  // namespace
+
+api::api_error detail::inactive_node(std::string_view what, std::int64_t node)
+{
+    return api::conflict(std::string(what) + ": compute node " + std::to_string(node) +
+                         " is inactive (shut down, or its lease ran out and its jobs went back); "
+                         "register a new node");
+}
 
 api_result<void> detail::renew_lease(server_api& api, std::int64_t node, bool start,
                                      std::string_view what)
