@@ -1,0 +1,100 @@
+// `torcrun server [--config FILE] [--host H] [--port P] [--db PATH] [--set KEY=VALUE]`: the
+// workflow server. Wiring only: the configuration becomes the store (WAL), the Torc REST API over
+// it and the HTTP server settings; run_http_server owns the reactor and the SIGTERM path, and
+// returns once in-flight requests are answered, after which the store closes the database.
+#include "torcrun/apps/commands.hpp"
+
+#include "config_options.hpp"
+#include "torcrun/io/http_server.hpp"
+#include "torcrun/io/logger.hpp"
+#include "torcrun/io/server_api.hpp"
+#include "torcrun/io/store.hpp"
+
+#include <boost/program_options/parsers.hpp>
+#include <boost/program_options/variables_map.hpp>
+
+#include <iostream>
+#include <string>
+
+namespace torcrun::apps {
+
+namespace po = boost::program_options;
+
+namespace {
+
+io::log_level to_log_level(core::log_severity severity)
+{
+    switch (severity) {
+        case core::log_severity::error: return io::log_level::err;
+        case core::log_severity::warning: return io::log_level::warning;
+        case core::log_severity::info: return io::log_level::info;
+        case core::log_severity::debug: return io::log_level::debug;
+    }
+    return io::log_level::info;
+}
+
+io::server_settings http_settings(core::server_config const& config)
+{
+    io::server_settings s;
+    s.host = config.host;
+    s.port = config.port;
+    s.max_body_bytes = config.max_body_bytes;
+    s.htpasswd_file = config.auth.htpasswd_file;
+    return s;
+}
+
+// The base URL clients use; an IPv6 address needs brackets.
+std::string listening_url(std::string const& host, std::uint16_t port)
+{
+    auto const shown = host.find(':') == std::string::npos ? host : "[" + host + "]";
+    return "http://" + shown + ":" + std::to_string(port) + "/torc-service/v1";
+}
+
+void print_usage(std::ostream& out, po::options_description const& options)
+{
+    out << "usage: torcrun server [options]\n\n"
+           "Serves the Torc v0.10 REST API (/torc-service/v1) from a SQLite database until\n"
+           "SIGTERM or SIGINT. Configuration problems exit 2; a database or address that\n"
+           "cannot be used exits 1.\n\n"
+        << options;
+}
+
+int serve(core::server_config const& config)
+{
+    auto log = io::stderr_logger(to_log_level(config.log_level));
+    auto db = io::store::open(config.database);
+    if (!db) {
+        std::cerr << "torcrun server: " << db.error().message << "\n";
+        return 1;
+    }
+    io::server_api api(*db);
+    io::server_hooks hooks;
+    hooks.on_listening = [host = config.host](std::uint16_t port) {
+        std::cerr << "torcrun server: listening on " << listening_url(host, port) << std::endl;
+    };
+    return io::run_http_server(http_settings(config), api, log, std::move(hooks));
+}
+
+}  // namespace
+
+int cmd_server(arguments const& args)
+{
+    auto options = server_config_options();
+    options.add_options()("help,h", "print this help");
+    po::variables_map flags;
+    try {
+        po::store(po::command_line_parser(args).options(options).run(), flags);
+    } catch (po::error const& e) {
+        std::cerr << "torcrun server: " << e.what() << "\n";
+        return 2;
+    }
+    if (flags.count("help")) return print_usage(std::cout, options), 0;
+    auto config = load_server_config(flags);
+    if (!config) {
+        std::cerr << config.error().message << "\n";
+        return 2;
+    }
+    return serve(*config);
+}
+
+}  // namespace torcrun::apps
