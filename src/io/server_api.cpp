@@ -2,9 +2,13 @@
 // rollback on any 4xx/5xx, change notifications after the commit only.
 #include "torcrun/io/server_api.hpp"
 
+#include "torcrun/io/job_lifecycle.hpp"
+
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <exception>
+#include <utility>
 
 namespace torcrun::io {
 
@@ -15,6 +19,13 @@ server_api::server_api(store& db, server_options options) : store_(db), options_
     add_workflow_routes(*this);
     add_resource_routes(*this);
     add_job_routes(*this);
+    // -- job life cycle
+    add_workflow_state_routes(*this);
+    add_initialize_routes(*this);
+    add_job_lifecycle_routes(*this);
+    add_claim_routes(*this);
+    add_action_routes(*this);
+    add_lease_routes(*this);
 }
 
 void server_api::add_route(std::string_view method, std::string_view pattern,
@@ -28,7 +39,12 @@ void server_api::set_change_listener(std::function<void(std::int64_t)> listener)
     listener_ = std::move(listener);
 }
 
-void server_api::notify(std::int64_t workflow_id) { changed_.push_back(workflow_id); }
+void server_api::notify(std::int64_t workflow_id)
+{
+    // Once per workflow and request: a batch completion may release jobs many times over.
+    if (std::find(changed_.begin(), changed_.end(), workflow_id) == changed_.end())
+        changed_.push_back(workflow_id);
+}
 
 std::string server_api::timestamp() const
 {
@@ -51,6 +67,33 @@ api::outcome server_api::run(api::request const& req)
     } catch (std::exception const& e) {
         return api::error_response(api::internal_error("internal: " + std::string(e.what())));
     }
+}
+
+api_result<void> server_api::run_task(std::function<api_result<void>()> const& work)
+{
+    changed_.clear();
+    auto tx = sqlite::transaction::begin(store_.db(), sqlite::transaction::kind::immediate);
+    if (!tx) return api::api_error{503, "database: " + tx.error().message};
+    api_result<void> done;
+    try {
+        done = work();
+    } catch (std::exception const& e) {
+        done = api::internal_error("internal: " + std::string(e.what()));
+    }
+    if (!done) {
+        tx->rollback();
+        changed_.clear();
+        return done;
+    }
+    if (auto committed = tx->commit(); !committed) {
+        changed_.clear();
+        return api::internal_error("database: " + committed.error().message);
+    }
+    auto const changed = std::exchange(changed_, {});
+    if (listener_) {
+        for (auto id : changed) listener_(id);
+    }
+    return {};
 }
 
 api::outcome server_api::handle(api::request const& req)

@@ -195,8 +195,23 @@ CREATE INDEX workflow_action_workflow ON workflow_action(workflow_id);
 CREATE INDEX workflow_action_executed_by ON workflow_action(executed_by);
 )sql";
 
+// -- job life cycle: worker leases and the claim and lease lookups.
+// last_heartbeat_ms is NULL until a worker sends its first heartbeat (an extension), so nodes of
+// Torc's own runners, which never send one, hold no lease and are never expired. The claim
+// index covers the candidate query (no job row is read); the partial indexes keep the lease
+// sweep to the few rows it concerns.
+constexpr std::string_view schema_v2 = R"sql(
+ALTER TABLE compute_node ADD COLUMN last_heartbeat_ms INTEGER;
+CREATE INDEX compute_node_lease ON compute_node(last_heartbeat_ms)
+  WHERE is_active = 1 AND last_heartbeat_ms IS NOT NULL;
+CREATE INDEX job_claim ON job(workflow_id, status, resource_requirements_id, scheduler_id);
+CREATE INDEX job_active_compute_node ON job(active_compute_node_id)
+  WHERE active_compute_node_id IS NOT NULL;
+CREATE INDEX workflow_action_trigger ON workflow_action(workflow_id, trigger_type);
+)sql";
+
 // Append new versions; never edit one that has shipped.
-constexpr std::array<std::string_view, 1> migrations{schema_v1};
+constexpr std::array<std::string_view, 2> migrations{schema_v1, schema_v2};
 
 }  // namespace
 

@@ -15,6 +15,7 @@
 
 #include "torcrun/api/http_types.hpp"
 #include "torcrun/api/router.hpp"
+#include "torcrun/core/worker_lease.hpp"
 #include "torcrun/io/store.hpp"
 
 #include <chrono>
@@ -33,6 +34,11 @@ struct server_options {
     std::string api_version = "0.10.0";
     // Workflow timestamps; tests pass a fixed clock.
     std::function<std::chrono::system_clock::time_point()> clock;
+    // -- job life cycle (server_config: long_poll_max_seconds, worker_lease_seconds,
+    //    lost_worker_jobs)
+    double long_poll_max_seconds = 30;  // a claim's wait_seconds is cut to this (and to 60)
+    double worker_lease_seconds = 120;  // a heartbeat older than this loses the worker
+    core::orphan_policy lost_worker_jobs = core::orphan_policy::ready;
 };
 
 class server_api : public api::request_handler {
@@ -51,6 +57,10 @@ public:
     std::string timestamp() const;
     // Reports the workflow to the change listener once the request's transaction commits.
     void notify(std::int64_t workflow_id);
+    // Runs work that is not a request (a timer's sweep) the way handle() runs a request: in one
+    // BEGIN IMMEDIATE transaction, committed when `work` succeeds and rolled back otherwise, with
+    // the notified workflows reported to the listener after the commit.
+    api_result<void> run_task(std::function<api_result<void>()> const& work);
 
 private:
     api::outcome run(api::request const& req);

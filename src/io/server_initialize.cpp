@@ -1,0 +1,234 @@
+// POST /workflows/{id}/initialize_jobs: the edges implied by files and user data
+// (core::implied_edges, added to job_depends_on), then core::initialize_jobs over every job and
+// edge of the workflow, ephemeral user data cleared, and the workflow's actions re-armed with
+// trigger counts that match the new job statuses. Torc never checks implied edges for cycles;
+// neither does this: jobs on a cycle stay blocked, as there.
+#include "lifecycle_detail.hpp"
+
+#include <boost/json/parse.hpp>
+
+#include <unordered_map>
+
+namespace torcrun::io {
+namespace {
+
+using api::request;
+using core::job_status;
+using detail::job_changes;
+
+using pair_list = std::vector<std::pair<std::int64_t, std::int64_t>>;
+
+api_result<pair_list> read_pairs(store& db, std::string const& sql, std::int64_t wf,
+                                 std::string_view what)
+{
+    pair_list out;
+    auto stmt = db.db().cached(sql);
+    if (!stmt) return detail::to_api_error(stmt.error(), what);
+    (*stmt)->bind(1, wf);
+    while (true) {
+        auto row = (*stmt)->step();
+        if (!row) return detail::to_api_error(row.error(), what);
+        if (!*row) break;
+        out.emplace_back((*stmt)->int64(0), (*stmt)->int64(1));
+    }
+    return out;
+}
+
+// The workflow's rows of a link table (job_id, other id).
+api_result<std::vector<core::data_link>> links(store& db, std::string_view table,
+                                               std::string_view column, std::int64_t wf,
+                                               std::string_view what)
+{
+    auto rows =
+        read_pairs(db,
+                   "SELECT l.job_id, l." + std::string(column) + " FROM " + std::string(table) +
+                       " l JOIN job j ON j.id = l.job_id WHERE j.workflow_id = ?",
+                   wf, what);
+    if (!rows) return rows.error();
+    std::vector<core::data_link> out;
+    for (auto [job, data] : *rows)
+        out.push_back({job, data});
+    return out;
+}
+
+api_result<std::vector<core::dependency_edge>> edges(store& db, std::int64_t wf,
+                                                     std::string_view what)
+{
+    auto rows = read_pairs(db,
+                           "SELECT d.job_id, d.depends_on_job_id FROM job_depends_on d JOIN job j "
+                           "ON j.id = d.job_id WHERE j.workflow_id = ?",
+                           wf, what);
+    if (!rows) return rows.error();
+    std::vector<core::dependency_edge> out;
+    for (auto [job, blocker] : *rows)
+        out.push_back({job, blocker});
+    return out;
+}
+
+// Adds the implied edges; returns how many were new.
+api_result<std::size_t> add_implied_edges(store& db, std::int64_t wf, std::string_view what)
+{
+    auto existing = edges(db, wf, what);
+    if (!existing) return existing.error();
+    auto file_in = links(db, "job_input_file", "file_id", wf, what);
+    auto file_out = links(db, "job_output_file", "file_id", wf, what);
+    auto data_in = links(db, "job_input_user_data", "user_data_id", wf, what);
+    auto data_out = links(db, "job_output_user_data", "user_data_id", wf, what);
+    for (auto const* r : {&file_in, &file_out, &data_in, &data_out}) {
+        if (!*r) return r->error();
+    }
+    auto added = core::implied_edges(*file_in, *file_out, *existing);
+    existing->insert(existing->end(), added.begin(), added.end());
+    auto more = core::implied_edges(*data_in, *data_out, *existing);
+    added.insert(added.end(), more.begin(), more.end());
+    auto stmt = db.db().cached("INSERT OR IGNORE INTO job_depends_on (job_id, "
+                               "depends_on_job_id) VALUES (?, ?)");
+    if (!stmt) return detail::to_api_error(stmt.error(), what);
+    for (auto const& e : added) {
+        (*stmt)->reset();
+        (*stmt)->bind(1, e.job_id).bind(2, e.depends_on_job_id);
+        if (auto done = (*stmt)->run(); !done) return detail::to_api_error(done.error(), what);
+    }
+    return added.size();
+}
+
+api_result<std::vector<core::job_node>> jobs(store& db, std::int64_t wf, std::string_view what)
+{
+    std::vector<core::job_node> out;
+    auto stmt = db.db().cached("SELECT id, status, cancel_on_blocking_job_failure FROM "
+                               "job WHERE workflow_id = ?");
+    if (!stmt) return detail::to_api_error(stmt.error(), what);
+    (*stmt)->bind(1, wf);
+    while (true) {
+        auto row = (*stmt)->step();
+        if (!row) return detail::to_api_error(row.error(), what);
+        if (!*row) break;
+        out.push_back({(*stmt)->int64(0), job_status{static_cast<int>((*stmt)->int64(1))},
+                       (*stmt)->int64(2) != 0});
+    }
+    return out;
+}
+
+bool job_gated(std::string_view trigger)
+{
+    return trigger == "on_jobs_ready" || trigger == "on_jobs_complete";
+}
+
+// Actions after initialization (Torc's reset_actions_for_reinitialize): workflow- and worker-start
+// actions become pending, job-gated ones count the jobs already in their state,
+// on_workflow_complete waits. A full initialization re-arms every action; a partial one
+// (only_uninitialized) keeps on_workflow_start, and job-gated actions whose jobs all finished and
+// will not run again, executed.
+api_result<void> reset_actions(store& db, std::int64_t wf, bool partial,
+                               std::unordered_map<std::int64_t, job_status> const& status,
+                               std::string_view what)
+{
+    auto select = db.db().prepare("SELECT id, trigger_type, job_ids, required_triggers, "
+                                  "trigger_count FROM workflow_action "
+                                  "WHERE workflow_id = ?");
+    if (!select) return detail::to_api_error(select.error(), what);
+    select->bind(1, wf);
+    auto update = db.db().cached("UPDATE workflow_action SET trigger_count = ?, "
+                                 "executed = CASE WHEN ? THEN executed "
+                                 "ELSE 0 END, executed_at = CASE WHEN ? THEN "
+                                 "executed_at END, executed_by = CASE WHEN ? "
+                                 "THEN executed_by END WHERE id = ?");
+    if (!update) return detail::to_api_error(update.error(), what);
+    while (true) {
+        auto row = select->step();
+        if (!row) return detail::to_api_error(row.error(), what);
+        if (!*row) break;
+        auto const trigger = select->text(1);
+        std::int64_t count = select->int64(4), finished = 0, listed = 0;
+        if (job_gated(trigger)) {
+            count = 0;
+            boost::json::array ids;
+            if (!select->is_null(2)) {
+                boost::system::error_code ec;
+                auto parsed = boost::json::parse(select->text(2), ec);
+                if (!ec && parsed.is_array()) ids = std::move(parsed.get_array());
+            }
+            for (auto const& v : ids) {
+                if (!v.is_int64()) continue;
+                auto const it = status.find(v.get_int64());
+                auto const s = it == status.end() ? job_status::uninitialized : it->second;
+                bool const done = core::satisfies_dependency(s);
+                ++listed;
+                finished += done ? 1 : 0;
+                count += (done || (trigger == "on_jobs_ready" && s == job_status::ready)) ? 1 : 0;
+            }
+        } else if (trigger == "on_workflow_start" || trigger == "on_worker_start" ||
+                   trigger == "on_worker_complete") {
+            count = select->int64(3);
+        } else if (trigger == "on_workflow_complete") {
+            count = 0;
+        }
+        bool const keep = partial && (trigger == "on_workflow_start" ||
+                                      (job_gated(trigger) && listed > 0 && finished == listed));
+        (*update)->reset();
+        (*update)->bind(1, count).bind(2, std::int64_t{keep}).bind(3, std::int64_t{keep});
+        (*update)->bind(4, std::int64_t{keep}).bind(5, select->int64(0));
+        if (auto done = (*update)->run(); !done) return detail::to_api_error(done.error(), what);
+    }
+    return {};
+}
+
+api::response initialize(server_api& api, request const& req, std::int64_t wf)
+{
+    job_changes changes(api, "initialize_jobs");
+    auto const& what = changes.source();
+    if (auto ok = api::check_optional_body(req.body, what); !ok)
+        return api::error_response(ok.error());
+    auto partial = detail::flag_param(req, "only_uninitialized", false, what);
+    if (!partial) return api::error_response(partial.error());
+    auto clear = detail::flag_param(req, "clear_ephemeral_user_data", true, what);
+    if (!clear) return api::error_response(clear.error());
+    if (auto ok = api.db().require_workflow(wf, what); !ok) return api::error_response(ok.error());
+    auto added = add_implied_edges(api.db(), wf, what);
+    if (!added) return api::error_response(added.error());
+    auto nodes = jobs(api.db(), wf, what);
+    if (!nodes) return api::error_response(nodes.error());
+    auto all_edges = edges(api.db(), wf, what);
+    if (!all_edges) return api::error_response(all_edges.error());
+
+    auto const updates = core::initialize_jobs(*nodes, *all_edges, *partial);
+    std::unordered_map<std::int64_t, job_status> status;
+    for (auto const& n : *nodes)
+        status[n.id] = n.status;
+    std::vector<std::int64_t> ready, rerun;
+    for (auto const& u : updates) {
+        if (auto ok = changes.set_status(wf, u.job_id, u.from, u.to); !ok)
+            return api::error_response(ok.error());
+        status[u.job_id] = u.to;
+        if (u.to == job_status::ready) ready.push_back(u.job_id);
+        if (!core::satisfies_dependency(u.to)) rerun.push_back(u.job_id);
+    }
+    auto done = changes.drop_current_results(rerun);
+    if (done && *clear) {
+        auto cleared = detail::scalar(api.db().db(),
+                                      "UPDATE user_data SET data = NULL WHERE "
+                                      "workflow_id = ? AND is_ephemeral = 1",
+                                      {wf}, what);
+        if (!cleared) done = api_result<void>(cleared.error());
+    }
+    if (done) done = reset_actions(api.db(), wf, *partial, status, what);
+    if (done) done = changes.check_workflow_complete(wf);
+    if (!done) return api::error_response(done.error());
+    api.notify(wf);
+    return api::json_response(200, "{\"workflow_id\":" + std::to_string(wf) +
+                                       ",\"implied_edges_added\":" + std::to_string(*added) +
+                                       ",\"updated_count\":" + std::to_string(updates.size()) +
+                                       ",\"ready_count\":" + std::to_string(ready.size()) + "}");
+}
+
+}  // namespace
+
+void add_initialize_routes(server_api& api)
+{
+    api.add_route("POST", "/workflows/{id}/initialize_jobs",
+                  [&api](request const& req, api::path_params const& p) {
+                      return initialize(api, req, p.id("id"));
+                  });
+}
+
+}  // namespace torcrun::io

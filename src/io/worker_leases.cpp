@@ -1,0 +1,186 @@
+// Worker leases (an extension): POST /compute_nodes/{id}/heartbeat starts and renews a node's
+// lease, and expire_lost_workers, run by the server's timer, hands back or fails the jobs of nodes
+// that went silent (core::lost_workers, core::orphaned_job_outcome), so no job stays pending or
+// running on a worker that is gone. A node that never sent a heartbeat (every Torc runner) holds no
+// lease and is never expired.
+#include "lifecycle_detail.hpp"
+
+#include <boost/json/serialize.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace torcrun::io {
+namespace {
+
+using api::request;
+using core::job_status;
+using detail::job_changes;
+
+std::int64_t epoch_ms(std::chrono::system_clock::time_point t)
+{
+    return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+
+api::response heartbeat(server_api& api, request const& req, std::int64_t node)
+{
+    constexpr std::string_view what = "heartbeat";
+    if (auto ok = api::check_optional_body(req.body, what); !ok)
+        return api::error_response(ok.error());
+    auto& db = api.db().db();
+    auto active =
+        detail::scalar(db, "SELECT is_active FROM compute_node WHERE id = ?", {node}, what);
+    if (!active) return api::error_response(active.error());
+    if (!*active) {
+        return api::error_response(api::not_found(std::string(what) + ": no compute_node with id " +
+                                                  std::to_string(node)));
+    }
+    if (auto const* flag = std::get_if<std::int64_t>(&**active); flag != nullptr && *flag == 0) {
+        return api::error_response(
+            api::conflict(std::string(what) + ": compute node " + std::to_string(node) +
+                          " is inactive; its jobs were handed back, register a new node"));
+    }
+    auto renewed = detail::scalar(db, "UPDATE compute_node SET last_heartbeat_ms = ? WHERE id = ?",
+                                  {epoch_ms(api.options().clock()), node}, what);
+    if (!renewed) return api::error_response(renewed.error());
+    boost::json::object out;
+    out["compute_node_id"] = node;
+    auto const lease = api.options().worker_lease_seconds;
+    if (std::floor(lease) == lease) {
+        out["lease_seconds"] = static_cast<std::int64_t>(lease);
+    } else {
+        out["lease_seconds"] = lease;
+    }
+    return api::json_response(200, boost::json::serialize(out));
+}
+
+api_result<std::vector<core::worker_heartbeat>> leased_workers(sqlite::connection& db,
+                                                               std::string_view what)
+{
+    std::vector<core::worker_heartbeat> out;
+    auto stmt = db.cached("SELECT id, last_heartbeat_ms FROM compute_node "
+                          "WHERE is_active = 1 AND last_heartbeat_ms IS NOT NULL");
+    if (!stmt) return detail::to_api_error(stmt.error(), what);
+    while (true) {
+        auto row = (*stmt)->step();
+        if (!row) return detail::to_api_error(row.error(), what);
+        if (!*row) break;
+        out.push_back(
+            {(*stmt)->int64(0), true,
+             std::chrono::system_clock::time_point(std::chrono::milliseconds((*stmt)->int64(1)))});
+    }
+    return out;
+}
+
+struct held_job {
+    std::int64_t id = 0;
+    std::int64_t workflow_id = 0;
+    job_status status = job_status::uninitialized;
+    std::int64_t attempt_id = 1;
+};
+
+api_result<std::vector<held_job>> jobs_held_by(sqlite::connection& db, std::int64_t node,
+                                               std::string_view what)
+{
+    std::vector<held_job> out;
+    auto stmt = db.cached("SELECT id, workflow_id, status, attempt_id FROM job "
+                          "WHERE active_compute_node_id = ? ORDER BY id");
+    if (!stmt) return detail::to_api_error(stmt.error(), what);
+    (*stmt)->bind(1, node);
+    while (true) {
+        auto row = (*stmt)->step();
+        if (!row) return detail::to_api_error(row.error(), what);
+        if (!*row) break;
+        out.push_back({(*stmt)->int64(0), (*stmt)->int64(1),
+                       job_status{static_cast<int>((*stmt)->int64(2))}, (*stmt)->int64(3)});
+    }
+    return out;
+}
+
+// A running job of a lost worker failed by policy: a result as Torc's orphan cleanup writes it
+// (return code -128), then dependents resolved like any completion.
+api_result<void> fail_orphan(job_changes& changes, held_job const& job, std::int64_t node,
+                             std::int64_t return_code)
+{
+    auto flags = changes.flags(job.workflow_id);
+    if (!flags) return flags.error();
+    api::record result;
+    result.set("job_id", job.id);
+    result.set("workflow_id", job.workflow_id);
+    result.set("run_id", flags->run_id);
+    result.set("attempt_id", job.attempt_id);
+    result.set("compute_node_id", node);
+    result.set("return_code", return_code);
+    result.set("exec_time_minutes", 0.0);
+    result.set("completion_time", changes.api().timestamp());
+    result.set("status", std::int64_t{core::to_int(job_status::failed)});
+    if (auto ok = changes.set_status(job.workflow_id, job.id, job.status, job_status::failed); !ok)
+        return ok;
+    if (auto ok = changes.record_result(result); !ok) return ok;
+    std::int64_t const ids[] = {job.id};
+    auto released = changes.finished(job.workflow_id, ids);
+    if (!released) return released.error();
+    return {};
+}
+
+api_result<void> expire_worker(job_changes& changes, std::int64_t node, lease_sweep& out)
+{
+    auto const& what = changes.source();
+    auto& db = changes.db().db();
+    auto off =
+        detail::scalar(db, "UPDATE compute_node SET is_active = 0 WHERE id = ?", {node}, what);
+    if (!off) return off.error();
+    out.lost_workers.push_back(node);
+    auto jobs = jobs_held_by(db, node, what);
+    if (!jobs) return jobs.error();
+    auto const policy = changes.api().options().lost_worker_jobs;
+    for (auto const& job : *jobs) {
+        auto const outcome = core::orphaned_job_outcome(job.status, policy);
+        if (!outcome) continue;
+        if (outcome->return_code) {
+            if (auto ok = fail_orphan(changes, job, node, *outcome->return_code); !ok) return ok;
+            out.jobs_failed.push_back(job.id);
+            continue;
+        }
+        auto ok = changes.set_status(job.workflow_id, job.id, job.status, outcome->status);
+        if (!ok) return ok;
+        // Counted for on_jobs_ready when it first became ready; only the parked claims wake.
+        changes.api().notify(job.workflow_id);
+        out.jobs_ready.push_back(job.id);
+    }
+    return {};
+}
+
+}  // namespace
+
+api_result<lease_sweep> expire_lost_workers(server_api& api,
+                                            std::chrono::system_clock::time_point now)
+{
+    lease_sweep out;
+    auto done = api.run_task([&]() -> api_result<void> {
+        out = {};
+        job_changes changes(api, "lease", now);
+        auto workers = leased_workers(api.db().db(), changes.source());
+        if (!workers) return workers.error();
+        auto const lease =
+            std::chrono::seconds(std::llround(std::max(0.0, api.options().worker_lease_seconds)));
+        for (auto node : core::lost_workers(*workers, now, lease)) {
+            if (auto ok = expire_worker(changes, node, out); !ok) return ok;
+        }
+        return {};
+    });
+    if (!done) return done.error();
+    std::sort(out.jobs_ready.begin(), out.jobs_ready.end());
+    std::sort(out.jobs_failed.begin(), out.jobs_failed.end());
+    return out;
+}
+
+void add_lease_routes(server_api& api)
+{
+    api.add_route("POST", "/compute_nodes/{id}/heartbeat",
+                  [&api](request const& req, api::path_params const& p) {
+                      return heartbeat(api, req, p.id("id"));
+                  });
+}
+
+}  // namespace torcrun::io

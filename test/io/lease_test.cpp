@@ -1,0 +1,182 @@
+// Worker leases through server_api and expire_lost_workers: heartbeats start and renew a lease
+// (claims renew it too), a node silent past the lease is marked inactive and its pending and
+// running jobs go back to ready, or running ones fail with -128 and cancel their dependents, per
+// the server's lost_worker_jobs; nodes that never sent a heartbeat are never expired.
+#include "lifecycle_fixture.hpp"
+
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+
+namespace api = torcrun::api;
+namespace bdata = boost::unit_test::data;
+namespace io = torcrun::io;
+using std::chrono::seconds;
+using torcrun::test::lifecycle_fixture;
+using clock_point = std::chrono::system_clock::time_point;
+
+BOOST_AUTO_TEST_SUITE(lease)
+
+// A second server over the same store whose clock the test moves, with the policy under test.
+struct lease_fixture : lifecycle_fixture {
+    clock_point now = clock_point(std::chrono::milliseconds(1768862490123));
+    std::vector<std::int64_t> woken;
+    std::unique_ptr<io::server_api> leased;
+    std::int64_t pending_job = 0, running_job = 0, dependent = 0, foreign = 0, lost = 0, silent = 0;
+
+    explicit lease_fixture(
+        torcrun::core::orphan_policy policy = torcrun::core::orphan_policy::ready)
+    {
+        io::server_options options;
+        options.clock = [this] { return now; };
+        options.worker_lease_seconds = 60;
+        options.lost_worker_jobs = policy;
+        leased = std::make_unique<io::server_api>(db, options);
+        leased->set_change_listener([this](std::int64_t id) { woken.push_back(id); });
+        pending_job = job("pending");
+        running_job = job("running");
+        dependent = job("dependent", R"("depends_on_job_ids":[2])");
+        foreign = job("foreign");
+        lost = node();
+        silent = node();  // a Torc runner: never sends a heartbeat
+        initialize();
+        heartbeat(lost);
+        on_leased("POST", "/workflows/1/claim_next_jobs", "",
+                  {{"limit", "2"}, {"compute_node_id", "1"}});
+        start(running_job, lost);
+        ok("PUT", "/jobs/4/manage_status_change/pending/0");
+        start(foreign, silent);
+    }
+
+    api::response on_leased(std::string method, std::string path, std::string body = {},
+                            torcrun::test::query q = {})
+    {
+        api::request req;
+        req.method = std::move(method);
+        req.path = std::move(path);
+        req.body = std::move(body);
+        for (auto& [k, v] : q)
+            req.query.emplace(k, v);
+        return std::get<api::response>(leased->handle(req));
+    }
+    api::response heartbeat(std::int64_t id)
+    {
+        return on_leased("POST", "/compute_nodes/" + std::to_string(id) + "/heartbeat");
+    }
+    io::lease_sweep sweep(seconds after)
+    {
+        return io::expire_lost_workers(*leased, now + after).value();
+    }
+};
+
+BOOST_FIXTURE_TEST_CASE(heartbeats_answer_with_the_lease, lease_fixture)
+{
+    auto res = heartbeat(lost);
+    BOOST_TEST(res.status == 200u);
+    BOOST_TEST(res.body == R"({"compute_node_id":1,"lease_seconds":60})");
+    BOOST_TEST(scalar("SELECT last_heartbeat_ms FROM compute_node WHERE id = 1") == 1768862490123);
+    BOOST_TEST(scalar("SELECT COUNT(*) FROM compute_node WHERE last_heartbeat_ms IS NULL") == 1);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_lost_worker_hands_its_jobs_back, lease_fixture)
+{
+    BOOST_TEST((sweep(seconds(60)) == io::lease_sweep{}));  // exactly the lease: still alive
+    woken.clear();
+    auto const swept = sweep(seconds(61));
+    BOOST_TEST((swept.lost_workers == std::vector<std::int64_t>{lost}));
+    BOOST_TEST((swept.jobs_ready == std::vector<std::int64_t>{pending_job, running_job}));
+    BOOST_TEST(swept.jobs_failed.empty());
+    BOOST_TEST((woken == std::vector<std::int64_t>{1}));
+    BOOST_TEST(status(pending_job) == "ready");
+    BOOST_TEST(status(running_job) == "ready");
+    BOOST_TEST(status(foreign) == "running");  // its node holds no lease
+    BOOST_TEST(scalar("SELECT is_active FROM compute_node WHERE id = 1") == 0);
+    BOOST_TEST(scalar("SELECT COUNT(*) FROM job WHERE active_compute_node_id = 1") == 0);
+    BOOST_TEST(
+        scalar("SELECT COUNT(*) FROM event WHERE json_extract(data, '$.source') = 'lease'") == 2);
+    // The lost worker learns it on its next call.
+    auto late = heartbeat(lost);
+    BOOST_TEST(late.status == 409u);
+    BOOST_TEST(late.body.find("heartbeat: compute node 1 is inactive; its jobs were handed back, "
+                              "register a new node") != std::string::npos);
+    BOOST_TEST((sweep(seconds(600)) == io::lease_sweep{}));  // nothing twice
+}
+
+BOOST_FIXTURE_TEST_CASE(heartbeats_and_claims_renew, lease_fixture)
+{
+    now += seconds(50);
+    heartbeat(lost);
+    now += seconds(50);
+    on_leased("POST", "/workflows/1/claim_next_jobs", "", {{"compute_node_id", "1"}});
+    BOOST_TEST(sweep(seconds(59)).lost_workers.empty());
+    BOOST_TEST(sweep(seconds(61)).lost_workers.size() == 1u);
+}
+
+struct failing_fixture : lease_fixture {
+    failing_fixture() : lease_fixture(torcrun::core::orphan_policy::failed) {}
+};
+
+BOOST_FIXTURE_TEST_CASE(running_jobs_fail_by_policy, failing_fixture)
+{
+    woken.clear();
+    auto const swept = sweep(seconds(61));
+    BOOST_TEST((swept.jobs_ready == std::vector<std::int64_t>{pending_job}));
+    BOOST_TEST((swept.jobs_failed == std::vector<std::int64_t>{running_job}));
+    BOOST_TEST(status(running_job) == "failed");
+    BOOST_TEST(status(dependent) == "canceled");
+    auto results = ok("GET", "/results", "", {{"workflow_id", "1"}});
+    BOOST_TEST_REQUIRE(results.at("items").as_array().size() == 1u);
+    auto const& r = results.at("items").at(0);
+    BOOST_TEST(r.at("return_code").as_int64() == -128);
+    BOOST_TEST(r.at("job_id").as_int64() == running_job);
+    BOOST_TEST(r.at("compute_node_id").as_int64() == lost);
+    BOOST_TEST(r.at("status").as_string() == "failed");
+    BOOST_TEST((woken == std::vector<std::int64_t>{1}));
+}
+
+BOOST_FIXTURE_TEST_CASE(run_task_commits_or_rolls_back, lifecycle_fixture)
+{
+    auto const before = snapshot();
+    notified.clear();
+    auto failed = server.run_task([this]() -> torcrun::api::api_result<void> {
+        (void)db.db().exec("UPDATE workflow_status SET run_id = 5");
+        server.notify(1);
+        return torcrun::api::conflict("sweep: refused after writing");
+    });
+    BOOST_TEST_REQUIRE(failed.has_error());
+    BOOST_TEST(failed.error().message == "sweep: refused after writing");
+    BOOST_TEST(snapshot() == before);
+    BOOST_TEST(notified.empty());
+    auto done = server.run_task([this]() -> torcrun::api::api_result<void> {
+        (void)db.db().exec("UPDATE workflow_status SET run_id = 5");
+        server.notify(1);
+        server.notify(1);  // once per task
+        return {};
+    });
+    BOOST_TEST(done.has_value());
+    BOOST_TEST(scalar("SELECT run_id FROM workflow_status") == 5);
+    BOOST_TEST((notified == std::vector<std::int64_t>{1}));
+}
+
+struct refusal {
+    std::string path;
+    std::string body;
+    unsigned status;
+    std::string message;
+};
+std::ostream& operator<<(std::ostream& os, refusal const& c) { return os << c.path; }
+
+std::vector<refusal> const refusals{
+    {"/compute_nodes/9/heartbeat", "", 404, "heartbeat: no compute_node with id 9"},
+    {"/compute_nodes/1/heartbeat", "[]", 422,
+     "heartbeat: request body: expected an object or null, found an array"},
+};
+
+BOOST_DATA_TEST_CASE_F(lifecycle_fixture, refusals_change_nothing, bdata::make(refusals), c)
+{
+    node();
+    auto const before = snapshot();
+    BOOST_TEST(fails(c.status, "POST", c.path, c.body) == c.message);
+    BOOST_TEST(snapshot() == before);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
