@@ -1,11 +1,13 @@
 // `torcrun server [--config FILE] [--host H] [--port P] [--db PATH] [--set KEY=VALUE]`: the
 // workflow server. Wiring only: the configuration becomes the store (WAL), the Torc REST API over
-// it and the HTTP server settings; run_http_server owns the reactor and the SIGTERM path, and
-// returns once in-flight requests are answered, after which the store closes the database.
+// it, the HTTP server settings and the worker-lease sweep on a timer; run_http_server owns the
+// reactor and the SIGTERM path, and returns once in-flight requests are answered, after which the
+// store closes the database.
 #include "torcrun/apps/commands.hpp"
 
 #include "config_options.hpp"
 #include "torcrun/io/http_server.hpp"
+#include "torcrun/io/job_lifecycle.hpp"
 #include "torcrun/io/logger.hpp"
 #include "torcrun/io/server_api.hpp"
 #include "torcrun/io/store.hpp"
@@ -13,6 +15,8 @@
 #include <boost/program_options/parsers.hpp>
 #include <boost/program_options/variables_map.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <string>
 
@@ -43,6 +47,42 @@ io::server_settings http_settings(core::server_config const& config)
     return s;
 }
 
+io::server_options api_options(core::server_config const& config)
+{
+    io::server_options o;
+    o.long_poll_max_seconds = config.long_poll_max_seconds;
+    o.worker_lease_seconds = config.worker_lease_seconds;
+    o.lost_worker_jobs = config.lost_worker_jobs == core::lost_job_policy::failed
+                             ? core::orphan_policy::failed
+                             : core::orphan_policy::ready;
+    return o;
+}
+
+// A lost worker is noticed within a quarter of its lease, and at least every 5 s.
+std::chrono::milliseconds sweep_interval(double lease_seconds)
+{
+    auto const ms = static_cast<std::int64_t>(lease_seconds * 1000 / 4);
+    return std::chrono::milliseconds(std::clamp<std::int64_t>(ms, 50, 5000));
+}
+
+void sweep_leases(io::server_api& api, io::logger const& log)
+{
+    auto swept = io::expire_lost_workers(api, std::chrono::system_clock::now());
+    if (!swept) {
+        log.write(io::log_level::err, "lease", "sweep failed", {{"error", swept.error().message}});
+        return;
+    }
+    for (auto const node : swept->lost_workers) {
+        auto const id = std::to_string(node);
+        log.write(io::log_level::warning, "lease", "worker lost", {{"compute_node_id", id}});
+    }
+    if (swept->jobs_ready.empty() && swept->jobs_failed.empty()) return;
+    auto const ready = std::to_string(swept->jobs_ready.size());
+    auto const failed = std::to_string(swept->jobs_failed.size());
+    log.write(io::log_level::info, "lease", "jobs of lost workers moved",
+              {{"ready", ready}, {"failed", failed}});
+}
+
 // The base URL clients use; an IPv6 address needs brackets.
 std::string listening_url(std::string const& host, std::uint16_t port)
 {
@@ -67,11 +107,13 @@ int serve(core::server_config const& config)
         std::cerr << "torcrun server: " << db.error().message << "\n";
         return 1;
     }
-    io::server_api api(*db);
+    io::server_api api(*db, api_options(config));
     io::server_hooks hooks;
     hooks.on_listening = [host = config.host](std::uint16_t port) {
         std::cerr << "torcrun server: listening on " << listening_url(host, port) << std::endl;
     };
+    hooks.tick_interval = sweep_interval(config.worker_lease_seconds);
+    hooks.on_tick = [&api, &log] { sweep_leases(api, log); };
     return io::run_http_server(http_settings(config), api, log, std::move(hooks));
 }
 

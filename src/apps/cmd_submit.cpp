@@ -58,7 +58,9 @@ int send_all(torc_client& client, api::submission& sub)
 {
     while (auto call = sub.next()) {
         auto answer = client.send(call->method, call->path, call->body);
-        auto accepted = answer ? sub.accept(*answer) : core::result<void>(answer.error());
+        auto accepted =
+            answer ? sub.accept(*answer)
+                   : core::result<void>(core::error{call->what + ": " + answer.error().message});
         if (accepted) continue;
         std::cerr << "torcrun submit: " << accepted.error().message << "\n";
         if (auto const wf = sub.workflow_id()) {
