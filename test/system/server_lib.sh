@@ -6,19 +6,28 @@ server_pids=()
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # start_server DB [ARGS...]: sets server_pid, port, base, server_log; fails after 10 s without
-# the listening line.
+# the listening line. A watcher subshell records the exit status in $server_log.rc, so that a
+# SIGKILL is not reported by this shell's job control.
 start_server() {
     local db=$1; shift
     server_log=$tmp/server.$RANDOM.log
     : >"$server_log"
-    "$torcrun" server --port 0 --db "$db" "$@" 2>"$server_log" &
-    server_pid=$!
+    rm -f "$server_log.pid" "$server_log.rc"
+    (
+        "$torcrun" server --port 0 --db "$db" "$@" 2>"$server_log" &
+        echo $! >"$server_log.pid"
+        rc=0
+        wait $! || rc=$?
+        echo $rc >"$server_log.rc"
+    ) 2>/dev/null &
+    for _ in $(seq 1 100); do [ -s "$server_log.pid" ] && break; sleep 0.01; done
+    server_pid=$(cat "$server_log.pid")
     server_pids+=("$server_pid")
     local line=""
     for _ in $(seq 1 200); do
         line=$(grep -m1 '^torcrun server: listening on ' "$server_log" || true)
         [ -n "$line" ] && break
-        kill -0 "$server_pid" 2>/dev/null || fail "server exited at start: $(cat "$server_log")"
+        [ -e "$server_log.rc" ] && fail "server exited at start: $(cat "$server_log")"
         sleep 0.05
     done
     [ -n "$line" ] || fail "no listening line after 10 s: $(cat "$server_log")"
@@ -33,14 +42,11 @@ stop_server() {
     local signal=${1:-TERM} start=$SECONDS
     kill -"$signal" "$server_pid"
     for _ in $(seq 1 100); do
-        kill -0 "$server_pid" 2>/dev/null || break
+        [ -e "$server_log.rc" ] && break
         sleep 0.05
     done
-    kill -0 "$server_pid" 2>/dev/null && fail "server still running 5 s after SIG$signal"
-    set +e
-    wait "$server_pid"
-    stop_rc=$?
-    set -e
+    [ -e "$server_log.rc" ] || fail "server still running 5 s after SIG$signal"
+    stop_rc=$(cat "$server_log.rc")
     stop_seconds=$((SECONDS - start))
 }
 
