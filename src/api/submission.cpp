@@ -1,15 +1,15 @@
-// The submission sequencer: which call comes next, its body from the plan and the ids recorded so
-// far, and what each answer must hold. Torc's wire field names and orders (TORC-SPEC §15).
+// The submission sequencer: which call comes next (stages in Torc's order, empty ones skipped),
+// and what each answer must hold for the calls after it. The bodies are in submission_bodies.cpp.
 #include "torcrun/api/submission.hpp"
+
+#include "submission_bodies.hpp"
 
 #include <boost/assert.hpp>
 #include <boost/json/array.hpp>
-#include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
 #include <utility>
-#include <vector>
 
 namespace torcrun::api {
 
@@ -18,70 +18,13 @@ namespace spec = core::spec;
 
 namespace {
 
-template <class T>
-void put(json::object& o, std::string_view key, std::optional<T> const& value)
-{
-    if (value) o[key] = *value;
-}
-
 // Appended piecewise: `"\"" + std::string(name) + "\""` trips GCC 12's false -Wrestrict.
-std::string quoted(std::string_view name)
+std::string named(std::string_view kind, std::string_view name)
 {
     std::string out;
-    out.reserve(name.size() + 2);
-    out.append(1, '"').append(name).append(1, '"');
+    out.reserve(kind.size() + name.size() + 3);
+    out.append(kind).append(" \"").append(name).append(1, '"');
     return out;
-}
-
-std::int64_t id_of(name_ids const& ids, std::string_view name)
-{
-    auto const it = ids.find(name);
-    BOOST_ASSERT_MSG(it != ids.end(), "the plan names a record that was not created");
-    return it == ids.end() ? 0 : it->second;
-}
-
-// Empty lists are left out, as Torc's client does.
-void put_ids(json::object& o, std::string_view key, name_ids const& ids,
-             std::vector<std::string> const& names)
-{
-    if (names.empty()) return;
-    json::array out;
-    for (auto const& n : names) out.push_back(id_of(ids, n));
-    o[key] = std::move(out);
-}
-
-json::object workflow_body(spec::planned_workflow const& w)
-{
-    json::object o{{"name", w.name}, {"user", w.user}};
-    put(o, "description", w.description);
-    o["compute_node_expiration_buffer_seconds"] = w.compute_node_expiration_buffer_seconds;
-    o["compute_node_wait_for_new_jobs_seconds"] = w.compute_node_wait_for_new_jobs_seconds;
-    o["compute_node_ignore_workflow_completion"] = w.compute_node_ignore_workflow_completion;
-    o["compute_node_wait_for_healthy_database_minutes"] =
-        w.compute_node_wait_for_healthy_database_minutes;
-    o["compute_node_min_time_for_new_jobs_seconds"] = w.compute_node_min_time_for_new_jobs_seconds;
-    put(o, "jobs_sort_method", w.jobs_sort_method);
-    put(o, "resource_monitor_config", w.resource_monitor_config);
-    put(o, "slurm_defaults", w.slurm_defaults);
-    o["use_pending_failed"] = w.use_pending_failed;
-    return o;
-}
-
-json::object scheduler_body(std::int64_t wf, spec::slurm_scheduler_spec const& s)
-{
-    json::object o{{"workflow_id", wf},
-                   {"name", s.name},
-                   {"account", s.account},
-                   {"nodes", s.nodes},
-                   {"walltime", s.walltime}};
-    put(o, "partition", s.partition);
-    put(o, "mem", s.mem);
-    put(o, "gres", s.gres);
-    put(o, "qos", s.qos);
-    put(o, "tmp", s.tmp);
-    put(o, "extra", s.extra);
-    put(o, "ntasks_per_node", s.ntasks_per_node);
-    return o;
 }
 
 client_call post(std::string path, json::object const& body, std::string what)
@@ -152,50 +95,36 @@ std::optional<client_call> submission::next() const
 client_call submission::build(stage s, std::size_t i) const
 {
     std::int64_t const wf = workflow_id_.value_or(0);
-    auto const wf_text = std::to_string(wf);
     switch (s) {
         case stage::workflow:
-            return post("/workflows", workflow_body(plan_.workflow),
-                        "workflow " + quoted(plan_.workflow.name));
-        case stage::files: {
-            auto const& f = plan_.files[i];
-            return post("/files", {{"workflow_id", wf}, {"name", f.name}, {"path", f.path}},
-                        "files " + quoted(f.name));
-        }
-        case stage::user_data: {
-            auto const& u = plan_.user_data[i];
-            json::object o{{"workflow_id", wf}, {"name", u.name}};
-            put(o, "is_ephemeral", u.is_ephemeral);
-            put(o, "data", u.data);
-            return post("/user_data", o, "user_data " + quoted(u.name));
-        }
+            return post("/workflows", detail::workflow_body(plan_.workflow),
+                        named("workflow", plan_.workflow.name));
+        case stage::files:
+            return post("/files", detail::file_body(wf, plan_.files[i]),
+                        named("files", plan_.files[i].name));
+        case stage::user_data:
+            return post("/user_data", detail::user_data_body(wf, plan_.user_data[i]),
+                        named("user_data", plan_.user_data[i].name));
         case stage::resource_requirements: {
             auto const& r = plan_.resource_requirements[i];
-            return post("/resource_requirements",
-                        {{"workflow_id", wf},
-                         {"name", r.name},
-                         {"num_cpus", r.num_cpus},
-                         {"num_gpus", r.num_gpus},
-                         {"num_nodes", r.num_nodes},
-                         {"memory", r.memory},
-                         {"runtime", r.runtime}},
-                        "resource_requirements " + quoted(r.name));
+            return post("/resource_requirements", detail::requirements_body(wf, r),
+                        named("resource_requirements", r.name));
         }
         case stage::slurm_schedulers: {
             auto const& sched = plan_.slurm_schedulers[i];
-            return post("/slurm_schedulers", scheduler_body(wf, sched),
-                        "slurm_schedulers " + quoted(sched.name));
+            return post("/slurm_schedulers", detail::scheduler_body(wf, sched),
+                        named("slurm_schedulers", sched.name));
         }
         case stage::failure_handlers: {
             auto const& h = plan_.failure_handlers[i];
-            return post("/failure_handlers",
-                        {{"workflow_id", wf}, {"name", h.name}, {"rules", h.rules}},
-                        "failure_handlers " + quoted(h.name));
+            return post("/failure_handlers", detail::handler_body(wf, h),
+                        named("failure_handlers", h.name));
         }
         case stage::bulk_jobs: return job_batch_call(i);
         case stage::actions: return action_call(i);
         case stage::initialize:
-            return {"POST", "/workflows/" + wf_text + "/initialize_jobs", "", "initialize_jobs"};
+            return {"POST", "/workflows/" + std::to_string(wf) + "/initialize_jobs", "",
+                    "initialize_jobs"};
         case stage::done: break;
     }
     BOOST_ASSERT_MSG(false, "no call after the last one");
@@ -205,29 +134,11 @@ client_call submission::build(stage s, std::size_t i) const
 client_call submission::job_batch_call(std::size_t batch_index) const
 {
     auto const& batch = plan_.job_batches[batch_index];
-    std::int64_t const wf = workflow_id_.value_or(0);
+    detail::job_refs const refs{ids_[file_ids],      ids_[user_data_ids], ids_[requirement_ids],
+                                ids_[scheduler_ids], ids_[handler_ids],   ids_[job_ids_of]};
     json::array jobs;
-    for (auto const j : batch.jobs) {
-        auto const& job = plan_.jobs[j];
-        json::object o{{"workflow_id", wf}, {"name", job.name}, {"command", job.command}};
-        put(o, "invocation_script", job.invocation_script);
-        o["status"] = "uninitialized";
-        o["cancel_on_blocking_job_failure"] = job.cancel_on_blocking_job_failure;
-        o["supports_termination"] = job.supports_termination;
-        put_ids(o, "depends_on_job_ids", ids_[job_ids_of], job.depends_on);
-        put_ids(o, "input_file_ids", ids_[file_ids], job.input_files);
-        put_ids(o, "output_file_ids", ids_[file_ids], job.output_files);
-        put_ids(o, "input_user_data_ids", ids_[user_data_ids], job.input_user_data);
-        put_ids(o, "output_user_data_ids", ids_[user_data_ids], job.output_user_data);
-        if (job.resource_requirements)
-            o["resource_requirements_id"] =
-                id_of(ids_[requirement_ids], *job.resource_requirements);
-        if (job.scheduler) o["scheduler_id"] = id_of(ids_[scheduler_ids], *job.scheduler);
-        if (job.failure_handler)
-            o["failure_handler_id"] = id_of(ids_[handler_ids], *job.failure_handler);
-        o["attempt_id"] = 1;
-        jobs.push_back(std::move(o));
-    }
+    for (auto const j : batch.jobs)
+        jobs.push_back(detail::job_body(workflow_id_.value_or(0), plan_.jobs[j], refs));
     return post("/bulk_jobs", {{"jobs", std::move(jobs)}},
                 "bulk_jobs[" + std::to_string(batch_index) + "] level " +
                     std::to_string(batch.level) + " (" + std::to_string(batch.jobs.size()) +
@@ -238,20 +149,8 @@ client_call submission::action_call(std::size_t i) const
 {
     auto const& a = plan_.actions[i];
     std::int64_t const wf = workflow_id_.value_or(0);
-    std::int64_t scheduler_id = 0;
-    if (a.scheduler && a.scheduler_type == "slurm")
-        scheduler_id = id_of(ids_[scheduler_ids], *a.scheduler);
-    json::object o{{"workflow_id", wf},
-                   {"trigger_type", a.trigger_type},
-                   {"action_type", a.action_type},
-                   {"action_config", spec::action_config(a, scheduler_id)}};
-    if (a.job_names) {
-        json::array ids;
-        for (auto const& n : *a.job_names) ids.push_back(id_of(ids_[job_ids_of], n));
-        o["job_ids"] = std::move(ids);
-    }
-    o["persistent"] = a.persistent;
-    return post("/workflows/" + std::to_string(wf) + "/actions", o,
+    return post("/workflows/" + std::to_string(wf) + "/actions",
+                detail::action_body(wf, a, ids_[scheduler_ids], ids_[job_ids_of]),
                 "actions[" + std::to_string(i) + "] " + a.trigger_type + " " + a.action_type);
 }
 
@@ -266,6 +165,25 @@ core::result<void> submission::accept(std::string_view body)
     return {};
 }
 
+core::result<void> submission::record_jobs(std::size_t batch_index, json::value const& answer,
+                                           client_call const& call)
+{
+    auto const& batch = plan_.job_batches[batch_index].jobs;
+    auto const* o = answer.if_object();
+    auto const* jobs = o ? o->if_contains("jobs") : nullptr;
+    if (!jobs || !jobs->is_array()) return answer_error(call, "has no \"jobs\" array");
+    if (jobs->as_array().size() != batch.size())
+        return answer_error(call, "holds " + std::to_string(jobs->as_array().size()) +
+                                      " jobs for " + std::to_string(batch.size()) + " sent");
+    for (std::size_t k = 0; k < batch.size(); ++k) {
+        auto const id = integer_field(jobs->as_array()[k], "id");
+        if (!id)
+            return answer_error(call, "has no integer \"id\" in jobs[" + std::to_string(k) + "]");
+        ids_[job_ids_of][plan_.jobs[batch[k]].name] = *id;
+    }
+    return {};
+}
+
 core::result<void> submission::record(stage s, std::size_t index, std::string_view body,
                                       client_call const& call)
 {
@@ -273,23 +191,7 @@ core::result<void> submission::record(stage s, std::size_t index, std::string_vi
     boost::system::error_code ec;
     auto const answer = json::parse(body, ec);
     if (ec) return answer_error(call, "is not JSON: " + ec.message());
-    if (s == stage::bulk_jobs) {
-        auto const& batch = plan_.job_batches[index].jobs;
-        auto const* o = answer.if_object();
-        auto const* jobs = o ? o->if_contains("jobs") : nullptr;
-        if (!jobs || !jobs->is_array()) return answer_error(call, "has no \"jobs\" array");
-        if (jobs->as_array().size() != batch.size())
-            return answer_error(call, "holds " + std::to_string(jobs->as_array().size()) +
-                                          " jobs for " + std::to_string(batch.size()) + " sent");
-        for (std::size_t k = 0; k < batch.size(); ++k) {
-            auto const id = integer_field(jobs->as_array()[k], "id");
-            if (!id)
-                return answer_error(call,
-                                    "has no integer \"id\" in jobs[" + std::to_string(k) + "]");
-            ids_[job_ids_of][plan_.jobs[batch[k]].name] = *id;
-        }
-        return {};
-    }
+    if (s == stage::bulk_jobs) return record_jobs(index, answer, call);
     auto const id = integer_field(answer, "id");
     if (!id) return answer_error(call, "has no integer \"id\"");
     switch (s) {

@@ -12,6 +12,8 @@
 #include "torcrun/core/error.hpp"
 #include "torcrun/core/spec/creation_plan.hpp"
 
+#include <boost/json/value.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -25,7 +27,7 @@ struct client_call {
     std::string method;
     std::string path;  // relative to the base URL, query included
     std::string body;  // JSON text; empty for none
-    std::string what;  // names the record in messages: `files "f1"`, `bulk_jobs level 0 (4 jobs)`
+    std::string what;  // names the record in messages: `files "f1"`, `bulk_jobs[0] level 0 (4 jobs)`
 
     bool operator==(client_call const&) const = default;
 };
@@ -50,7 +52,7 @@ public:
     std::optional<std::int64_t> workflow_id() const { return workflow_id_; }
     name_ids const& job_ids() const { return ids_[job_ids_of]; }
 
-    // The number of calls this plan takes, for progress messages.
+    // The number of calls this plan takes.
     std::size_t call_count() const;
 
 private:
@@ -84,6 +86,8 @@ private:
     client_call action_call(std::size_t index) const;
     core::result<void> record(stage s, std::size_t index, std::string_view body,
                               client_call const& call);
+    core::result<void> record_jobs(std::size_t batch_index, boost::json::value const& answer,
+                                   client_call const& call);
 
     core::spec::creation_plan plan_;
     bool initialize_ = true;
