@@ -173,10 +173,9 @@ api_result<void> job_changes::record_result(api::record const& result)
 {
     auto row = db().insert(api::result_model, result, source_);
     if (!row) return row.error();
-    auto link =
-        db().db().cached("INSERT INTO workflow_result (job_id, workflow_id, result_id) VALUES (?, "
-                         "?, ?) "
-                         "ON CONFLICT (job_id) DO UPDATE SET result_id = excluded.result_id");
+    auto link = db().db().cached(
+        "INSERT INTO workflow_result (job_id, workflow_id, result_id) VALUES (?, ?, ?) "
+        "ON CONFLICT (job_id) DO UPDATE SET result_id = excluded.result_id");
     if (!link) return to_api_error(link.error(), source_);
     (*link)
         ->bind(1, *row->int64("job_id"))
@@ -247,8 +246,8 @@ api_result<void> job_changes::count_triggers(std::int64_t workflow_id,
         auto const n = overlap(read_cell(**select, 1), ids);
         if (n > 0) increments.emplace_back((*select)->int64(0), n);
     }
-    auto update = db.cached("UPDATE workflow_action SET trigger_count = "
-                            "trigger_count + ? WHERE id = ?");
+    auto update =
+        db.cached("UPDATE workflow_action SET trigger_count = trigger_count + ? WHERE id = ?");
     if (!update) return to_api_error(update.error(), source_);
     for (auto [id, n] : increments) {
         (*update)->reset();

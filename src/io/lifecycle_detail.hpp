@@ -103,6 +103,13 @@ api_result<job_and_run> load_job(job_changes& changes, std::int64_t job_id);
 api_result<void> complete_one(job_changes& changes, std::int64_t job_id, job_status requested,
                               std::int64_t run_id, api::record const& result);
 
+// 409: the compute node may no longer claim or renew (a lost worker learns it this way).
+api::api_error inactive_node(std::string_view what, std::int64_t node);
+
+// Sets the node's last heartbeat to the server's clock; with `start` false only when the node
+// already holds a lease (a claim renews a lease but never starts one).
+api_result<void> renew_lease(server_api& api, std::int64_t node, bool start, std::string_view what);
+
 // POST /workflows/{id}/batch_complete_jobs (server_batch_complete.cpp).
 void add_batch_complete_route(server_api& api);
 

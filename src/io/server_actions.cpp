@@ -29,16 +29,14 @@ api::response pending_actions(store& db, request const& req, std::int64_t wf)
                       "required_triggers AND executed = 0";
     if (first != last) {
         sql += " AND trigger_type IN (?";
-        for (auto it = std::next(first); it != last; ++it)
-            sql += ", ?";
+        for (auto it = std::next(first); it != last; ++it) sql += ", ?";
         sql += ")";
     }
     auto stmt = db.db().prepare(sql + " ORDER BY id");
     if (!stmt) return api::error_response(detail::to_api_error(stmt.error(), what));
     stmt->bind(1, wf);
     int index = 2;
-    for (auto it = first; it != last; ++it)
-        stmt->bind(index++, std::string_view(it->second));
+    for (auto it = first; it != last; ++it) stmt->bind(index++, std::string_view(it->second));
     std::vector<api::record> rows;
     while (true) {
         auto row = stmt->step();

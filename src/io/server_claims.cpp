@@ -68,18 +68,10 @@ api_result<claim_params> common_params(job_changes& changes, request const& req,
     if (!active) return active.error();
     if (*active && std::holds_alternative<std::int64_t>(**active) &&
         std::get<std::int64_t>(**active) == 0) {
-        return api::conflict(what + ": compute node " + std::to_string(id) +
-                             " is inactive; its jobs were handed back, register a new node");
+        return detail::inactive_node(what, id);
     }
-    auto renewed = detail::scalar(db.db(),
-                                  "UPDATE compute_node SET last_heartbeat_ms = ? WHERE id = "
-                                  "? AND last_heartbeat_ms IS NOT NULL",
-                                  {std::chrono::duration_cast<std::chrono::milliseconds>(
-                                       changes.api().options().clock().time_since_epoch())
-                                       .count(),
-                                   id},
-                                  what);
-    if (!renewed) return renewed.error();
+    if (auto renewed = detail::renew_lease(changes.api(), id, false, what); !renewed)
+        return renewed.error();
     out.claimant = id;
     return out;
 }
@@ -173,13 +165,11 @@ api_result<std::vector<core::claim_candidate>> resource_candidates(store& db, st
                                                                    std::string_view what)
 {
     // A job whose requirements row is gone counts with the model defaults (1 CPU, 1m, 1 min).
-    auto stmt =
-        db.db().cached("SELECT j.id, COALESCE(r.num_cpus, 1), COALESCE(r.num_gpus, 0), "
-                       "COALESCE(r.num_nodes, 1), "
-                       "COALESCE(r.memory_bytes, 1048576), COALESCE(r.runtime_s, 60), "
-                       "j.scheduler_id FROM job j "
-                       "LEFT JOIN resource_requirements r ON r.id = j.resource_requirements_id "
-                       "WHERE j.workflow_id = ? AND j.status = ?");
+    auto stmt = db.db().cached(
+        "SELECT j.id, COALESCE(r.num_cpus, 1), COALESCE(r.num_gpus, 0), COALESCE(r.num_nodes, 1), "
+        "COALESCE(r.memory_bytes, 1048576), COALESCE(r.runtime_s, 60), j.scheduler_id "
+        "FROM job j LEFT JOIN resource_requirements r ON r.id = j.resource_requirements_id "
+        "WHERE j.workflow_id = ? AND j.status = ?");
     if (!stmt) return detail::to_api_error(stmt.error(), what);
     (*stmt)->bind(1, wf).bind(2, std::int64_t{core::to_int(job_status::ready)});
     std::vector<core::claim_candidate> out;

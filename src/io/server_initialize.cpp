@@ -46,8 +46,7 @@ api_result<std::vector<core::data_link>> links(store& db, std::string_view table
                    wf, what);
     if (!rows) return rows.error();
     std::vector<core::data_link> out;
-    for (auto [job, data] : *rows)
-        out.push_back({job, data});
+    for (auto [job, data] : *rows) out.push_back({job, data});
     return out;
 }
 
@@ -60,8 +59,7 @@ api_result<std::vector<core::dependency_edge>> edges(store& db, std::int64_t wf,
                            wf, what);
     if (!rows) return rows.error();
     std::vector<core::dependency_edge> out;
-    for (auto [job, blocker] : *rows)
-        out.push_back({job, blocker});
+    for (auto [job, blocker] : *rows) out.push_back({job, blocker});
     return out;
 }
 
@@ -81,8 +79,8 @@ api_result<std::size_t> add_implied_edges(store& db, std::int64_t wf, std::strin
     existing->insert(existing->end(), added.begin(), added.end());
     auto more = core::implied_edges(*data_in, *data_out, *existing);
     added.insert(added.end(), more.begin(), more.end());
-    auto stmt = db.db().cached("INSERT OR IGNORE INTO job_depends_on (job_id, "
-                               "depends_on_job_id) VALUES (?, ?)");
+    auto stmt = db.db().cached(
+        "INSERT OR IGNORE INTO job_depends_on (job_id, depends_on_job_id) VALUES (?, ?)");
     if (!stmt) return detail::to_api_error(stmt.error(), what);
     for (auto const& e : added) {
         (*stmt)->reset();
@@ -114,60 +112,72 @@ bool job_gated(std::string_view trigger)
     return trigger == "on_jobs_ready" || trigger == "on_jobs_complete";
 }
 
-// Actions after initialization (Torc's reset_actions_for_reinitialize): workflow- and worker-start
-// actions become pending, job-gated ones count the jobs already in their state,
-// on_workflow_complete waits. A full initialization re-arms every action; a partial one
-// (only_uninitialized) keeps on_workflow_start, and job-gated actions whose jobs all finished and
-// will not run again, executed.
+// An action after initialization: its trigger count, and whether it keeps its executed flags.
+struct rearmed {
+    std::int64_t trigger_count = 0;
+    bool keep_executed = false;
+};
+
+// Torc's reset_actions_for_reinitialize: workflow- and worker-start actions become pending,
+// job-gated ones count the jobs already in their state (ready or finished for on_jobs_ready,
+// finished for on_jobs_complete), on_workflow_complete waits. A full initialization re-arms every
+// action; a partial one (only_uninitialized) keeps on_workflow_start executed, and job-gated
+// actions whose jobs all finished and will not run again.
+rearmed rearm(std::string const& trigger, std::optional<std::string> const& job_ids,
+              std::int64_t required, std::int64_t count, bool partial,
+              std::unordered_map<std::int64_t, job_status> const& status)
+{
+    if (trigger == "on_workflow_start" || trigger == "on_worker_start" ||
+        trigger == "on_worker_complete") {
+        return {required, partial && trigger == "on_workflow_start"};
+    }
+    if (trigger == "on_workflow_complete") return {0, false};
+    if (!job_gated(trigger)) return {count, false};  // unknown triggers are stored as given
+    boost::json::array ids;
+    if (job_ids) {
+        boost::system::error_code ec;
+        auto parsed = boost::json::parse(*job_ids, ec);
+        if (!ec && parsed.is_array()) ids = std::move(parsed.get_array());
+    }
+    std::int64_t satisfied = 0, finished = 0, listed = 0;
+    for (auto const& v : ids) {
+        if (!v.is_int64()) continue;
+        auto const it = status.find(v.get_int64());
+        auto const s = it == status.end() ? job_status::uninitialized : it->second;
+        bool const done = core::satisfies_dependency(s);
+        ++listed;
+        finished += done ? 1 : 0;
+        satisfied += (done || (trigger == "on_jobs_ready" && s == job_status::ready)) ? 1 : 0;
+    }
+    return {satisfied, partial && listed > 0 && finished == listed};
+}
+
 api_result<void> reset_actions(store& db, std::int64_t wf, bool partial,
                                std::unordered_map<std::int64_t, job_status> const& status,
                                std::string_view what)
 {
     auto select = db.db().prepare("SELECT id, trigger_type, job_ids, required_triggers, "
-                                  "trigger_count FROM workflow_action "
-                                  "WHERE workflow_id = ?");
+                                  "trigger_count FROM workflow_action WHERE workflow_id = ?");
     if (!select) return detail::to_api_error(select.error(), what);
     select->bind(1, wf);
+    // The three ? after trigger_count say whether to keep the executed flags.
     auto update = db.db().cached("UPDATE workflow_action SET trigger_count = ?, "
-                                 "executed = CASE WHEN ? THEN executed "
-                                 "ELSE 0 END, executed_at = CASE WHEN ? THEN "
-                                 "executed_at END, executed_by = CASE WHEN ? "
-                                 "THEN executed_by END WHERE id = ?");
+                                 "executed = CASE WHEN ? THEN executed ELSE 0 END, "
+                                 "executed_at = CASE WHEN ? THEN executed_at END, "
+                                 "executed_by = CASE WHEN ? THEN executed_by END WHERE id = ?");
     if (!update) return detail::to_api_error(update.error(), what);
     while (true) {
         auto row = select->step();
         if (!row) return detail::to_api_error(row.error(), what);
         if (!*row) break;
-        auto const trigger = select->text(1);
-        std::int64_t count = select->int64(4), finished = 0, listed = 0;
-        if (job_gated(trigger)) {
-            count = 0;
-            boost::json::array ids;
-            if (!select->is_null(2)) {
-                boost::system::error_code ec;
-                auto parsed = boost::json::parse(select->text(2), ec);
-                if (!ec && parsed.is_array()) ids = std::move(parsed.get_array());
-            }
-            for (auto const& v : ids) {
-                if (!v.is_int64()) continue;
-                auto const it = status.find(v.get_int64());
-                auto const s = it == status.end() ? job_status::uninitialized : it->second;
-                bool const done = core::satisfies_dependency(s);
-                ++listed;
-                finished += done ? 1 : 0;
-                count += (done || (trigger == "on_jobs_ready" && s == job_status::ready)) ? 1 : 0;
-            }
-        } else if (trigger == "on_workflow_start" || trigger == "on_worker_start" ||
-                   trigger == "on_worker_complete") {
-            count = select->int64(3);
-        } else if (trigger == "on_workflow_complete") {
-            count = 0;
-        }
-        bool const keep = partial && (trigger == "on_workflow_start" ||
-                                      (job_gated(trigger) && listed > 0 && finished == listed));
+        std::optional<std::string> job_ids;
+        if (!select->is_null(2)) job_ids = select->text(2);
+        auto const r =
+            rearm(select->text(1), job_ids, select->int64(3), select->int64(4), partial, status);
+        auto const keep = std::int64_t{r.keep_executed};
         (*update)->reset();
-        (*update)->bind(1, count).bind(2, std::int64_t{keep}).bind(3, std::int64_t{keep});
-        (*update)->bind(4, std::int64_t{keep}).bind(5, select->int64(0));
+        (*update)->bind(1, r.trigger_count).bind(2, keep).bind(3, keep).bind(4, keep);
+        (*update)->bind(5, select->int64(0));
         if (auto done = (*update)->run(); !done) return detail::to_api_error(done.error(), what);
     }
     return {};
@@ -193,8 +203,7 @@ api::response initialize(server_api& api, request const& req, std::int64_t wf)
 
     auto const updates = core::initialize_jobs(*nodes, *all_edges, *partial);
     std::unordered_map<std::int64_t, job_status> status;
-    for (auto const& n : *nodes)
-        status[n.id] = n.status;
+    for (auto const& n : *nodes) status[n.id] = n.status;
     std::vector<std::int64_t> ready, rerun;
     for (auto const& u : updates) {
         if (auto ok = changes.set_status(wf, u.job_id, u.from, u.to); !ok)

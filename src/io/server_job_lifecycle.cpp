@@ -147,11 +147,11 @@ api::response manage_status_change(server_api& api, request const& req, path_par
         done = changes.drop_current_results(self);
         if (done) done = revert_downstream(changes, wf, job_id);
     }
-    if (done && decided->status == job_status::ready) {
-        std::int64_t const self[] = {job_id};
-        done = changes.became_ready(wf, self);
-    }
     if (!done) return api::error_response(done.error());
+    // Claimable again: parked claims wake. No on_jobs_ready count: a job handed back (a worker
+    // that could not start it) was counted when it first became ready, and counting it twice
+    // would trigger an action before all of its jobs were ready.
+    if (decided->status == job_status::ready) api.notify(wf);
     return detail::job_reply(api.db(), job_id, what);
 }
 

@@ -212,8 +212,7 @@ api::response ready_job_requirements(server_api& api, request const& req, std::i
     auto scheduler = api::query_value(req, {"scheduler_config_id"}, what);
     if (!scheduler) return api::error_response(scheduler.error());
     auto stmt = api.db().db().prepare(
-        "SELECT COUNT(*), TOTAL(r.num_cpus), TOTAL(r.num_gpus), "
-        "TOTAL(r.memory_bytes), "
+        "SELECT COUNT(*), TOTAL(r.num_cpus), TOTAL(r.num_gpus), TOTAL(r.memory_bytes), "
         "COALESCE(MAX(r.num_nodes), 0), COALESCE(MAX(r.runtime_s), 0) FROM job j "
         "LEFT JOIN resource_requirements r ON r.id = j.resource_requirements_id "
         "WHERE j.workflow_id = ? AND j.status = ?" +

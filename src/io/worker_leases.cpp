@@ -36,13 +36,10 @@ api::response heartbeat(server_api& api, request const& req, std::int64_t node)
                                                   std::to_string(node)));
     }
     if (auto const* flag = std::get_if<std::int64_t>(&**active); flag != nullptr && *flag == 0) {
-        return api::error_response(
-            api::conflict(std::string(what) + ": compute node " + std::to_string(node) +
-                          " is inactive; its jobs were handed back, register a new node"));
+        return api::error_response(detail::inactive_node(what, node));
     }
-    auto renewed = detail::scalar(db, "UPDATE compute_node SET last_heartbeat_ms = ? WHERE id = ?",
-                                  {epoch_ms(api.options().clock()), node}, what);
-    if (!renewed) return api::error_response(renewed.error());
+    if (auto renewed = detail::renew_lease(api, node, true, what); !renewed)
+        return api::error_response(renewed.error());
     boost::json::object out;
     out["compute_node_id"] = node;
     auto const lease = api.options().worker_lease_seconds;
@@ -152,6 +149,26 @@ api_result<void> expire_worker(job_changes& changes, std::int64_t node, lease_sw
 }
 
 }  // namespace
+
+api::api_error detail::inactive_node(std::string_view what, std::int64_t node)
+{
+    return api::conflict(std::string(what) + ": compute node " + std::to_string(node) +
+                         " is inactive (shut down, or its lease ran out and its jobs went back); "
+                         "register a new node");
+}
+
+api_result<void> detail::renew_lease(server_api& api, std::int64_t node, bool start,
+                                     std::string_view what)
+{
+    auto renewed =
+        detail::scalar(api.db().db(),
+                       start ? "UPDATE compute_node SET last_heartbeat_ms = ? WHERE id = ?"
+                             : "UPDATE compute_node SET last_heartbeat_ms = ? WHERE id = ? "
+                               "AND last_heartbeat_ms IS NOT NULL",
+                       {epoch_ms(api.options().clock()), node}, what);
+    if (!renewed) return renewed.error();
+    return {};
+}
 
 api_result<lease_sweep> expire_lost_workers(server_api& api,
                                             std::chrono::system_clock::time_point now)

@@ -106,14 +106,29 @@ BOOST_FIXTURE_TEST_CASE(a_partial_initialization_keeps_the_start_action, actions
     claim(1);
     run(1, cn);
     run(2, cn);
-    for (auto id : {3, 4, 5})
-        claim(id);
+    for (auto id : {3, 4, 5}) claim(id);
     ok("PUT", "/jobs/2/manage_status_change/ready/0");
     initialize(1, {{"only_uninitialized", "true"}});
     // on_workflow_start stays executed; b runs again, so its actions are re-armed.
     BOOST_TEST((pending() == std::vector<std::int64_t>{2, 3}));
     initialize();
     BOOST_TEST((pending() == std::vector<std::int64_t>{1, 2, 3}));
+}
+
+BOOST_FIXTURE_TEST_CASE(a_handed_back_job_counts_once, actions_fixture)
+{
+    action("on_jobs_ready", R"(,"job_ids":[1,2])");
+    initialize();
+    BOOST_TEST(counts() == "1/1 1/1 0/1 0/2 0/1 1/2 ");
+    // Claimed, then handed back by a worker that could not start it, then retried after a
+    // failure (which canceled b and so completed the workflow): still only one of the last
+    // action's two jobs has become ready.
+    claim_next(1);
+    ok("PUT", "/jobs/1/manage_status_change/ready/0");
+    run(1, cn, "failed", 1);
+    ok("POST", "/jobs/1/retry/0", "", {{"max_retries", "3"}});
+    BOOST_TEST(counts() == "1/1 1/1 0/1 2/2 1/1 1/2 ");
+    BOOST_TEST(pending({{"trigger_type", "on_jobs_ready"}}).empty());
 }
 
 struct refusal {

@@ -78,7 +78,8 @@ std::vector<claim_refusal> const claim_refusals{
      "",
      {{"compute_node_id", "3"}},
      409,
-     "claim_next_jobs: compute node 3 is inactive; its jobs were handed back, register a new node"},
+     "claim_next_jobs: compute node 3 is inactive (shut down, or its lease ran out and its jobs "
+     "went back); register a new node"},
     {"/workflows/1/claim_next_jobs",
      "5",
      {},

@@ -198,8 +198,7 @@ BOOST_FIXTURE_TEST_CASE(claimed_jobs_carry_what_the_runner_needs, lifecycle_fixt
 
 BOOST_FIXTURE_TEST_CASE(claim_next_jobs_limits, lifecycle_fixture)
 {
-    for (int i = 0; i < 12; ++i)
-        job("j" + std::to_string(i));
+    for (int i = 0; i < 12; ++i) job("j" + std::to_string(i));
     initialize();
     BOOST_TEST(claim_next(3).size() == 3u);
     BOOST_TEST(ids_of(ok("POST", "/workflows/1/claim_next_jobs")).size() == 9u);  // default 10
@@ -272,8 +271,7 @@ BOOST_FIXTURE_TEST_CASE(fifty_claimers_share_ten_thousand_jobs, lifecycle_fixtur
     ok("POST", "/bulk_jobs", body + "]}");
     initialize();
     std::vector<std::int64_t> nodes;
-    for (int i = 0; i < claimers; ++i)
-        nodes.push_back(node());
+    for (int i = 0; i < claimers; ++i) nodes.push_back(node());
     std::map<std::int64_t, std::int64_t> owner;  // job -> claimant
     std::size_t claims = 0;
     for (bool any = true; any;) {
@@ -299,8 +297,7 @@ BOOST_FIXTURE_TEST_CASE(fifty_claimers_share_ten_thousand_jobs, lifecycle_fixtur
     BOOST_TEST(scalar("SELECT COUNT(*) FROM job WHERE status = 3") == job_count);
     std::int64_t mismatched = 0;
     auto stmt = db.db().prepare("SELECT id, active_compute_node_id FROM job").value();
-    while (stmt.step().value())
-        mismatched += owner.at(stmt.int64(0)) != stmt.int64(1) ? 1 : 0;
+    while (stmt.step().value()) mismatched += owner.at(stmt.int64(0)) != stmt.int64(1) ? 1 : 0;
     BOOST_TEST(mismatched == 0);
     BOOST_TEST_MESSAGE(claims << " claim requests");
 }

@@ -54,8 +54,7 @@ struct lease_fixture : lifecycle_fixture {
         req.method = std::move(method);
         req.path = std::move(path);
         req.body = std::move(body);
-        for (auto& [k, v] : q)
-            req.query.emplace(k, v);
+        for (auto& [k, v] : q) req.query.emplace(k, v);
         return std::get<api::response>(leased->handle(req));
     }
     api::response heartbeat(std::int64_t id)
@@ -96,8 +95,9 @@ BOOST_FIXTURE_TEST_CASE(a_lost_worker_hands_its_jobs_back, lease_fixture)
     // The lost worker learns it on its next call.
     auto late = heartbeat(lost);
     BOOST_TEST(late.status == 409u);
-    BOOST_TEST(late.body.find("heartbeat: compute node 1 is inactive; its jobs were handed back, "
-                              "register a new node") != std::string::npos);
+    BOOST_TEST(boost::json::parse(late.body).at("message").as_string() ==
+               "heartbeat: compute node 1 is inactive (shut down, or its lease ran out and its "
+               "jobs went back); register a new node");
     BOOST_TEST((sweep(seconds(600)) == io::lease_sweep{}));  // nothing twice
 }
 

@@ -69,8 +69,7 @@ struct lifecycle_fixture : api_fixture {
     std::vector<std::int64_t> ids_of(boost::json::value const& claim)
     {
         std::vector<std::int64_t> out;
-        for (auto const& j : claim.at("jobs").as_array())
-            out.push_back(j.at("id").as_int64());
+        for (auto const& j : claim.at("jobs").as_array()) out.push_back(j.at("id").as_int64());
         return out;
     }
 
@@ -121,8 +120,7 @@ struct lifecycle_fixture : api_fixture {
                            "event", "workflow_action", "compute_node", "user_data"}) {
             auto stmt = db.db().prepare(std::string("SELECT * FROM ") + table).value();
             while (stmt.step().value()) {
-                for (int i = 0; i < stmt.column_count(); ++i)
-                    out += stmt.text(i) + "|";
+                for (int i = 0; i < stmt.column_count(); ++i) out += stmt.text(i) + "|";
                 out += "\n";
             }
         }

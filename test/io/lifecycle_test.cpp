@@ -99,8 +99,7 @@ BOOST_FIXTURE_TEST_CASE(status_get_and_put, lifecycle_fixture)
 
 BOOST_FIXTURE_TEST_CASE(cancel_and_reset, lifecycle_fixture)
 {
-    for (auto name : {"pending", "running", "ready", "done"})
-        job(name);
+    for (auto name : {"pending", "running", "ready", "done"}) job(name);
     auto const cn = node();
     initialize();
     run(4, cn);

@@ -71,8 +71,7 @@ std::set<std::int64_t> claim_all(io::server_api& server, std::size_t& requests)
         ++requests;
         auto const jobs = boost::json::parse(res.body).at("jobs").as_array();
         if (jobs.empty()) return claimed;
-        for (auto const& j : jobs)
-            BOOST_TEST_REQUIRE(claimed.insert(j.at("id").as_int64()).second);
+        for (auto const& j : jobs) BOOST_TEST_REQUIRE(claimed.insert(j.at("id").as_int64()).second);
     }
 }
 
@@ -100,11 +99,9 @@ BOOST_AUTO_TEST_CASE(ten_thousand_jobs)
     auto const t0 = steady::now();
     auto const claimed = claim_all(server, requests);
     auto const t1 = steady::now();
-    for (auto id : claimed)
-        call(server, "PUT", "/jobs/" + std::to_string(id) + "/start_job/0/1");
+    for (auto id : claimed) call(server, "PUT", "/jobs/" + std::to_string(id) + "/start_job/0/1");
     auto const t2 = steady::now();
-    for (auto id : claimed)
-        complete(server, id);
+    for (auto id : claimed) complete(server, id);
     auto const t3 = steady::now();
 
     BOOST_TEST(claimed.size() == static_cast<std::size_t>(job_count));
