@@ -149,6 +149,13 @@ expect_exit 1 'torcrun submit: workflow "w": POST /workflows: connect 127.0.0.1:
 call GET /workflows
 [ "$(field "$body" 'd["total_count"]')" = "$before" ] || fail "a failed submit left a workflow"
 
+# --no-initialize: the workflow exists, its jobs stay uninitialized.
+id=$("$torcrun" submit --no-initialize "$tmp/one.json5" 2>/dev/null)
+out=$("$torcrun" status "$id" --json)
+[ "$(field "$out" '[d["jobs"]["uninitialized"], d["jobs"]["total"]]')" = '[1, 1]' ] \
+    || fail "submit --no-initialize: $out"
+before=$((before + 1))
+
 # A server-side failure once the workflow exists: 100 jobs exceed a 4k body limit at bulk_jobs.
 stop_server TERM
 start_server "$tmp/db" --set max_body_bytes=4k
