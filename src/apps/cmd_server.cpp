@@ -6,6 +6,7 @@
 #include "torcrun/apps/commands.hpp"
 
 #include "config_options.hpp"
+#include "torcrun/io/htpasswd.hpp"
 #include "torcrun/io/http_server.hpp"
 #include "torcrun/io/job_lifecycle.hpp"
 #include "torcrun/io/logger.hpp"
@@ -58,7 +59,8 @@ io::server_options api_options(core::server_config const& config)
     return o;
 }
 
-// A lost worker is noticed within a quarter of its lease, and at least every 5 s.
+// The sweep runs every quarter lease (at most 5 s apart), so a lost worker's jobs come back
+// within 1.25 leases.
 std::chrono::milliseconds sweep_interval(double lease_seconds)
 {
     auto const ms = static_cast<std::int64_t>(lease_seconds * 1000 / 4);
@@ -135,6 +137,14 @@ int cmd_server(arguments const& args)
     if (!config) {
         std::cerr << config.error().message << "\n";
         return 2;
+    }
+    // An unreadable or malformed password file is a configuration error, found before the
+    // database is touched (the HTTP server loads it again when it starts).
+    if (auto const& file = config->auth.htpasswd_file) {
+        if (auto users = io::htpasswd::load(*file); !users) {
+            std::cerr << "torcrun server: " << users.error().message << "\n";
+            return 2;
+        }
     }
     return serve(*config);
 }

@@ -82,6 +82,12 @@ out=$("$torcrun" server --set nope=1 --db "$tmp/x.db" 2>&1); rc=$?
 set -e
 [ $rc = 2 ] && [ "$out" = '--set nope: unknown key "nope"' ] || fail "bad key: $rc $out"
 set +e
+out=$("$torcrun" server --set auth.htpasswd_file="$tmp/none" --db "$tmp/x.db" 2>&1); rc=$?
+set -e
+[ $rc = 2 ] && [ "$out" = "torcrun server: htpasswd: cannot read \"$tmp/none\": No such file or directory" ] \
+    || fail "missing htpasswd file: $rc $out"
+[ ! -e "$tmp/x.db" ] || fail "a configuration error created the database"
+set +e
 out=$("$torcrun" server --port 0 --db "$tmp/missing/dir/x.db" 2>&1); rc=$?
 set -e
 [ $rc = 1 ] || fail "unusable database: exit $rc"
