@@ -8,8 +8,17 @@ TORCRUN_BUILD_PACKAGES=(g++ cmake ninja-build pkg-config
     libboost1.81-all-dev libboost-json1.81-dev libboost-url1.81-dev libsqlite3-dev
     libyaml-cpp-dev libre2-dev libcrypt-dev)
 
-# Packages the tests need beyond the build (system tests read JSON with python3).
-TORCRUN_TEST_PACKAGES=(python3)
+# Packages the tests need beyond the build (system tests read JSON with python3 and call the
+# server with curl).
+TORCRUN_TEST_PACKAGES=(python3 curl)
+
+# The API contract test (test/system/t0330-contract.sh) runs Prism, a Node.js program: Debian 12's
+# nodejs 18.20 runs the pinned Prism 5.14.2 (which needs >= 18.20.1). Installed only when `node`
+# or `npm` is missing, so a newer Node already on the machine is kept. The pin lives in
+# test/contract/package.json (and its lock file).
+TORCRUN_CONTRACT_PACKAGES=(nodejs npm)
+TORCRUN_PRISM_VERSION=$(sed -n 's|.*"@stoplight/prism-cli": "\(.*\)".*|\1|p' \
+    "$TORCRUN_ROOT/test/contract/package.json")
 
 torcrun_log() { printf '==> %s\n' "$*" >&2; }
 
@@ -45,4 +54,24 @@ build_torcrun() {
     cmake -S "$TORCRUN_ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
     torcrun_log "building $dir (-j$jobs) ${target[*]}"
     cmake --build "$dir" -j"$jobs" "${target[@]}"
+}
+
+# ensure_contract_tools: node and npm, from Debian when either is missing.
+ensure_contract_tools() {
+    command -v node >/dev/null && command -v npm >/dev/null && return 0
+    ensure_packages "${TORCRUN_CONTRACT_PACKAGES[@]}"
+}
+
+# install_prism DIR: Prism into DIR/prism (ignored by git) from test/contract's lock file, unless
+# the pinned version is already there. Needs the npm registry the first time.
+install_prism() {
+    local dir=$1/prism
+    local prism=$dir/node_modules/.bin/prism
+    if [ -x "$prism" ] && [ "$("$prism" --version 2>/dev/null)" = "$TORCRUN_PRISM_VERSION" ]; then
+        return 0
+    fi
+    torcrun_log "installing Prism $TORCRUN_PRISM_VERSION into $dir"
+    mkdir -p "$dir"
+    cp "$TORCRUN_ROOT/test/contract/package.json" "$TORCRUN_ROOT/test/contract/package-lock.json" "$dir/"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 }

@@ -22,6 +22,11 @@ constexpr subcommand subcommands[] = {
     {"version", torcrun::apps::cmd_version, "print the version"},
     {"config", torcrun::apps::cmd_config, "check and print the worker or server configuration"},
     {"spec", torcrun::apps::cmd_spec, "show the jobs and edges a Torc workflow spec creates"},
+    // -- server app
+    {"server", torcrun::apps::cmd_server, "serve the Torc REST API from a SQLite database"},
+    {"submit", torcrun::apps::cmd_submit, "create and initialize a workflow from a Torc spec"},
+    {"status", torcrun::apps::cmd_status, "show a workflow's run, completion and job counts"},
+    {"jobs", torcrun::apps::cmd_jobs, "list a workflow's jobs with their latest return codes"},
 };
 
 void print_usage(std::ostream& out)

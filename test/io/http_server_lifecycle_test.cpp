@@ -249,6 +249,33 @@ BOOST_AUTO_TEST_CASE(run_http_server_stops_gracefully_on_sigterm) {
     BOOST_TEST(log.lines.at(3) == "info http: stopped");
 }
 
+// The hooks of `torcrun server`: the bound port once, before any request; ticks on the reactor
+// thread until the signal, after which run() still returns (the tick timer is cancelled).
+BOOST_AUTO_TEST_CASE(run_http_server_calls_the_hooks_until_sigterm) {
+    test::fake_handler handler;
+    thread_log log;
+    std::atomic<int> listening_port{0};
+    std::atomic<int> ticks{0};
+    io::server_hooks hooks;
+    hooks.on_listening = [&](std::uint16_t port) { listening_port = port; };
+    hooks.tick_interval = 5ms;
+    hooks.on_tick = [&] { ++ticks; };
+    auto done = std::async(std::launch::async, [&] {
+        return io::run_http_server(loopback_settings(), handler, log.logger(), hooks);
+    });
+    auto const deadline = steady::now() + 5s;
+    while (ticks < 3 && steady::now() < deadline) std::this_thread::sleep_for(5ms);
+    BOOST_REQUIRE(ticks >= 3);
+    BOOST_TEST(listening_port.load() != 0);
+    BOOST_TEST(listening_port.load() == log.port.load());
+    ::kill(::getpid(), SIGTERM);
+    BOOST_REQUIRE(done.wait_for(5s) == std::future_status::ready);
+    BOOST_TEST(done.get() == 0);
+    int const after_stop = ticks;
+    std::this_thread::sleep_for(20ms);
+    BOOST_TEST(ticks.load() == after_stop);
+}
+
 BOOST_AUTO_TEST_CASE(run_http_server_returns_1_when_it_cannot_start) {
     server_fixture first;
     test::fake_handler handler;

@@ -13,5 +13,10 @@ int cmd_version(arguments const& args);
 int cmd_allocation(arguments const& args);
 int cmd_config(arguments const& args);
 int cmd_spec(arguments const& args);
+// -- server app
+int cmd_server(arguments const& args);
+int cmd_submit(arguments const& args);
+int cmd_status(arguments const& args);
+int cmd_jobs(arguments const& args);
 
 }  // namespace torcrun::apps

@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -65,9 +66,19 @@ private:
     std::shared_ptr<server_state> state_;
 };
 
+// What the server process adds on the reactor thread around the HTTP server.
+struct server_hooks {
+    // Once, after the port is bound and before the first request is served.
+    std::function<void(std::uint16_t port)> on_listening;
+    // Every `tick_interval` until the stop begins (e.g. the worker-lease sweep); 0 = never.
+    std::chrono::milliseconds tick_interval{0};
+    std::function<void()> on_tick;
+};
+
 // `torcrun server` minus option parsing: starts the server on its own io_context, stops it
 // gracefully on the first SIGTERM or SIGINT (a second one kills the process, as the default
 // action is restored), and returns the exit status: 0 after a clean stop, 1 when it cannot start.
-int run_http_server(server_settings settings, api::request_handler& handler, logger log);
+int run_http_server(server_settings settings, api::request_handler& handler, logger log,
+                    server_hooks hooks = {});
 
 }  // namespace torcrun::io

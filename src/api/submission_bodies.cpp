@@ -1,0 +1,141 @@
+// Request bodies of `torcrun submit`, as Torc 0.10's `workflows create` sends them (TORC-SPEC
+// §15, §10.3), except the nulls its contract does not allow (submission.hpp).
+#include "submission_bodies.hpp"
+
+#include <boost/assert.hpp>
+#include <boost/json/array.hpp>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace torcrun::api::detail {
+
+namespace json = boost::json;
+
+namespace {
+
+template <class T>
+void put(json::object& o, std::string_view key, std::optional<T> const& value)
+{
+    if (value) o[key] = *value;
+}
+
+std::int64_t id_of(name_ids const& ids, std::string_view name)
+{
+    auto const it = ids.find(name);
+    BOOST_ASSERT_MSG(it != ids.end(), "the plan names a record that was not created");
+    return it == ids.end() ? 0 : it->second;
+}
+
+// Empty lists are left out, as Torc's client does.
+void put_ids(json::object& o, std::string_view key, name_ids const& ids,
+             std::vector<std::string> const& names)
+{
+    if (names.empty()) return;
+    json::array out;
+    for (auto const& n : names) out.push_back(id_of(ids, n));
+    o[key] = std::move(out);
+}
+
+}  // namespace
+
+json::object workflow_body(spec::planned_workflow const& w)
+{
+    json::object o{{"name", w.name}, {"user", w.user}};
+    put(o, "description", w.description);
+    o["compute_node_expiration_buffer_seconds"] = w.compute_node_expiration_buffer_seconds;
+    o["compute_node_wait_for_new_jobs_seconds"] = w.compute_node_wait_for_new_jobs_seconds;
+    o["compute_node_ignore_workflow_completion"] = w.compute_node_ignore_workflow_completion;
+    o["compute_node_wait_for_healthy_database_minutes"] =
+        w.compute_node_wait_for_healthy_database_minutes;
+    o["compute_node_min_time_for_new_jobs_seconds"] = w.compute_node_min_time_for_new_jobs_seconds;
+    put(o, "jobs_sort_method", w.jobs_sort_method);
+    put(o, "resource_monitor_config", w.resource_monitor_config);
+    put(o, "slurm_defaults", w.slurm_defaults);
+    o["use_pending_failed"] = w.use_pending_failed;
+    return o;
+}
+
+json::object file_body(std::int64_t wf, spec::expanded_file const& f)
+{
+    return {{"workflow_id", wf}, {"name", f.name}, {"path", f.path}};
+}
+
+json::object user_data_body(std::int64_t wf, spec::expanded_user_data const& u)
+{
+    json::object o{{"workflow_id", wf}, {"name", u.name}};
+    put(o, "is_ephemeral", u.is_ephemeral);
+    put(o, "data", u.data);
+    return o;
+}
+
+json::object requirements_body(std::int64_t wf, spec::resource_requirements_spec const& r)
+{
+    return {{"workflow_id", wf},      {"name", r.name},           {"num_cpus", r.num_cpus},
+            {"num_gpus", r.num_gpus}, {"num_nodes", r.num_nodes}, {"memory", r.memory},
+            {"runtime", r.runtime}};
+}
+
+json::object scheduler_body(std::int64_t wf, spec::slurm_scheduler_spec const& s)
+{
+    json::object o{{"workflow_id", wf},
+                   {"name", s.name},
+                   {"account", s.account},
+                   {"nodes", s.nodes},
+                   {"walltime", s.walltime}};
+    put(o, "partition", s.partition);
+    put(o, "mem", s.mem);
+    put(o, "gres", s.gres);
+    put(o, "qos", s.qos);
+    put(o, "tmp", s.tmp);
+    put(o, "extra", s.extra);
+    put(o, "ntasks_per_node", s.ntasks_per_node);
+    return o;
+}
+
+json::object handler_body(std::int64_t wf, spec::planned_failure_handler const& h)
+{
+    return {{"workflow_id", wf}, {"name", h.name}, {"rules", h.rules}};
+}
+
+json::object job_body(std::int64_t wf, spec::expanded_job const& job, job_refs const& ids)
+{
+    json::object o{{"workflow_id", wf}, {"name", job.name}, {"command", job.command}};
+    put(o, "invocation_script", job.invocation_script);
+    o["status"] = "uninitialized";
+    o["cancel_on_blocking_job_failure"] = job.cancel_on_blocking_job_failure;
+    o["supports_termination"] = job.supports_termination;
+    put_ids(o, "depends_on_job_ids", ids.jobs, job.depends_on);
+    put_ids(o, "input_file_ids", ids.files, job.input_files);
+    put_ids(o, "output_file_ids", ids.files, job.output_files);
+    put_ids(o, "input_user_data_ids", ids.user_data, job.input_user_data);
+    put_ids(o, "output_user_data_ids", ids.user_data, job.output_user_data);
+    if (job.resource_requirements)
+        o["resource_requirements_id"] = id_of(ids.requirements, *job.resource_requirements);
+    if (job.scheduler) o["scheduler_id"] = id_of(ids.schedulers, *job.scheduler);
+    if (job.failure_handler) o["failure_handler_id"] = id_of(ids.handlers, *job.failure_handler);
+    o["attempt_id"] = 1;
+    return o;
+}
+
+json::object action_body(std::int64_t wf, spec::planned_action const& a, name_ids const& schedulers,
+                         name_ids const& jobs)
+{
+    std::int64_t scheduler_id = 0;
+    if (a.scheduler && a.scheduler_type == "slurm") scheduler_id = id_of(schedulers, *a.scheduler);
+    json::object o{{"workflow_id", wf},
+                   {"trigger_type", a.trigger_type},
+                   {"action_type", a.action_type},
+                   {"action_config", spec::action_config(a, scheduler_id)}};
+    if (a.job_names) {
+        json::array ids;
+        for (auto const& n : *a.job_names) ids.push_back(id_of(jobs, n));
+        o["job_ids"] = std::move(ids);
+    }
+    o["persistent"] = a.persistent;
+    return o;
+}
+
+}  // namespace torcrun::api::detail

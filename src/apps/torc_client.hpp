@@ -1,0 +1,53 @@
+// The client side of the Torc REST API for the CLI commands (`submit`, `status`, `jobs`): the
+// shared flags (--url, default $TORC_API_URL, then http://127.0.0.1:8080/torc-service/v1;
+// --user with --password-file or $TORC_PASSWORD), one blocking keep-alive connection, JSON
+// answers, and failures as one message: `GET /workflows/9: HTTP 404: workflows: no workflow 9`.
+#pragma once
+
+#include "torcrun/core/error.hpp"
+#include "torcrun/io/http_client.hpp"
+
+#include <boost/json/value.hpp>
+#include <boost/program_options/options_description.hpp>
+#include <boost/program_options/variables_map.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace torcrun::apps {
+
+inline constexpr char const* default_api_url = "http://127.0.0.1:8080/torc-service/v1";
+
+// --url URL, --user NAME, --password-file FILE.
+boost::program_options::options_description client_options();
+
+// Errors: `--url: "ftp://x" ...` (the URL parser's reason), `--user: needs a password
+// (--password-file FILE or TORC_PASSWORD)`, or the password file's read error.
+core::result<io::client_settings> client_settings_from(
+    boost::program_options::variables_map const& flags);
+
+class torc_client {
+public:
+    explicit torc_client(io::client_settings settings) : http_(std::move(settings)) {}
+
+    // The body of a 2xx reply.
+    core::result<std::string> send(std::string const& method, std::string const& path,
+                                   std::string body = {});
+    // The parsed JSON answer of a 2xx reply; an empty answer is null.
+    core::result<boost::json::value> call(std::string const& method, std::string const& path,
+                                          std::string body = {});
+
+    // Every item of a paged listing (`items`, `has_more`), `path` carrying its filters
+    // ("/jobs?workflow_id=3"); pages of `page_size` items.
+    core::result<std::vector<boost::json::value>> list_all(std::string const& path,
+                                                           std::int64_t page_size = 10000);
+
+private:
+    io::blocking_http_client http_;
+};
+
+// A workflow id argument: a positive decimal integer. `workflow: "x" is not a workflow id`.
+core::result<std::int64_t> parse_workflow_id(std::string const& text);
+
+}  // namespace torcrun::apps

@@ -1,0 +1,78 @@
+# Shared by the server system tests (sourced): start `torcrun server` on a free port, call the
+# REST API with curl, read JSON fields with python3, stop the server with SIGTERM and check how
+# it ended. Expects $torcrun and $tmp; the caller's EXIT trap should call kill_servers.
+
+server_pids=()
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# start_server DB [ARGS...]: sets server_pid, port, base, server_log; fails after 10 s without
+# the listening line. A watcher subshell records the exit status in $server_log.rc, so that a
+# SIGKILL is not reported by this shell's job control.
+start_server() {
+    local db=$1; shift
+    server_log=$tmp/server.$RANDOM.log
+    : >"$server_log"
+    rm -f "$server_log.pid" "$server_log.rc"
+    (
+        "$torcrun" server --port 0 --db "$db" "$@" 2>"$server_log" &
+        echo $! >"$server_log.pid"
+        rc=0
+        wait $! || rc=$?
+        echo $rc >"$server_log.rc"
+    ) 2>/dev/null &
+    for _ in $(seq 1 100); do [ -s "$server_log.pid" ] && break; sleep 0.01; done
+    server_pid=$(cat "$server_log.pid")
+    server_pids+=("$server_pid")
+    local line=""
+    for _ in $(seq 1 200); do
+        line=$(grep -m1 '^torcrun server: listening on ' "$server_log" || true)
+        [ -n "$line" ] && break
+        [ -e "$server_log.rc" ] && fail "server exited at start: $(cat "$server_log")"
+        sleep 0.05
+    done
+    [ -n "$line" ] || fail "no listening line after 10 s: $(cat "$server_log")"
+    base=${line#torcrun server: listening on }
+    port=${base#http://127.0.0.1:}
+    port=${port%%/*}
+    [ "$base" = "http://127.0.0.1:$port/torc-service/v1" ] || fail "listening line: $line"
+}
+
+# stop_server [SIGNAL]: signals the server, waits at most 5 s; sets stop_rc and stop_seconds.
+stop_server() {
+    local signal=${1:-TERM} start=$SECONDS
+    kill -"$signal" "$server_pid"
+    for _ in $(seq 1 100); do
+        [ -e "$server_log.rc" ] && break
+        sleep 0.05
+    done
+    [ -e "$server_log.rc" ] || fail "server still running 5 s after SIG$signal"
+    stop_rc=$(cat "$server_log.rc")
+    stop_seconds=$((SECONDS - start))
+}
+
+kill_servers() {
+    local pid
+    for pid in "${server_pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+}
+
+# call METHOD PATH [BODY]: the answer's body in $body, its status in $code.
+call() {
+    local method=$1 path=$2 data=${3-}
+    local args=(-s -o "$tmp/body" -w '%{http_code}' -H 'Expect:' -X "$method" "$base$path")
+    [ -n "$data" ] && args+=(-H 'Content-Type: application/json' --data-binary "$data")
+    code=$(curl "${args[@]}") || fail "curl $method $path failed"
+    body=$(cat "$tmp/body")
+}
+
+# expect METHOD PATH BODY STATUS: call and require the status.
+expect() {
+    call "$1" "$2" "$3"
+    [ "$code" = "$4" ] || fail "$1 $2: HTTP $code, expected $4: $body"
+}
+
+# field JSON PYTHON-EXPRESSION-ON-d: prints the value (strings bare, the rest as JSON).
+field() {
+    python3 -c 'import json,sys
+d = json.loads(sys.argv[1]); v = eval(sys.argv[2])
+print(v if isinstance(v, str) else json.dumps(v))' "$1" "$2"
+}
