@@ -105,26 +105,12 @@ int cmd_status(arguments const& args)
 {
     po::options_description options("options");
     options.add_options()("help,h", "print this help")("json", "print one JSON object");
-    options.add(client_options());
-    po::options_description all;
-    all.add(options).add_options()("workflow", po::value<std::string>());
-    po::positional_options_description positional;
-    positional.add("workflow", 1);
-    po::variables_map flags;
-    try {
-        po::store(po::command_line_parser(args).options(all).positional(positional).run(), flags);
-    } catch (po::error const& e) {
-        return fail(e.what(), 2);
-    }
-    if (flags.count("help"))
-        return std::cout << "usage: torcrun status WF [options]\n\n" << options, 0;
-    if (!flags.count("workflow")) return fail("a workflow id is required (torcrun status WF)", 2);
-    auto wf = parse_workflow_id(flags["workflow"].as<std::string>());
-    if (!wf) return fail(wf.error().message, 2);
-    auto settings = client_settings_from(flags);
-    if (!settings) return fail(settings.error().message, 2);
-    torc_client client(std::move(*settings));
-    auto summary = workflow_summary(client, *wf);
+    auto command_line = parse_workflow_command(args, options, "status");
+    if (auto const* exit_status = std::get_if<int>(&command_line)) return *exit_status;
+    auto& command = std::get<workflow_command>(command_line);
+    auto const& flags = command.flags;
+    torc_client client(std::move(command.settings));
+    auto summary = workflow_summary(client, command.workflow_id);
     if (!summary) return fail(summary.error().message, 1);
     if (flags.count("json")) {
         std::cout << json::serialize(*summary) << "\n";

@@ -6,8 +6,11 @@
 #include "torcrun/api/submission.hpp"
 
 #include <boost/json/parse.hpp>
+#include <boost/program_options/parsers.hpp>
+#include <boost/program_options/positional_options.hpp>
 
 #include <charconv>
+#include <iostream>
 #include <cstdlib>
 
 namespace torcrun::apps {
@@ -132,6 +135,42 @@ core::result<std::int64_t> parse_workflow_id(std::string const& text)
     if (text.empty() || ec != std::errc{} || ptr != end || id <= 0)
         return core::error{"workflow: \"" + text + "\" is not a workflow id"};
     return id;
+}
+
+std::variant<workflow_command, int> parse_workflow_command(
+    std::vector<std::string> const& args, boost::program_options::options_description options,
+    std::string const& name)
+{
+    namespace po = boost::program_options;
+    auto const fail = [&](std::string const& message) {
+        std::cerr << "torcrun " << name << ": " << message << "\n";
+        return 2;
+    };
+    options.add(client_options());
+    po::options_description all;
+    all.add(options).add_options()("workflow", po::value<std::string>());
+    po::positional_options_description positional;
+    positional.add("workflow", 1);
+    workflow_command command;
+    try {
+        po::store(po::command_line_parser(args).options(all).positional(positional).run(),
+                  command.flags);
+    } catch (po::error const& e) {
+        return fail(e.what());
+    }
+    if (command.flags.count("help")) {
+        std::cout << "usage: torcrun " << name << " WF [options]\n\n" << options;
+        return 0;
+    }
+    if (!command.flags.count("workflow"))
+        return fail("a workflow id is required (torcrun " + name + " WF)");
+    auto wf = parse_workflow_id(command.flags["workflow"].as<std::string>());
+    if (!wf) return fail(wf.error().message);
+    auto settings = client_settings_from(command.flags);
+    if (!settings) return fail(settings.error().message);
+    command.workflow_id = *wf;
+    command.settings = std::move(*settings);
+    return command;
 }
 
 }  // namespace torcrun::apps

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace torcrun::apps {
@@ -49,5 +50,19 @@ private:
 
 // A workflow id argument: a positive decimal integer. `workflow: "x" is not a workflow id`.
 core::result<std::int64_t> parse_workflow_id(std::string const& text);
+
+// A client command that takes one workflow id (`torcrun status WF`, `torcrun jobs WF`), parsed.
+struct workflow_command {
+    boost::program_options::variables_map flags;
+    std::int64_t workflow_id = 0;
+    io::client_settings settings;
+};
+
+// Parses `args` with the command's own `options` plus the client flags and the positional WF.
+// Returns the parsed command, or the exit status after printing the help (0) or an error (2,
+// `torcrun NAME: message` on stderr).
+std::variant<workflow_command, int> parse_workflow_command(
+    std::vector<std::string> const& args, boost::program_options::options_description options,
+    std::string const& name);
 
 }  // namespace torcrun::apps

@@ -22,7 +22,7 @@ struct base_url {
     std::string host_header;  // the Host header: host, [v6] and ":port" unless 80
 };
 
-// http only (TLS is not implemented); no user info, query or fragment.
+// http only (no TLS); no user info, query or fragment.
 core::result<base_url> parse_base_url(std::string_view text);
 
 struct request_target {
