@@ -2,7 +2,7 @@
 // both from the same rows that validate values, so documentation cannot drift from the code.
 #include "torcrun/core/config_schema.hpp"
 
-#include "concat.hpp"
+#include "torcrun/core/concat.hpp"
 #include "torcrun/core/json_writer.hpp"
 
 #include <boost/json/serialize.hpp>

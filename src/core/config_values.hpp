@@ -6,7 +6,7 @@
 // This part checks file values and override text against a rule and walks whole documents.
 #pragma once
 
-#include "concat.hpp"
+#include "torcrun/core/concat.hpp"
 
 #include "torcrun/core/config_schema.hpp"
 #include "torcrun/core/error.hpp"

@@ -3,7 +3,7 @@
 // which srun input variables would change a step.
 #include "torcrun/core/env_policy.hpp"
 
-#include "concat.hpp"
+#include "torcrun/core/concat.hpp"
 
 #include <algorithm>
 

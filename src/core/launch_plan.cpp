@@ -5,7 +5,7 @@
 #include "torcrun/core/hostlist.hpp"
 #include "torcrun/core/units.hpp"
 
-#include "concat.hpp"
+#include "torcrun/core/concat.hpp"
 
 #include <charconv>
 #include <cmath>

@@ -3,7 +3,7 @@
 // last ')' of the line; everything else is split on single spaces.
 #include "torcrun/core/proc_stat.hpp"
 
-#include "concat.hpp"
+#include "torcrun/core/concat.hpp"
 
 #include <algorithm>
 #include <array>

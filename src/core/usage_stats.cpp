@@ -2,7 +2,7 @@
 // rules). Everything is O(1) per sample: the worker keeps one of these per running job.
 #include "torcrun/core/usage_stats.hpp"
 
-#include "concat.hpp"
+#include "torcrun/core/concat.hpp"
 
 #include <algorithm>
 #include <array>

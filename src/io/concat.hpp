@@ -1,18 +1,11 @@
-// String concatenation for messages (private to src/io). Besides being one allocation, it avoids
-// `"literal" + std::string&&`, on which GCC 12 at -O3 reports a false -Wrestrict (PR 105651).
+// The io layer's name for core's message concatenation (include/torcrun/core/concat.hpp), so the
+// io sources keep writing `detail::cat(...)`.
 #pragma once
 
-#include <string>
-#include <string_view>
+#include "torcrun/core/concat.hpp"
 
 namespace torcrun::io::detail {
 
-template <class... Parts>
-std::string cat(Parts const&... parts) {
-    std::string out;
-    out.reserve((std::string_view(parts).size() + ... + 0));
-    (out.append(std::string_view(parts)), ...);
-    return out;
-}
+using core::detail::cat;
 
 }  // namespace torcrun::io::detail

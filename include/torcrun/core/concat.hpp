@@ -1,5 +1,5 @@
-// String concatenation for messages (private to src/core). Besides being one allocation, it
-// avoids `"literal" + std::string&&`, on which GCC 12 at -O3 reports a false -Wrestrict.
+// String concatenation for messages. Besides being one allocation, it avoids
+// `"literal" + std::string&&`, on which GCC 12 at -O3 reports a false -Wrestrict (PR 105651).
 #pragma once
 
 #include <string>
