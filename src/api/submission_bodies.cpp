@@ -41,22 +41,30 @@ void put_ids(json::object& o, std::string_view key, name_ids const& ids,
 
 }  // namespace
 
-json::object workflow_body(spec::planned_workflow const& w)
+}  // namespace torcrun::api::detail
+
+namespace torcrun::api {
+
+boost::json::object workflow_body(core::spec::planned_workflow const& w)
 {
-    json::object o{{"name", w.name}, {"user", w.user}};
-    put(o, "description", w.description);
+    boost::json::object o{{"name", w.name}, {"user", w.user}};
+    detail::put(o, "description", w.description);
     o["compute_node_expiration_buffer_seconds"] = w.compute_node_expiration_buffer_seconds;
     o["compute_node_wait_for_new_jobs_seconds"] = w.compute_node_wait_for_new_jobs_seconds;
     o["compute_node_ignore_workflow_completion"] = w.compute_node_ignore_workflow_completion;
     o["compute_node_wait_for_healthy_database_minutes"] =
         w.compute_node_wait_for_healthy_database_minutes;
     o["compute_node_min_time_for_new_jobs_seconds"] = w.compute_node_min_time_for_new_jobs_seconds;
-    put(o, "jobs_sort_method", w.jobs_sort_method);
-    put(o, "resource_monitor_config", w.resource_monitor_config);
-    put(o, "slurm_defaults", w.slurm_defaults);
+    detail::put(o, "jobs_sort_method", w.jobs_sort_method);
+    detail::put(o, "resource_monitor_config", w.resource_monitor_config);
+    detail::put(o, "slurm_defaults", w.slurm_defaults);
     o["use_pending_failed"] = w.use_pending_failed;
     return o;
 }
+
+}  // namespace torcrun::api
+
+namespace torcrun::api::detail {
 
 json::object file_body(std::int64_t wf, spec::expanded_file const& f)
 {

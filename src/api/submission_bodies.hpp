@@ -12,7 +12,7 @@ namespace torcrun::api::detail {
 
 namespace spec = core::spec;
 
-boost::json::object workflow_body(spec::planned_workflow const& w);
+using api::workflow_body;
 boost::json::object file_body(std::int64_t wf, spec::expanded_file const& f);
 boost::json::object user_data_body(std::int64_t wf, spec::expanded_user_data const& u);
 boost::json::object requirements_body(std::int64_t wf, spec::resource_requirements_spec const& r);

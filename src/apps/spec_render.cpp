@@ -1,6 +1,8 @@
 // Rendering of a creation plan for `torcrun spec`.
 #include "spec_render.hpp"
 
+#include "torcrun/api/submission.hpp"
+
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
@@ -69,23 +71,6 @@ template <class T>
 void put_optional(boost::json::object& o, std::string_view key, std::optional<T> const& v)
 {
     if (v) o[key] = *v;
-}
-
-boost::json::object workflow_json(spec::planned_workflow const& w)
-{
-    boost::json::object o{{"name", w.name}, {"user", w.user}};
-    put_optional(o, "description", w.description);
-    o["compute_node_expiration_buffer_seconds"] = w.compute_node_expiration_buffer_seconds;
-    o["compute_node_wait_for_new_jobs_seconds"] = w.compute_node_wait_for_new_jobs_seconds;
-    o["compute_node_ignore_workflow_completion"] = w.compute_node_ignore_workflow_completion;
-    o["compute_node_wait_for_healthy_database_minutes"] =
-        w.compute_node_wait_for_healthy_database_minutes;
-    o["compute_node_min_time_for_new_jobs_seconds"] = w.compute_node_min_time_for_new_jobs_seconds;
-    put_optional(o, "jobs_sort_method", w.jobs_sort_method);
-    put_optional(o, "resource_monitor_config", w.resource_monitor_config);
-    put_optional(o, "slurm_defaults", w.slurm_defaults);
-    o["use_pending_failed"] = w.use_pending_failed;
-    return o;
 }
 
 boost::json::array records_json(spec::creation_plan const& plan, std::string_view kind)
@@ -189,7 +174,7 @@ boost::json::value plan_to_json(spec::creation_plan const& plan)
         batches.push_back({{"level", b.level}, {"jobs", std::move(names)}});
     }
     return boost::json::object{
-        {"workflow", workflow_json(plan.workflow)},
+        {"workflow", api::workflow_body(plan.workflow)},
         {"files", records_json(plan, "files")},
         {"user_data", records_json(plan, "user_data")},
         {"resource_requirements", records_json(plan, "resource_requirements")},

@@ -12,6 +12,7 @@
 #include "torcrun/core/error.hpp"
 #include "torcrun/core/spec/creation_plan.hpp"
 
+#include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
 #include <cstddef>
@@ -100,5 +101,9 @@ private:
 // The `message` of a Torc error body (`{"message": M}` or `{"error": {"message": M}}`), or the
 // body itself when it has neither (trimmed, at most 300 characters).
 std::string server_message(std::string_view body);
+
+// The body of `POST /workflows` for a planned workflow (TORC-SPEC §15 step 2); `torcrun spec
+// --json` shows the same object.
+boost::json::object workflow_body(core::spec::planned_workflow const& w);
 
 }  // namespace torcrun::api
