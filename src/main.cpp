@@ -27,6 +27,9 @@ constexpr subcommand subcommands[] = {
     {"submit", torcrun::apps::cmd_submit, "create and initialize a workflow from a Torc spec"},
     {"status", torcrun::apps::cmd_status, "show a workflow's run, completion and job counts"},
     {"jobs", torcrun::apps::cmd_jobs, "list a workflow's jobs with their latest return codes"},
+    // -- run command
+    {"run", torcrun::apps::cmd_run,
+     "run a workflow spec here: embedded server, worker, progress and summary"},
 };
 
 void print_usage(std::ostream& out)

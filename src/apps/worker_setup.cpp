@@ -1,0 +1,61 @@
+// The worker's start-up facts. The resource overrides replace what detection found on every
+// node of the pool, since they are per-node amounts like the capacities they replace.
+#include "worker_setup.hpp"
+
+#include "machine_facts.hpp"
+#include "torcrun/core/mode_choice.hpp"
+#include "torcrun/core/resource_pool.hpp"
+#include "torcrun/core/slurm_env.hpp"
+
+namespace torcrun::apps {
+
+namespace {
+
+core::requested_mode requested(core::run_mode mode)
+{
+    switch (mode) {
+        case core::run_mode::direct: return core::requested_mode::direct;
+        case core::run_mode::slurm: return core::requested_mode::slurm;
+        case core::run_mode::automatic: break;
+    }
+    return core::requested_mode::auto_;
+}
+
+void apply_overrides(std::vector<core::node_capacity>& nodes,
+                     core::worker_config::resources_settings const& r)
+{
+    for (auto& node : nodes) {
+        if (r.cpus) node.cpus = *r.cpus;
+        if (r.memory_bytes) node.memory_bytes = *r.memory_bytes;
+        if (r.gpus) node.gpu_ids = *r.gpus;
+    }
+}
+
+}  // namespace
+
+core::result<io::worker_setup> make_worker_setup(core::worker_config config,
+                                                 io::logger const& log)
+{
+    auto env = read_process_environment();
+    auto const machine = measure_machine();
+    auto allocation = core::read_allocation(env, machine);
+    if (!allocation) return allocation.error();
+    auto decision = core::choose_mode(*allocation, requested(config.mode));
+    if (!decision) return decision.error();
+    apply_overrides(decision->pool, config.resources);
+    auto pool = core::resource_pool::create(decision->pool);
+    if (!pool) return pool.error();
+    log.write(io::log_level::info, "worker", "mode chosen",
+              {{"mode", core::to_string(decision->mode)}, {"reason", decision->reason}});
+    for (auto const& w : allocation->warnings) log.write(io::log_level::warning, "worker", w);
+    for (auto const& w : decision->warnings) log.write(io::log_level::warning, "worker", w);
+    io::worker_setup setup{std::move(config), decision->mode, std::move(*pool), std::move(env),
+                           machine.host_name, allocation->job_id};
+    setup.look_up_end_time = allocation->in_slurm && !allocation->end_time &&
+                             !setup.config.termination.end_time;
+    if (allocation->end_time && !setup.config.termination.end_time)
+        setup.config.termination.end_time = static_cast<double>(*allocation->end_time);
+    return setup;
+}
+
+}  // namespace torcrun::apps
