@@ -119,12 +119,36 @@ link_daemons() {
     done
 }
 
+# others_can_enter PATH: every folder from / down to PATH has o+x.
+others_can_enter() {
+    local path=$1 mode
+    while [ -n "$path" ] && [ "$path" != / ]; do
+        mode=$(stat -c %A "$path") || return 1
+        case ${mode:9:1} in x | t) ;; *) return 1 ;; esac
+        path=$(dirname "$path")
+    done
+}
+
+# choose_munge_dir: munged refuses a socket unless every folder above it has o+x ("Socket is
+# inaccessible: execute permissions for all required"), and a checkout may lie in a private
+# folder (mktemp -d makes 0700 ones): then the socket goes to a folder of ours in /tmp.
+choose_munge_dir() {
+    munge_dir=$dir/munge
+    others_can_enter "$dir" && return 0
+    munge_dir=/tmp/torcrun-slurm-munge.$(printf '%s' "$dir" | cksum | cut -d' ' -f1)
+    say "$dir is not searchable by others: munge's socket goes to $munge_dir"
+}
+
 prepare_folders() {
     rm -rf "$dir/spool" "$dir/pids" "$dir/log" "$dir/munge" "$dir/tmp"
-    mkdir -p "$dir/etc" "$dir/spool/ctld" "$dir/pids" "$dir/log" "$dir/dev" "$dir/munge"
+    mkdir -p "$dir/etc" "$dir/spool/ctld" "$dir/pids" "$dir/log" "$dir/dev"
     local node
     for node in $(node_names); do mkdir -p "$dir/spool/d/$node" "$dir/tmp/$node"; done
-    chmod 711 "$dir/munge" # munged refuses a socket folder without o+x
+    choose_munge_dir
+    rm -rf "$munge_dir"
+    mkdir -p "$munge_dir"
+    chmod 711 "$munge_dir"
+    echo "$munge_dir" >"$dir/munge-dir"
     [ -s "$dir/etc/munge.key" ] || dd if=/dev/urandom of="$dir/etc/munge.key" bs=1024 count=1 2>/dev/null
     chmod 600 "$dir/etc/munge.key"
     # fake GPUs: NVIDIA's character devices (major 195), plain files where mknod is denied
@@ -146,7 +170,7 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=$dir/munge/munge.socket
+AuthInfo=socket=$munge_dir/munge.socket
 StateSaveLocation=$dir/spool/ctld
 SlurmdSpoolDir=$dir/spool/d/%n
 # Per node: mpi/pmix creates spmix_appdir_<uid>_<job>.<step> here, and in a shared folder the
@@ -221,11 +245,11 @@ EOF
 # start_munged: our own munged on our own socket and key (a system munged is left alone).
 # It daemonizes itself; its PID comes from its pid file.
 start_munged() {
-    local socket=$dir/munge/munge.socket
-    munged --socket="$socket" --key-file="$dir/etc/munge.key" --pid-file="$dir/munge/munged.pid" \
-        --log-file="$dir/log/munged.log" --seed-file="$dir/munge/munged.seed" --num-threads=4 \
+    local socket=$munge_dir/munge.socket
+    munged --socket="$socket" --key-file="$dir/etc/munge.key" --pid-file="$munge_dir/munged.pid" \
+        --log-file="$dir/log/munged.log" --seed-file="$munge_dir/munged.seed" --num-threads=4 \
         </dev/null >"$dir/log/munged.out" 2>&1 || die "munged did not start: $(cat "$dir/log/munged.out")"
-    cp "$dir/munge/munged.pid" "$dir/pids/munged.pid"
+    cp "$munge_dir/munged.pid" "$dir/pids/munged.pid"
     for _ in $(seq 100); do [ -S "$socket" ] && break; sleep 0.05; done
     munge -S "$socket" -n </dev/null | unmunge -S "$socket" >/dev/null \
         || die "munged at $socket does not answer; see $dir/log/munged.log"
@@ -257,7 +281,8 @@ wait_idle() {
     local deadline=$((SECONDS + ${TORCRUN_SLURM_TIMEOUT:-60})) pidfile idle
     while :; do
         for pidfile in "$dir"/pids/*.pid; do
-            ours "$(cat "$pidfile")" || { log_tails >&2; die "$(basename "$pidfile" .pid) died; logs in $dir/log"; }
+            # alive, not ours: a daemon forked a moment ago may not have exec'd its command yet
+            alive "$(cat "$pidfile")" || { log_tails >&2; die "$(basename "$pidfile" .pid) died; logs in $dir/log"; }
         done
         idle=$(timeout 10 sinfo -h -N -o '%t' 2>/dev/null | grep -c '^idle$' || true)
         [ "$idle" -ge "$nodes" ] && return 0
@@ -368,6 +393,9 @@ cluster_down() {
     stop_recorded
     kill_leftovers
     clean_host
+    local munge_dir
+    munge_dir=$(cat "$dir/munge-dir" 2>/dev/null || true)
+    case "$munge_dir" in /tmp/torcrun-slurm-munge.*) rm -rf "$munge_dir" ;; esac
     rm -rf "$dir/pids"
     say "down (logs stay in $dir/log)"
 }

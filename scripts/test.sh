@@ -22,6 +22,17 @@ if ! { ensure_contract_tools && install_prism "$build_dir"; }; then
     torcrun_log "could not install Node.js or Prism: the API contract test (t0330) will fail"
 fi
 
+# The Slurm tests (slurm.*) need the real cluster: started here, stopped on the way out, also when
+# a test fails. A cluster that was already up is left up. When it cannot start, those tests fail.
+slurm_cluster=scripts/slurm-cluster.sh
+export TORCRUN_SLURM_ENV=${TORCRUN_SLURM_DIR:-$TORCRUN_ROOT/.slurm-cluster}/env.sh
+if "$slurm_cluster" status >/dev/null 2>&1; then
+    torcrun_log "Slurm test cluster already up; leaving it up"
+else
+    trap '"$TORCRUN_ROOT/$slurm_cluster" down || true' EXIT
+    "$slurm_cluster" up || torcrun_log "the Slurm test cluster did not start: the slurm.* tests will fail"
+fi
+
 torcrun_log "running the test suite ($build_dir)"
 cd "$build_dir"
 ctest --output-on-failure --timeout 600 -j"${TORCRUN_JOBS:-2}"

@@ -14,7 +14,7 @@ alloc=(-N"$nodes" --ntasks-per-node="$gpus" --gpus-per-node="$gpus")
 # The step: its node, Slurm's GPU ids for it, CUDA_VISIBLE_DEVICES, and when it ran.
 cat >"$tmp/step.sh" <<'STEP'
 start=$EPOCHREALTIME
-sleep 3
+sleep 5
 echo "$SLURMD_NODENAME $SLURM_STEP_GPUS ${CUDA_VISIBLE_DEVICES-unset} $start $EPOCHREALTIME"
 STEP
 
