@@ -18,7 +18,8 @@
 # TORCRUN_SLURM_CGROUP=1 (task/cgroup + proctrack/cgroup + ConstrainDevices: fenced fake GPUs),
 # TORCRUN_SLURM_EXTRA_CONF (lines appended to slurm.conf), TORCRUN_SLURM_ETC_HOSTS=1 (node
 # names in /etc/hosts, removed by down), TORCRUN_SLURM_FRESH=1 (restart even when healthy),
-# TORCRUN_SLURM_TIMEOUT (seconds to wait for idle nodes, 60).
+# TORCRUN_SLURM_TIMEOUT (seconds to wait for idle nodes, 60), TORCRUN_SLURM_CGROUP_PLUGIN
+# (cgroup/v1, or cgroup/v2 on a host with only the unified hierarchy).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -73,7 +74,8 @@ choose_ports() {
 
 settings() {
     echo "nodes=$nodes gpus=$gpus cpus=$cpus mem=$mem task=$task_plugin" \
-         "proctrack=$proctrack constrain=$constrain_devices extra=${TORCRUN_SLURM_EXTRA_CONF:-}"
+         "proctrack=$proctrack constrain=$constrain_devices cgroup=${TORCRUN_SLURM_CGROUP_PLUGIN:-}" \
+         "extra=${TORCRUN_SLURM_EXTRA_CONF:-}"
 }
 
 # healthy: every daemon we recorded runs, the settings match and every node answers idle,
@@ -220,10 +222,12 @@ write_configs() {
 AutoDetect=off
 NodeName=n[1-$nodes] Name=gpu File=$dir/dev/nvidia[0-$((gpus - 1))]
 EOF
-    # 22.05 has no CgroupPlugin=disabled; cgroup/v1 loads and stays unused unless a cgroup
-    # task or proctrack plugin is configured.
+    # 22.05 has no CgroupPlugin=disabled; the plugin loads and stays unused unless a cgroup task
+    # or proctrack plugin is configured. v2 where /sys/fs/cgroup is the unified hierarchy alone.
+    local cgroup_plugin=cgroup/v1
+    [ -f /sys/fs/cgroup/cgroup.controllers ] && cgroup_plugin=cgroup/v2
     cat >"$dir/etc/cgroup.conf" <<EOF
-CgroupPlugin=cgroup/v1
+CgroupPlugin=${TORCRUN_SLURM_CGROUP_PLUGIN:-$cgroup_plugin}
 CgroupAutomount=no
 ConstrainDevices=$constrain_devices
 EOF

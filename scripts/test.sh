@@ -24,12 +24,14 @@ fi
 
 # The Slurm tests (slurm.*) need the real cluster: started here, stopped on the way out, also when
 # a test fails. A cluster that was already up is left up. When it cannot start, those tests fail.
-slurm_cluster=scripts/slurm-cluster.sh
-export TORCRUN_SLURM_ENV=${TORCRUN_SLURM_DIR:-$TORCRUN_ROOT/.slurm-cluster}/env.sh
+# `down` reports into the cluster's log folder, so that ctest's summary stays the last line.
+slurm_cluster=$TORCRUN_ROOT/scripts/slurm-cluster.sh
+slurm_dir=${TORCRUN_SLURM_DIR:-$TORCRUN_ROOT/.slurm-cluster}
+export TORCRUN_SLURM_ENV=$slurm_dir/env.sh
 if "$slurm_cluster" status >/dev/null 2>&1; then
     torcrun_log "Slurm test cluster already up; leaving it up"
 else
-    trap '"$TORCRUN_ROOT/$slurm_cluster" down || true' EXIT
+    trap 'mkdir -p "$slurm_dir/log" && "$slurm_cluster" down >"$slurm_dir/log/down.out" 2>&1 || true' EXIT
     "$slurm_cluster" up || torcrun_log "the Slurm test cluster did not start: the slurm.* tests will fail"
 fi
 
