@@ -52,10 +52,12 @@ expect_error 2 '--time: "1" (60 s) leaves no time before the USR1 warning, which
 expect_error 2 'workflow: "x" is not a workflow id' x --time 60
 expect_error 2 '--submit: needs a script file, not --script -' 12 --time 60 --script - --submit
 
+# An empty slurm.conf: sbatch fails at once (a missing one makes it retry for 60 s).
+: >"$work/empty.conf"
 status=0
-err=$(SLURM_CONF=$work/no-such.conf "$torcrun" slurm-script 12 --time 60 --submit 2>&1) || status=$?
+err=$(SLURM_CONF=$work/empty.conf "$torcrun" slurm-script 12 --time 60 --submit 2>&1) || status=$?
 [ "$status" = 1 ] || fail "--submit without a cluster: exit $status ($err)"
 grep -qF "torcrun slurm-script: sbatch $work/torc_output/torcrun_wf12.sh: exited with 1: sbatch: " \
     <<<"$err" || fail "--submit without a cluster said: $err"
-grep -qF "$work/no-such.conf" <<<"$err" || fail "sbatch's own reason is missing: $err"
+grep -qF "ClusterName needs to be specified" <<<"$err" || fail "sbatch's reason is missing: $err"
 echo "ok"
