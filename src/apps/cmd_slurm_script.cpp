@@ -153,9 +153,10 @@ core::result<std::int64_t> submit(std::string const& script)
         return child.error();
     }
     std::optional<io::exit_report> report;
-    boost::asio::co_spawn(ioc, (*child)->wait(), [&report](std::exception_ptr e, io::exit_report r) {
+    auto const keep = [&report](std::exception_ptr e, io::exit_report r) {
         if (!e) report = r;
-    });
+    };
+    boost::asio::co_spawn(ioc, (*child)->wait(), keep);
     ioc.run();
     auto const out = text_of(dir / "out");
     auto const err = text_of(dir / "err");

@@ -25,6 +25,8 @@ core::exit_status signaled(int sig) { return {kind::signaled, 0, sig, false}; }
 
 std::string const time_limit_line =
     "slurmstepd: error: *** STEP 12.3 ON n1 CANCELLED AT 2026-11-29T17:13:31 DUE TO TIME LIMIT ***";
+std::string const job_time_limit_line =
+    "slurmstepd: error: *** JOB 12 ON n1 CANCELLED AT 2026-11-29T17:13:31 DUE TO TIME LIMIT ***";
 std::string const oom_v1_line =
     "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=12.0. Some of your processes may "
     "have been killed by the cgroup out-of-memory handler.";
@@ -57,10 +59,8 @@ std::vector<step_case> const cases{
      {152, rs::terminated, cause::time_limit, false, time_limit_line}},
     {"time limit, job handled the signal", exited(0), time_limit_line + "\n",
      {0, rs::completed, cause::time_limit, false, time_limit_line}},
-    {"whole job time limit", exited(1),
-     "slurmstepd: error: *** JOB 12 ON n1 CANCELLED AT 2026-11-29T17:13:31 DUE TO TIME LIMIT ***",
-     {152, rs::terminated, cause::time_limit, false,
-      "slurmstepd: error: *** JOB 12 ON n1 CANCELLED AT 2026-11-29T17:13:31 DUE TO TIME LIMIT ***"}},
+    {"whole job time limit", exited(1), job_time_limit_line,
+     {152, rs::terminated, cause::time_limit, false, job_time_limit_line}},
     {"oom, cgroup v1", exited(1), "partial line\n" + oom_v1_line + "\n",
      {137, rs::failed, cause::out_of_memory, false, oom_v1_line}},
     {"oom, cgroup v2", exited(0), oom_v2_line + "\r\n",
