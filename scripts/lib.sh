@@ -20,6 +20,10 @@ TORCRUN_CONTRACT_PACKAGES=(nodejs npm)
 TORCRUN_PRISM_VERSION=$(sed -n 's|.*"@stoplight/prism-cli": "\(.*\)".*|\1|p' \
     "$TORCRUN_ROOT/test/contract/package.json")
 
+# The Slurm test cluster (scripts/slurm-cluster.sh): Slurm 22.05 and munge; libpmix2 because
+# slurmd's mpi/pmix plugin dlopen()s it (no package depends on it); Open MPI for the MPI tests.
+TORCRUN_SLURM_PACKAGES=(slurmctld slurmd slurm-client munge libpmix2 openmpi-bin libopenmpi-dev)
+
 torcrun_log() { printf '==> %s\n' "$*" >&2; }
 
 # ensure_packages PKG...: apt-get installs the ones not yet installed; `apt-get update` runs at

@@ -22,6 +22,19 @@ if ! { ensure_contract_tools && install_prism "$build_dir"; }; then
     torcrun_log "could not install Node.js or Prism: the API contract test (t0330) will fail"
 fi
 
+# The Slurm tests (slurm.*) need the real cluster: started here, stopped on the way out, also when
+# a test fails. A cluster that was already up is left up. When it cannot start, those tests fail.
+# `down` reports into the cluster's log folder, so that ctest's summary stays the last line.
+slurm_cluster=$TORCRUN_ROOT/scripts/slurm-cluster.sh
+slurm_dir=${TORCRUN_SLURM_DIR:-$TORCRUN_ROOT/.slurm-cluster}
+export TORCRUN_SLURM_ENV=$slurm_dir/env.sh
+if "$slurm_cluster" status >/dev/null 2>&1; then
+    torcrun_log "Slurm test cluster already up; leaving it up"
+else
+    trap 'mkdir -p "$slurm_dir/log" && "$slurm_cluster" down >"$slurm_dir/log/down.out" 2>&1 || true' EXIT
+    "$slurm_cluster" up || torcrun_log "the Slurm test cluster did not start: the slurm.* tests will fail"
+fi
+
 torcrun_log "running the test suite ($build_dir)"
 cd "$build_dir"
 ctest --output-on-failure --timeout 600 -j"${TORCRUN_JOBS:-2}"

@@ -19,6 +19,8 @@ struct subcommand {
 constexpr subcommand subcommands[] = {
     {"allocation", torcrun::apps::cmd_allocation,
      "print the allocation as torcrun sees it: nodes, CPUs, memory, GPUs, mode"},
+    {"slurm-script", torcrun::apps::cmd_slurm_script,
+     "write (and with --submit, sbatch) the batch script of an allocation's workers"},
     {"version", torcrun::apps::cmd_version, "print the version"},
     {"config", torcrun::apps::cmd_config, "check and print the worker or server configuration"},
     {"spec", torcrun::apps::cmd_spec, "show the jobs and edges a Torc workflow spec creates"},

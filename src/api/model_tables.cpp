@@ -3,6 +3,7 @@
 // field. Deliberate differences from Torc, all stricter or safer:
 // - compute_node.is_active defaults to true (Torc stores NULL, which its own reader trips on).
 // - counts have minimums (num_cpus >= 0, num_nodes >= 1, attempt_id >= 1).
+// - resource_requirements.tasks_per_node is a torcrun extension (optional, >= 1).
 // - ids that name other rows (`references`) must exist in the same workflow.
 #include "torcrun/api/model_schema.hpp"
 
@@ -113,6 +114,8 @@ constexpr field_spec resource_requirements_fields[] = {
     {.name = "num_nodes", .kind = k::integer, .default_value = "1", .minimum = 1},
     {.name = "memory", .default_value = "1m"},
     {.name = "runtime", .default_value = "P0DT1M"},
+    // torcrun extension: MPI ranks per node of a multi-node job (absent: one per node).
+    {.name = "tasks_per_node", .kind = k::integer, .minimum = 1},
 };
 constexpr std::string_view resource_requirements_hidden[] = {"memory_bytes", "runtime_s"};
 

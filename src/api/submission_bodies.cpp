@@ -81,9 +81,11 @@ json::object user_data_body(std::int64_t wf, spec::expanded_user_data const& u)
 
 json::object requirements_body(std::int64_t wf, spec::resource_requirements_spec const& r)
 {
-    return {{"workflow_id", wf},      {"name", r.name},           {"num_cpus", r.num_cpus},
-            {"num_gpus", r.num_gpus}, {"num_nodes", r.num_nodes}, {"memory", r.memory},
-            {"runtime", r.runtime}};
+    json::object o{{"workflow_id", wf},      {"name", r.name},           {"num_cpus", r.num_cpus},
+                   {"num_gpus", r.num_gpus}, {"num_nodes", r.num_nodes}, {"memory", r.memory},
+                   {"runtime", r.runtime}};
+    if (r.tasks_per_node) o["tasks_per_node"] = *r.tasks_per_node;
+    return o;
 }
 
 json::object scheduler_body(std::int64_t wf, spec::slurm_scheduler_spec const& s)

@@ -86,13 +86,13 @@ boost::json::array records_json(spec::creation_plan const& plan, std::string_vie
             out.push_back(std::move(o));
         }
     } else if (kind == "resource_requirements") {
-        for (auto const& r : plan.resource_requirements)
-            out.push_back({{"name", r.name},
-                           {"num_cpus", r.num_cpus},
-                           {"num_gpus", r.num_gpus},
-                           {"num_nodes", r.num_nodes},
-                           {"memory", r.memory},
-                           {"runtime", r.runtime}});
+        for (auto const& r : plan.resource_requirements) {
+            boost::json::object o{{"name", r.name},         {"num_cpus", r.num_cpus},
+                                  {"num_gpus", r.num_gpus}, {"num_nodes", r.num_nodes},
+                                  {"memory", r.memory},     {"runtime", r.runtime}};
+            put_optional(o, "tasks_per_node", r.tasks_per_node);
+            out.push_back(std::move(o));
+        }
     } else if (kind == "failure_handlers") {
         for (auto const& h : plan.failure_handlers)
             out.push_back({{"name", h.name}, {"rules", h.rules}});

@@ -210,8 +210,13 @@ CREATE INDEX job_active_compute_node ON job(active_compute_node_id)
 CREATE INDEX workflow_action_trigger ON workflow_action(workflow_id, trigger_type);
 )sql";
 
+// -- torcrun extension: tasks per node of a multi-node job; NULL (older rows too) = one per node.
+constexpr std::string_view schema_v3 = R"sql(
+ALTER TABLE resource_requirements ADD COLUMN tasks_per_node INTEGER;
+)sql";
+
 // Append new versions; never edit one that has shipped.
-constexpr std::array<std::string_view, 2> migrations{schema_v1, schema_v2};
+constexpr std::array<std::string_view, 3> migrations{schema_v1, schema_v2, schema_v3};
 
 }  // namespace
 

@@ -101,8 +101,9 @@ std::vector<resource_case> const resources{
     {"/user_data", &api::user_data_model, R"({"workflow_id":1,"name":"d","data":{"k":[1,2]}})",
      R"({"workflow_id":1,"name":"d","data":"replaced"})", "data", R"("replaced")"},
     {"/resource_requirements", &api::resource_requirements_model,
-     R"({"workflow_id":1,"name":"gpu","num_cpus":4,"num_gpus":1,"memory":"10g","runtime":"PT2H"})",
-     R"({"workflow_id":1,"name":"gpu","memory":"20g"})", "memory", R"("20g")"},
+     R"({"workflow_id":1,"name":"gpu","num_cpus":4,"num_gpus":1,"memory":"10g","runtime":"PT2H",)"
+     R"("num_nodes":2,"tasks_per_node":2})",
+     R"({"workflow_id":1,"name":"gpu","memory":"20g","tasks_per_node":8})", "tasks_per_node", "8"},
     {"/slurm_schedulers", &api::slurm_scheduler_model,
      R"({"workflow_id":1,"name":"s","account":"acct","nodes":2,"walltime":"04:00:00"})",
      R"({"workflow_id":1,"account":"acct","nodes":3,"walltime":"04:00:00"})", "nodes", "3"},

@@ -41,6 +41,15 @@ printf '{name: "w", jobs: [{name: "a", comand: "echo"}]}\n' >"$tmp/bad.json5"
 expect_error "torcrun spec: $tmp/bad.json5:1:32: jobs[0] \"a\": field \"comand\" is unknown (did you mean \"command\"?)" "$tmp/bad.json5"
 printf '{name: "w", jobs: [{name: "a", command: "x", depends_on: ["a"]}]}\n' >"$tmp/cycle.json5"
 expect_error "torcrun spec: $tmp/cycle.json5:1:20: jobs: dependency cycle \"a\" -> \"a\" (each job waits for the next)" "$tmp/cycle.json5"
+# torcrun's tasks_per_node extension shows in --json as submit sends it; 0 is refused.
+printf '%s\n' "{name: 'w', jobs: [{name: 'a', command: 'x', resource_requirements: 'mpi'}]," \
+    " resource_requirements: [{name: 'mpi', num_cpus: 4, memory: '1g', num_nodes: 2, tasks_per_node: 4}]}" \
+    >"$tmp/mpi.json5"
+tpn=$("$torcrun" spec --json "$tmp/mpi.json5" \
+    | python3 -c "import json, sys; print(json.load(sys.stdin)['resource_requirements'][0]['tasks_per_node'])")
+[ "$tpn" = 4 ] || fail "tasks_per_node in --json: '$tpn', expected 4"
+sed -i 's/tasks_per_node: 4/tasks_per_node: 0/' "$tmp/mpi.json5"
+expect_error "torcrun spec: $tmp/mpi.json5:2:97: resource_requirements[0] \"mpi\": field \"tasks_per_node\" must be an integer from 1 to 9223372036854775807, found 0" "$tmp/mpi.json5"
 expect_error "torcrun spec: a spec file is required (torcrun spec SPEC [--json])"
 expect_error "torcrun spec: unrecognised option '--frob'" --frob "$tmp/spec.json5"
 "$torcrun" spec --help | grep -q -- '--json' || fail "help lists no --json"

@@ -104,6 +104,8 @@ std::vector<reject_case> const rejected{
      R"(resource_requirements: field "runtime": duration: "1 hour" does not start with P (e.g. PT30M, P1DT12H))"},
     {&api::resource_requirements_model, "resource_requirements", rr + R"("num_nodes":0})", 422,
      R"(resource_requirements: field "num_nodes": 0 is less than the minimum 1)"},
+    {&api::resource_requirements_model, "resource_requirements", rr + R"("tasks_per_node":0})",
+     422, R"(resource_requirements: field "tasks_per_node": 0 is less than the minimum 1)"},
     {&api::event_model, "events", R"({"workflow_id":1,"timestamp":5,"data":null})", 422,
      R"(events: field "data": expected a JSON value, found null)"},
     {&api::workflow_action_model, "actions", run_commands + R"({"commands":[]}})", 422,

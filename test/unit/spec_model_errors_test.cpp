@@ -119,6 +119,11 @@ std::vector<error_case> const error_cases{
      "num_nodes:0}]}",
      "t.json5:1:90: resource_requirements[0] \"r\": field \"num_nodes\" must be an integer from 1 "
      "to 9223372036854775807, found 0"},
+    {"zero tasks per node", "t.json5",
+     "{name:'w', jobs:[], resource_requirements:[{name:'r', num_cpus:1, memory:'1g', "
+     "tasks_per_node:0}]}",
+     "t.json5:1:95: resource_requirements[0] \"r\": field \"tasks_per_node\" must be an integer "
+     "from 1 to 9223372036854775807, found 0"},
     {"uint64 too large", "t.json5",
      "{name:'w', jobs:[], compute_node_wait_for_new_jobs_seconds:18446744073709551615}",
      "t.json5:1:60: workflow: field \"compute_node_wait_for_new_jobs_seconds\" must be an integer "

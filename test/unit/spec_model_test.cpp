@@ -244,6 +244,20 @@ std::vector<field_case> const entry_cases{
          return r.name + n(r.num_cpus) + r.memory + n(r.num_gpus) + n(r.num_nodes) + r.runtime;
      },
      "r02m43P0DT1M"},
+    {"resource requirements, tasks per node (torcrun extension)",
+     w("resource_requirements:[{name:'r', num_cpus:4, memory:'1g', num_nodes:2, "
+       "tasks_per_node:4}]"),
+     [](auto const& s) {
+         auto const& r = s.resource_requirements[0];
+         return n(r.num_nodes) + "x" + n(r.tasks_per_node.value_or(-1));
+     },
+     "2x4"},
+    {"resource requirements, tasks per node absent",
+     w("resource_requirements:[{name:'r', num_cpus:4, memory:'1g'}]"),
+     [](auto const& s) {
+         return std::string(s.resource_requirements[0].tasks_per_node ? "set" : "none");
+     },
+     "none"},
     {"resource requirements NaN is absent",
      w("resource_requirements:[{name:'r', num_cpus:1, memory:'1g', num_gpus:NaN}]"),
      [](auto const& s) { return n(s.resource_requirements[0].num_gpus); }, "0"},

@@ -11,6 +11,7 @@ using arguments = std::vector<std::string>;
 
 int cmd_version(arguments const& args);
 int cmd_allocation(arguments const& args);
+int cmd_slurm_script(arguments const& args);
 int cmd_config(arguments const& args);
 int cmd_spec(arguments const& args);
 // -- server app

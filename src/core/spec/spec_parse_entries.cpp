@@ -101,7 +101,9 @@ void read_resource_requirements(field_reader& workflow,
                                 std::vector<resource_requirements_spec>& out)
 {
     for_each_entry(workflow, "resource_requirements", [&](field_reader& r) {
-        if (!r.begin({"name", "num_cpus", "memory", "num_gpus", "num_nodes", "runtime"})) return;
+        if (!r.begin({"name", "num_cpus", "memory", "num_gpus", "num_nodes", "runtime",
+                      "tasks_per_node"}))
+            return;
         resource_requirements_spec rr;
         rr.name = r.string("name");
         rr.num_cpus = r.integer("num_cpus", 0, int64_max);
@@ -109,6 +111,7 @@ void read_resource_requirements(field_reader& workflow,
         rr.num_gpus = r.integer_or("num_gpus", 0, 0, int64_max);
         rr.num_nodes = r.integer_or("num_nodes", 1, 1, int64_max);
         rr.runtime = r.string_or("runtime", "PT1H");
+        rr.tasks_per_node = r.optional_integer("tasks_per_node", 1, int64_max);
         rr.where = r.where();
         if (!r.state().ok()) return;
         if (rr.name == "default")

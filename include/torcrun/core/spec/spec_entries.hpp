@@ -17,6 +17,7 @@ struct resource_requirements_spec {
     std::int64_t num_gpus = 0;
     std::int64_t num_nodes = 1;
     std::string runtime = "PT1H";  // checked with parse_duration
+    std::optional<std::int64_t> tasks_per_node;  // torcrun extension; absent = one per node
     std::string where;
 };
 
