@@ -127,7 +127,8 @@ int run_worker_here(io::worker_setup setup, io::logger const& log)
     boost::asio::io_context ioc{1};
     std::optional<int> code;
     boost::asio::co_spawn(ioc, io::run_worker(std::move(setup), log),
-                          [&code, &log](std::exception_ptr e, int rc) {
+                          [&ioc, &code, &log](std::exception_ptr e, int rc) {
+                              ioc.stop();  // as torcrun worker: requests in flight are abandoned
                               code = rc;
                               if (!e) return;
                               code = 1;

@@ -6,6 +6,7 @@
 #include "torcrun/core/mode_choice.hpp"
 #include "torcrun/core/resource_pool.hpp"
 #include "torcrun/core/slurm_env.hpp"
+#include "torcrun/core/units.hpp"
 
 namespace torcrun::apps {
 
@@ -31,6 +32,38 @@ void apply_overrides(std::vector<core::node_capacity>& nodes,
     }
 }
 
+std::string joined(std::vector<std::string> const& ids)
+{
+    std::string out;
+    for (auto const& id : ids) (out += out.empty() ? "" : ",") += id;
+    return out.empty() ? "none" : out;
+}
+
+// The first log lines: the allocation, its nodes, the mode and why, the pool, the warnings.
+void log_start(io::logger const& log, core::allocation const& a, core::mode_decision const& d)
+{
+    log.write(io::log_level::info, "worker", "allocation",
+              {{"slurm_job", a.in_slurm ? a.job_id : "none"},
+               {"scope", core::to_string(a.scope)},
+               {"nodes", std::to_string(a.nodes.size())}});
+    for (auto const& n : a.nodes) {
+        log.write(io::log_level::info, "worker", "node",
+                  {{"name", n.capacity.name}, {"cpus", std::to_string(n.capacity.cpus)},
+                   {"memory", core::format_memory(n.capacity.memory_bytes)},
+                   {"gpus", joined(n.capacity.gpu_ids)}});
+    }
+    log.write(io::log_level::info, "worker", "mode",
+              {{"mode", core::to_string(d.mode)}, {"why", d.reason}});
+    for (auto const& n : d.pool) {
+        log.write(io::log_level::info, "worker", "pool",
+                  {{"node", n.name}, {"cpus", std::to_string(n.cpus)},
+                   {"memory", core::format_memory(n.memory_bytes)},
+                   {"gpus", joined(n.gpu_ids)}});
+    }
+    for (auto const& w : a.warnings) log.write(io::log_level::warning, "worker", w);
+    for (auto const& w : d.warnings) log.write(io::log_level::warning, "worker", w);
+}
+
 }  // namespace
 
 core::result<io::worker_setup> make_worker_setup(core::worker_config config,
@@ -45,10 +78,7 @@ core::result<io::worker_setup> make_worker_setup(core::worker_config config,
     apply_overrides(decision->pool, config.resources);
     auto pool = core::resource_pool::create(decision->pool);
     if (!pool) return pool.error();
-    log.write(io::log_level::info, "worker", "mode chosen",
-              {{"mode", core::to_string(decision->mode)}, {"reason", decision->reason}});
-    for (auto const& w : allocation->warnings) log.write(io::log_level::warning, "worker", w);
-    for (auto const& w : decision->warnings) log.write(io::log_level::warning, "worker", w);
+    log_start(log, *allocation, *decision);
     io::worker_setup setup{std::move(config), decision->mode, std::move(*pool), std::move(env),
                            machine.host_name, allocation->job_id};
     setup.look_up_end_time = allocation->in_slurm && !allocation->end_time &&
