@@ -2,7 +2,8 @@
 # `torcrun run` on the shipped examples, with stderr not a terminal: the diamond (exit 0, start
 # times follow the edges), the GPU sweep with CUDA_VISIBLE_DEVICES=0,1,2,3 (each job saw one id,
 # jobs that overlapped in time saw different ids), the failing jobs (exit 1, the summary names
-# the failed job and its log directory, the canceled dependent never ran), plain progress lines,
+# the failed job and its log directory, the canceled dependent never ran, the retried job
+# succeeded on attempt 2), plain progress lines,
 # a bad spec (exit 2 with file:line:col, no output directory) and the options torcrun run refuses.
 set -euo pipefail
 torcrun=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -111,6 +112,14 @@ grep -qx '  after_broken (job 3): canceled, never ran' failing_jobs.out ||
     fail "summary without after_broken's line: $(cat failing_jobs.out)"
 grep -qx 'this job always fails' "$broken_dir/stderr" || fail "broken's stderr"
 grep -qx 'jobs that did not complete:' failing_jobs.out || fail "no list header"
+grep -qx '  completed 2 failed 1 canceled 1' failing_jobs.out ||
+    fail "failing_jobs counts: $(cat failing_jobs.out)"
+# flaky failed with 10 on attempt 1, the handler retried it, attempt 2 succeeded.
+flaky=$(cd failing_jobs/jobs/wf1_j2 && echo *)
+[ "$flaky" = 'r0_a1 r0_a2' ] || fail "flaky attempts: $flaky"
+grep -qx 'attempt 1' failing_jobs/jobs/wf1_j2/r0_a1/stdout || fail "flaky attempt 1 stdout"
+grep -qx 'attempt 2' failing_jobs/jobs/wf1_j2/r0_a2/stdout || fail "flaky attempt 2 stdout"
+grep -qx 'flaky succeeded in the end' failing_jobs/jobs/wf1_j4/r0_a1/stdout || fail "after_flaky"
 
 # --- bad input ---------------------------------------------------------------------------------
 printf '{\n  name: "x",\n  jobs: [ { name: "a" command: "true" } ]\n}\n' >bad.json5
