@@ -12,8 +12,8 @@
 namespace torcrun::apps {
 
 // Logs the allocation and its nodes, the mode and why, the pool, and any warnings of the
-// allocation and the mode choice (e.g. the nodes a single direct worker leaves idle). Errors: an environment that cannot be read as an
-// allocation, a mode that cannot run here, or an empty pool.
+// allocation and the mode choice (e.g. the nodes a single direct worker leaves idle). Errors: an
+// environment that cannot be read as an allocation, a mode that cannot run here, an empty pool.
 core::result<io::worker_setup> make_worker_setup(core::worker_config config,
                                                  io::logger const& log);
 
