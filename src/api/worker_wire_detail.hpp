@@ -75,6 +75,10 @@ std::string root_problem(json::value const& v, std::string_view expected);
 // The name of the request a server action sends at `step` (0 for the first).
 std::string endpoint_of(core::worker_action const& action, std::size_t step);
 
+// Compact JSON text with numbers as people write them ("240", "0.5"; Boost.JSON's serializer
+// writes "2.4E2"), as Torc's serde and torcrun's server write them.
+std::string to_text(json::value const& v);
+
 // Unix seconds -> "2026-01-19T22:55:01.123Z" (Torc's %Y-%m-%dT%H:%M:%S%.3fZ, UTC).
 std::string torc_time(double unix_seconds);
 

@@ -7,8 +7,10 @@
 #include "torcrun/core/date_time.hpp"
 
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <variant>
@@ -232,6 +234,61 @@ std::vector<std::int64_t> field_reader::ids(std::string_view name)
         }
         out.push_back(item.get_int64());
     }
+    return out;
+}
+
+namespace {
+
+void append(std::string& out, json::value const& v)
+{
+    switch (v.kind()) {
+    case json::kind::object: {
+        char separator = '{';
+        for (auto const& kv : v.get_object()) {
+            out += separator;
+            out += json::serialize(json::string(kv.key()));
+            out += ':';
+            append(out, kv.value());
+            separator = ',';
+        }
+        out += v.get_object().empty() ? "{}" : "}";
+        return;
+    }
+    case json::kind::array: {
+        char separator = '[';
+        for (auto const& item : v.get_array()) {
+            out += separator;
+            append(out, item);
+            separator = ',';
+        }
+        out += v.get_array().empty() ? "[]" : "]";
+        return;
+    }
+    case json::kind::double_: {
+        auto const d = v.get_double();
+        if (!std::isfinite(d)) {
+            out += "null";
+            return;
+        }
+        char buffer[32];
+        auto const r = std::trunc(d) == d && std::fabs(d) < 9007199254740992.0
+                           ? std::to_chars(buffer, buffer + sizeof buffer,
+                                           static_cast<std::int64_t>(d))
+                           : std::to_chars(buffer, buffer + sizeof buffer, d);
+        out.append(buffer, r.ptr);
+        return;
+    }
+    default:
+        out += json::serialize(v);  // strings, integers, booleans, null
+    }
+}
+
+}  // namespace
+
+std::string to_text(json::value const& v)
+{
+    std::string out;
+    append(out, v);
     return out;
 }
 

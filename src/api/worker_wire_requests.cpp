@@ -6,8 +6,6 @@
 
 #include "torcrun/core/units.hpp"
 
-#include <boost/json/serialize.hpp>
-
 #include <charconv>
 #include <cmath>
 
@@ -19,14 +17,6 @@ namespace json = boost::json;
 
 using std::to_string;
 
-// A JSON number that prints as an integer when it is one ("16", not "1.6E1").
-json::value number(double v)
-{
-    if (std::isfinite(v) && std::trunc(v) == v && std::abs(v) < 9.0e15)
-        return static_cast<std::int64_t>(v);
-    return v;
-}
-
 // The shortest text that reads back as `v`, for query strings: "30", "0.25".
 std::string number_text(double v)
 {
@@ -35,10 +25,7 @@ std::string number_text(double v)
     return std::string(buffer, end);
 }
 
-json::value gigabytes(std::uint64_t bytes)
-{
-    return number(static_cast<double>(bytes) / 1073741824.0);
-}
+double gigabytes(std::uint64_t bytes) { return static_cast<double>(bytes) / 1073741824.0; }
 
 wire_request make(std::string method, std::string target, std::string body = {})
 {
@@ -57,13 +44,13 @@ json::object result_object(core::job_result const& r)
     o["attempt_id"] = r.attempt_id;
     o["compute_node_id"] = r.compute_node_id;
     o["return_code"] = r.return_code;
-    o["exec_time_minutes"] = number(r.exec_time_minutes);
+    o["exec_time_minutes"] = r.exec_time_minutes;
     o["completion_time"] = wire::torc_time(r.completion_time);
     if (r.usage) {
         o["peak_memory_bytes"] = r.usage->peak_memory_bytes;
         o["avg_memory_bytes"] = r.usage->avg_memory_bytes;
-        o["peak_cpu_percent"] = number(r.usage->peak_cpu_percent);
-        o["avg_cpu_percent"] = number(r.usage->avg_cpu_percent);
+        o["peak_cpu_percent"] = r.usage->peak_cpu_percent;
+        o["avg_cpu_percent"] = r.usage->avg_cpu_percent;
     }
     o["status"] = core::to_string(r.status);
     return o;
@@ -94,7 +81,7 @@ std::string node_body(w::register_node const& a, wire_context const& c)
     bool const slurm = !c.scheduler_job_id.empty();
     o["compute_node_type"] = slurm ? "slurm" : "local";
     if (slurm) o["scheduler"] = {{"type", "slurm"}, {"slurm_job_id", slurm_job_id(c.scheduler_job_id)}};
-    return json::serialize(o);
+    return wire::to_text(o);
 }
 
 // ComputeNodesResources: per node, each dimension the largest any node offers; time_limit left
@@ -108,7 +95,7 @@ wire_request claim_request(w::claim_jobs const& a, wire_context const& c)
     o["num_nodes"] = a.num_nodes;
     if (a.time_limit_seconds) o["time_limit"] = core::format_duration(*a.time_limit_seconds);
     auto target = workflow_target(c) + "/claim_jobs_based_on_resources/" + to_string(a.limit);
-    auto out = make("POST", "", json::serialize(o));
+    auto out = make("POST", "", wire::to_text(o));
     if (c.use_extensions) {
         char separator = '?';
         if (a.wait_seconds > 0) {
@@ -132,7 +119,7 @@ std::string batch_body(w::complete_jobs const& a)
                                {"run_id", r.run_id},
                                {"result", result_object(r)}});
     }
-    return json::serialize(json::object{{"completions", std::move(completions)}});
+    return wire::to_text(json::object{{"completions", std::move(completions)}});
 }
 
 // The GET's ComputeNodeModel put back with is_active false and the worker's lifetime; nullopt
@@ -144,8 +131,8 @@ std::optional<wire_request> deactivate_request(w::deactivate_node const& a, wire
     if (!v || !v->is_object()) return std::nullopt;
     auto& node = v->get_object();
     node["is_active"] = false;
-    node["duration_seconds"] = number(a.duration_seconds);
-    return make("PUT", "/compute_nodes/" + to_string(c.compute_node_id), json::serialize(node));
+    node["duration_seconds"] = a.duration_seconds;
+    return make("PUT", "/compute_nodes/" + to_string(c.compute_node_id), wire::to_text(node));
 }
 
 bool is_2xx(unsigned status) { return status >= 200 && status < 300; }
@@ -166,7 +153,7 @@ struct first_request {
     wire_request operator()(w::claim_action const& a) const
     {
         return make("POST", workflow_target(c) + "/actions/" + to_string(a.action_id) + "/claim",
-                    json::serialize(json::object{{"compute_node_id", c.compute_node_id}}));
+                    wire::to_text(json::object{{"compute_node_id", c.compute_node_id}}));
     }
     wire_request operator()(w::claim_jobs const& a) const { return claim_request(a, c); }
     wire_request operator()(w::read_requirements const& a) const
@@ -194,7 +181,7 @@ struct first_request {
     }
     wire_request operator()(w::record_result const& a) const
     {
-        return make("POST", "/results", json::serialize(result_object(a.result)));
+        return make("POST", "/results", wire::to_text(result_object(a.result)));
     }
     // The attempt's own run id: a result journaled before a restart names the run it ran in.
     wire_request operator()(w::complete_job const& a) const
@@ -203,7 +190,7 @@ struct first_request {
         return make("POST",
                     "/jobs/" + to_string(r.job_id) + "/complete_job/" +
                         std::string(core::to_string(r.status)) + "/" + to_string(r.run_id),
-                    json::serialize(result_object(r)));
+                    wire::to_text(result_object(r)));
     }
     wire_request operator()(w::complete_jobs const& a) const
     {
