@@ -1,17 +1,11 @@
 // Reading the server's answers for the worker wire: JSON parsing, typed field reads with the
-// first problem kept, endpoint names and Torc's time format.
+// first problem kept, and the endpoint names that start every message.
 #include "worker_wire_detail.hpp"
 
 #include "json_parse.hpp"
 
-#include "torcrun/core/date_time.hpp"
-
 #include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
 
-#include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <limits>
 #include <variant>
 
@@ -235,72 +229,6 @@ std::vector<std::int64_t> field_reader::ids(std::string_view name)
         out.push_back(item.get_int64());
     }
     return out;
-}
-
-namespace {
-
-void append(std::string& out, json::value const& v)
-{
-    switch (v.kind()) {
-    case json::kind::object: {
-        char separator = '{';
-        for (auto const& kv : v.get_object()) {
-            out += separator;
-            out += json::serialize(json::string(kv.key()));
-            out += ':';
-            append(out, kv.value());
-            separator = ',';
-        }
-        out += v.get_object().empty() ? "{}" : "}";
-        return;
-    }
-    case json::kind::array: {
-        char separator = '[';
-        for (auto const& item : v.get_array()) {
-            out += separator;
-            append(out, item);
-            separator = ',';
-        }
-        out += v.get_array().empty() ? "[]" : "]";
-        return;
-    }
-    case json::kind::double_: {
-        auto const d = v.get_double();
-        if (!std::isfinite(d)) {
-            out += "null";
-            return;
-        }
-        char buffer[32];
-        auto const r = std::trunc(d) == d && std::fabs(d) < 9007199254740992.0
-                           ? std::to_chars(buffer, buffer + sizeof buffer,
-                                           static_cast<std::int64_t>(d))
-                           : std::to_chars(buffer, buffer + sizeof buffer, d);
-        out.append(buffer, r.ptr);
-        return;
-    }
-    default:
-        out += json::serialize(v);  // strings, integers, booleans, null
-    }
-}
-
-}  // namespace
-
-std::string to_text(json::value const& v)
-{
-    std::string out;
-    append(out, v);
-    return out;
-}
-
-std::string torc_time(double unix_seconds)
-{
-    auto const ms = std::isfinite(unix_seconds) && unix_seconds > 0
-                        ? static_cast<std::int64_t>(std::llround(unix_seconds * 1000))
-                        : std::int64_t{0};
-    auto text = core::format_date_time(static_cast<double>(ms / 1000));  // "...:SSZ"
-    auto const fraction = std::to_string(1000 + ms % 1000).substr(1);    // "007"
-    text.insert(text.size() - 1, "." + fraction);
-    return text;
 }
 
 std::string endpoint_of(core::worker_action const& action, std::size_t step)
