@@ -62,7 +62,8 @@ core::job_result result_from(json::object const& o)
     auto const status = field(o, "status").as_string();
     auto const it = std::find_if(statuses.begin(), statuses.end(),
                                  [&](auto s) { return core::to_string(s) == status; });
-    if (it == statuses.end()) throw std::invalid_argument(detail::cat("status \"", status, "\" is unknown"));
+    if (it == statuses.end())
+        throw std::invalid_argument(detail::cat("status \"", status, "\" is unknown"));
     r.status = *it;
     if (auto const* u = o.if_contains("usage"); u && !u->is_null()) {
         auto const& uo = u->as_object();
@@ -137,7 +138,8 @@ core::result<results_journal> results_journal::open(std::string const& output_di
     auto const dir = std::filesystem::path(output_dir) / "journal";
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
-    if (ec) return core::error{detail::cat("journal: create \"", dir.string(), "\": ", ec.message())};
+    if (ec)
+        return core::error{detail::cat("journal: create \"", dir.string(), "\": ", ec.message())};
     results_journal j;
     auto const stem = detail::cat("wf", std::to_string(workflow_id), "_", node_name);
     for (auto const& name : {stem, detail::cat(stem, "_pid", std::to_string(::getpid()))}) {
@@ -192,7 +194,8 @@ core::result<void> results_journal::read_back()
         if (report)
             reports_.push_back(std::move(*report));
         else
-            skipped_.push_back(detail::cat(path_, ":", std::to_string(number), ": ", report.error().message));
+            skipped_.push_back(
+                detail::cat(path_, ":", std::to_string(number), ": ", report.error().message));
     }
     return {};
 }

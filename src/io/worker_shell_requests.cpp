@@ -99,8 +99,10 @@ void worker_shell::send(core::worker_action action)
 void worker_shell::write_results(core::worker_action const& action)
 {
     std::vector<core::job_result const*> results;
-    if (auto const* c = std::get_if<core::worker::complete_job>(&action)) results.push_back(&c->result);
-    if (auto const* r = std::get_if<core::worker::record_result>(&action)) results.push_back(&r->result);
+    if (auto const* c = std::get_if<core::worker::complete_job>(&action))
+        results.push_back(&c->result);
+    if (auto const* r = std::get_if<core::worker::record_result>(&action))
+        results.push_back(&r->result);
     if (auto const* b = std::get_if<core::worker::complete_jobs>(&action))
         for (auto const& r : b->results) results.push_back(&r);
     for (auto const* r : results) {
@@ -131,7 +133,8 @@ void worker_shell::check_outputs(core::worker::check_outputs action)
                                     : core::result<std::string>(core::error{reply.error().message});
             struct ::stat st{};
             if (!path)
-                checked.missing.push_back(detail::cat("file ", std::to_string(id), " (", path.error().message, ")"));
+                checked.missing.push_back(
+                    detail::cat("file ", std::to_string(id), " (", path.error().message, ")"));
             else if (::stat(path->c_str(), &st) != 0)
                 checked.missing.push_back(*path);
         }
@@ -169,7 +172,8 @@ void worker_shell::look_up_end_time()
                                                  self->setup_.worker_env, out,
                                                  std::chrono::seconds(30));
         if (!end) {
-            self->say(log_level::warning, detail::cat("allocation end unknown: ", end.error().message));
+            self->say(log_level::warning,
+                      detail::cat("allocation end unknown: ", end.error().message));
             co_return;
         }
         auto const now = std::chrono::duration<double>(

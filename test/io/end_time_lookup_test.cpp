@@ -64,7 +64,10 @@ struct parse_case {
     std::string text;
     double unix_seconds;
 };
-std::ostream& operator<<(std::ostream& os, parse_case const& c) { return os << c.tz << " " << c.text; }
+std::ostream& operator<<(std::ostream& os, parse_case const& c)
+{
+    return os << c.tz << " " << c.text;
+}
 
 std::vector<parse_case> const parses{
     {"UTC0", "2025-06-30T17:00:00\n", 1751302800},
