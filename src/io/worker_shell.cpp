@@ -212,14 +212,14 @@ asio::awaitable<int> run_worker(worker_setup setup, logger log)
     auto self = std::make_shared<worker_shell>(ioc, std::move(setup), log, std::move(*journal));
     for (auto const& line : self->journal_.skipped())
         self->say(log_level::warning, detail::cat("journal: a line was skipped: ", line));
+    job_runner_settings runs;
+    runs.config = self->setup_.config;
+    runs.mode = self->setup_.mode;
+    runs.worker_env = self->setup_.worker_env;
+    runs.workflow_id = self->wire_.workflow_id;
+    runs.slurm_job_id = self->setup_.slurm_job_id;
     self->runner_.emplace(
-        ioc.get_executor(),
-        job_runner_settings{.config = self->setup_.config,
-                            .mode = self->setup_.mode,
-                            .worker_env = self->setup_.worker_env,
-                            .workflow_id = self->wire_.workflow_id,
-                            .slurm_job_id = self->setup_.slurm_job_id,
-                            .workflow_submission_dir = std::nullopt},
+        ioc.get_executor(), std::move(runs),
         [weak = std::weak_ptr(self)](core::worker_event e) {
             if (auto s = weak.lock()) s->post(std::move(e));
         },

@@ -42,4 +42,5 @@ head -1 "$tmp/worker.log" | grep -q '^info worker: allocation slurm_job=none sco
 grep -q '^info worker: mode mode=direct ' "$tmp/worker.log" || fail "no mode line: $(cat "$tmp/worker.log")"
 grep -q '^info worker: pool node=' "$tmp/worker.log" || fail "no pool line: $(cat "$tmp/worker.log")"
 grep -q '^info worker: stopped exit_code=0$' "$tmp/worker.log" || fail "no stop line: $(cat "$tmp/worker.log")"
+stop_server
 echo ok

@@ -26,4 +26,5 @@ grep -qx 'SLURM_JOB_ID=99' "$out" || fail "SLURM_JOB_ID not kept: $(grep SLURM "
 grep -q "^TORC_WORKFLOW_ID=$wf\$" "$out" || fail "no TORC_WORKFLOW_ID"
 env_txt=$(attempt_dir show 1)/environment.txt
 grep -q 'PMI_RANK' "$env_txt" || fail "environment.txt does not name PMI_RANK: $(cat "$env_txt")"
+stop_server
 echo ok

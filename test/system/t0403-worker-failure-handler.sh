@@ -21,7 +21,7 @@ submit_spec "$tmp/retry.json"
 rc=0
 timeout 60 "$torcrun" worker "$wf" $(worker_args) 2>"$tmp/worker.log" || rc=$?
 [ "$rc" = 0 ] || fail "worker exit $rc: $(cat "$tmp/worker.log")"
-[ "$(job_statuses)" = "flaky=completed" ] || fail "statuses: $(job_statuses)"
+[ "$(job_statuses)" = "flaky=completed" ] || fail "statuses: $(job_statuses): $(cat "$tmp/worker.log")"
 
 first=$(attempt_dir flaky 1)/result.json
 second=$(attempt_dir flaky 2)/result.json
@@ -31,7 +31,8 @@ second=$(attempt_dir flaky 2)/result.json
     fail "attempt 2 result.json: $(cat "$second")"
 grep -qx second "$(attempt_dir flaky 2)/stdout" || fail "attempt 2 stdout"
 
-expect GET "/results?workflow_id=$wf" "" 200
+expect GET "/results?workflow_id=$wf&all_runs=true" "" 200
 [ "$(field "$body" 'sorted((r["attempt_id"], r["return_code"], r["status"]) for r in d["items"])')" = \
-    '[[1, 10, "failed"], [2, 0, "completed"]]' ] || fail "results on the server: $body"
+    '[[1, 10, "failed"], [2, 0, "completed"]]' ] || fail "results on the server: $body" "$(cat "$tmp/worker.log")"
+stop_server
 echo ok

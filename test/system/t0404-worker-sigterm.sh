@@ -41,4 +41,5 @@ rcs=$("$torcrun" jobs --url "$base" "$wf" --json |
     python3 -c 'import json,sys; print(" ".join(sorted(j["name"] + "=" + str(j["return_code"]) for j in json.load(sys.stdin))))')
 [ "$rcs" = "polite=143 stubborn=137" ] || fail "return codes: $rcs"
 if pgrep -f "sleep $nap" >/dev/null; then fail "job processes left: $(pgrep -af "sleep $nap")"; fi
+stop_server
 echo ok
