@@ -10,17 +10,13 @@
 #include "run_output.hpp"
 #include "spec_submission.hpp"
 #include "worker_setup.hpp"
-#include "torcrun/io/worker_shell.hpp"
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/io_context.hpp>
 #include <boost/program_options.hpp>
 
 #include <unistd.h>
 
 #include <filesystem>
 #include <iostream>
-#include <optional>
 
 namespace torcrun::apps {
 
@@ -40,17 +36,6 @@ int fail(std::string const& message, int status)
 {
     std::cerr << "torcrun run: " << message << "\n";
     return status;
-}
-
-io::log_level to_log_level(core::log_severity severity)
-{
-    switch (severity) {
-        case core::log_severity::error: return io::log_level::err;
-        case core::log_severity::warning: return io::log_level::warning;
-        case core::log_severity::info: return io::log_level::info;
-        case core::log_severity::debug: return io::log_level::debug;
-    }
-    return io::log_level::info;
 }
 
 struct run_options {
@@ -111,7 +96,7 @@ struct run_logs {
 
 core::result<run_logs> open_logs(run_options const& o, std::string const& output_dir)
 {
-    auto const level = to_log_level(o.config.log_level);
+    auto const level = log_level_of(o.config.log_level);
     if (o.verbose) return run_logs{io::stderr_logger(level), io::stderr_logger(level), {}};
     auto const worker_path = output_dir + "/worker.log";
     auto worker = file_logger(worker_path, level);
@@ -119,28 +104,6 @@ core::result<run_logs> open_logs(run_options const& o, std::string const& output
     auto server = file_logger(output_dir + "/server.log", level);
     if (!server) return server.error();
     return run_logs{std::move(*worker), std::move(*server), worker_path};
-}
-
-// The worker in this thread until it stops; its exit code.
-int run_worker_here(io::worker_setup setup, io::logger const& log)
-{
-    boost::asio::io_context ioc{1};
-    std::optional<int> code;
-    boost::asio::co_spawn(ioc, io::run_worker(std::move(setup), log),
-                          [&ioc, &code, &log](std::exception_ptr e, int rc) {
-                              ioc.stop();  // as torcrun worker: requests in flight are abandoned
-                              code = rc;
-                              if (!e) return;
-                              code = 1;
-                              try {
-                                  std::rethrow_exception(e);
-                              } catch (std::exception const& x) {
-                                  log.write(io::log_level::err, "run", "worker failed",
-                                            {{"error", x.what()}});
-                              }
-                          });
-    ioc.run();
-    return code.value_or(1);
 }
 
 // What the run has once the workflow exists on the embedded server.
@@ -190,7 +153,7 @@ int execute(run_options& o, started_run& run)
     o.config.server.url = run.server->url();
     o.config.workflow_id = run.workflow_id;
     auto setup = make_worker_setup(o.config, run.logs.worker);
-    if (!setup) return fail(setup.error().message, 1);
+    if (!setup) return fail(setup.error().message, 2);
     bool const terminal = ::isatty(STDERR_FILENO) == 1 && !o.verbose;
     progress_display progress(terminal, run.start);
     if (!o.quiet) {

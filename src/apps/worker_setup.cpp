@@ -1,5 +1,6 @@
-// The worker's start-up facts. The resource overrides replace what detection found on every
-// node of the pool, since they are per-node amounts like the capacities they replace.
+// The worker's start-up facts and its reactor. The resource overrides replace what detection
+// found on every node of the pool, since they are per-node amounts like the capacities they
+// replace.
 #include "worker_setup.hpp"
 
 #include "machine_facts.hpp"
@@ -7,6 +8,11 @@
 #include "torcrun/core/resource_pool.hpp"
 #include "torcrun/core/slurm_env.hpp"
 #include "torcrun/core/units.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+
+#include <exception>
 
 namespace torcrun::apps {
 
@@ -86,6 +92,37 @@ core::result<io::worker_setup> make_worker_setup(core::worker_config config,
     if (allocation->end_time && !setup.config.termination.end_time)
         setup.config.termination.end_time = static_cast<double>(*allocation->end_time);
     return setup;
+}
+
+int run_worker_here(io::worker_setup setup, io::logger const& log)
+{
+    boost::asio::io_context ioc{1};
+    int code = 1;
+    boost::asio::co_spawn(ioc, io::run_worker(std::move(setup), log),
+                          [&](std::exception_ptr e, int result) {
+                              if (e) {
+                                  try {
+                                      std::rethrow_exception(e);
+                                  } catch (std::exception const& x) {
+                                      log.write(io::log_level::err, "worker", x.what());
+                                  }
+                              }
+                              code = e ? 1 : result;
+                              ioc.stop();  // requests still in flight are abandoned
+                          });
+    ioc.run();
+    return code;
+}
+
+io::log_level log_level_of(core::log_severity severity)
+{
+    switch (severity) {
+        case core::log_severity::error: return io::log_level::err;
+        case core::log_severity::warning: return io::log_level::warning;
+        case core::log_severity::info: return io::log_level::info;
+        case core::log_severity::debug: return io::log_level::debug;
+    }
+    return io::log_level::info;
 }
 
 }  // namespace torcrun::apps

@@ -54,6 +54,12 @@ void worker_fsm::impl::on(worker::jobs_claimed const& e, worker_action const& se
     std::size_t accepted = 0;
     std::size_t extra = 0;
     for (auto const& job : e.jobs) {
+        if (auto const held = jobs.find(job.id); held != jobs.end() &&
+                                                  held->second.phase == job_phase::retrying &&
+                                                  job.attempt_id > held->second.job.attempt_id) {
+            reclaimed.insert_or_assign(job.id, job);
+            continue;
+        }
         if (jobs.contains(job.id)) {
             say(log_severity::error,
                 "claim: job " + std::to_string(job.id) + " is already held here; ignored");

@@ -49,6 +49,9 @@ struct worker_fsm::impl {
     fsm_time last_status_check{};
     bool status_wanted = false;
     std::map<std::int64_t, job_entry> jobs;
+    // A job's next attempt that a parked claim returned before the reply to its retry_job came
+    // (two connections, either answer may arrive first); admitted once the retry is accepted.
+    std::map<std::int64_t, claimed_job> reclaimed;
     job_ledger ledger;
     std::deque<pending_report> reports;
     bool batch_supported;

@@ -202,6 +202,7 @@ void worker_fsm::impl::on_retried(std::int64_t job_id, bool accepted, std::strin
     auto const name = job_name(job_id);
     if (!accepted) {
         say(log_severity::warning, name + ": retry refused, reported failed: " + why);
+        reclaimed.erase(job_id);
         job->phase = job_phase::reporting;
         queue_report({report_kind::complete, job->result});
         return;
@@ -216,6 +217,16 @@ void worker_fsm::impl::on_retried(std::int64_t job_id, bool accepted, std::strin
                                            job->result.return_code, *rule.recovery_script});
     ++ledger.retried;
     jobs.erase(job_id);
+    if (auto const next = reclaimed.extract(job_id)) {
+        ++ledger.claimed;
+        auto& entry = jobs.emplace(job_id, job_entry{.job = next.mapped()}).first->second;
+        if (stage != worker_stage::running) {
+            hand_back(entry, log_severity::info, "the worker is stopping");
+        } else {
+            batch.push_back(job_id);
+            fetch_requirements();
+        }
+    }
     claim_progress();
 }
 

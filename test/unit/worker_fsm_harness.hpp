@@ -65,7 +65,7 @@ inline core::job_resources needs(std::uint32_t cpus, std::uint64_t bytes = 0,
                                  std::uint32_t gpus = 0, std::uint32_t nodes = 1,
                                  std::optional<double> runtime = std::nullopt)
 {
-    return {0, "rr", {cpus, gpus, nodes, bytes}, runtime};
+    return {0, "rr", {cpus, gpus, nodes, bytes}, runtime, std::nullopt};
 }
 
 inline core::exit_status exited(int code) { return {core::exit_status::kind::exited, code, 0}; }

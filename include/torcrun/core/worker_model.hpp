@@ -28,12 +28,14 @@ struct claimed_job {
 };
 
 // ResourceRequirementsModel, per node: `need.memory_bytes` from the memory string, the runtime
-// in seconds from the ISO-8601 duration (nullopt when the server sent none).
+// in seconds from the ISO-8601 duration (nullopt when the server sent none). tasks_per_node is
+// torcrun's extension of the model (MPI ranks per node of a multi-node job); Torc sends none.
 struct job_resources {
     std::int64_t id = 0;
     std::string name;
     job_requirement need;
     std::optional<double> runtime_seconds;
+    std::optional<std::uint32_t> tasks_per_node;
 
     bool operator==(job_resources const&) const = default;
 };

@@ -35,6 +35,7 @@ struct job_runner_settings {
     std::int64_t workflow_id = 0;
     std::string slurm_job_id;      // slurm mode: SLURM_JOB_ID
     std::optional<std::string> workflow_submission_dir;
+    std::string working_dir;       // where jobs run (Torc: the worker's own); empty = that
     std::chrono::steady_clock::duration sample_interval = std::chrono::seconds(1);
 };
 

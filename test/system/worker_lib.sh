@@ -1,0 +1,30 @@
+# Shared by the worker system tests (sourced after server_lib.sh): submit a spec, run
+# `torcrun worker` against the server with short poll intervals, find per-job log directories.
+
+# submit_spec FILE: sets wf.
+submit_spec() {
+    wf=$("$torcrun" submit --url "$base" "$1" 2>"$tmp/submit.err") || fail "submit: $(cat "$tmp/submit.err")"
+    [[ "$wf" =~ ^[0-9]+$ ]] || fail "submit stdout is not an id: '$wf'"
+}
+
+# worker_args: the flags every test passes (output in $tmp/out, quick polls, an idle bound).
+worker_args() {
+    echo --url "$base" --output-dir "$tmp/out" --mode direct --long-poll 1 \
+        --poll-interval 0.5 --set limits.idle_timeout_seconds=20
+}
+
+# attempt_dir JOB_NAME ATTEMPT: the log directory of that attempt (one run).
+attempt_dir() {
+    local id
+    id=$("$torcrun" jobs --url "$base" "$wf" --json |
+        python3 -c 'import json,sys; print([j["id"] for j in json.load(sys.stdin) if j["name"] == sys.argv[1]][0])' "$1")
+    local dirs=("$tmp/out/jobs/wf${wf}_j${id}"/r*_a"$2")
+    [ -d "${dirs[0]}" ] || fail "no log directory for $1 attempt $2: $(find "$tmp/out" | head -50)"
+    echo "${dirs[0]}"
+}
+
+# job_statuses: "name=status ..." sorted by name.
+job_statuses() {
+    "$torcrun" jobs --url "$base" "$wf" --json |
+        python3 -c 'import json,sys; print(" ".join(sorted(j["name"] + "=" + j["status"] for j in json.load(sys.stdin))))'
+}
