@@ -154,7 +154,9 @@ std::string sbatch_lines(sbatch_request const& r, checked const& c)
     line("time", r.time);
     if (r.gpus_per_node) line("gpus-per-node", *r.gpus_per_node);
     if (r.cpus_per_task) line("cpus-per-task", *r.cpus_per_task);
-    if (r.exclusive) line("exclusive", "");
+    // Neither given: whole nodes. --ntasks-per-node=1 alone holds one CPU per node, and every
+    // job step of the worker would queue behind it (SLURM-LAB.md).
+    if (r.exclusive || !r.cpus_per_task) line("exclusive", "");
     if (r.mem) line("mem", *r.mem);
     auto const stem = r.output_dir + "/slurm_output_wf" + std::to_string(r.workflow_id) + "_sl%j";
     line("output", stem + ".o");

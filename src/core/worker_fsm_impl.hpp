@@ -119,7 +119,7 @@ struct worker_fsm::impl {
     job_entry* live(std::int64_t job_id, job_phase phase, std::string_view what);
     void on(worker::job_spawned const& e);
     void on(worker::spawn_failed const& e);
-    void classify(job_entry& job, core::exit_status const& status) const;
+    void classify(job_entry& job, worker::job_exited const& e) const;
     void on(worker::job_exited const& e);
     void on(worker::outputs_checked const& e);
     void on(worker::memory_used const& e);

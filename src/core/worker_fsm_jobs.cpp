@@ -53,12 +53,13 @@ void worker_fsm::impl::on(worker::spawn_failed const& e)
 // The attempt's status and return code from how it ended and why the worker stopped it
 // (TORC-FACTS §2.3): a runtime kill is 152 terminated, a memory kill 137 failed, a drain
 // terminated (canceled for a canceled workflow); an exit 0 after a stop signal is completed.
-void worker_fsm::impl::classify(job_entry& job, core::exit_status const& status) const
+// A slurm-mode step starts from Slurm's verdict (OOM 137 failed, time limit 152 terminated).
+void worker_fsm::impl::classify(job_entry& job, worker::job_exited const& e) const
 {
     auto& r = job.result;
-    r.return_code = status.return_code();
+    r.return_code = e.step ? e.step->return_code : e.status.return_code();
     bool const zero = r.return_code == 0;
-    r.status = zero ? result_status::completed : result_status::failed;
+    r.status = e.step ? e.step->status : zero ? result_status::completed : result_status::failed;
     if (job.cause == stop_cause::runtime && !zero) {
         r.status = result_status::terminated;
         r.return_code = timeout_exit_code;
@@ -86,11 +87,12 @@ void worker_fsm::impl::on(worker::job_exited const& e)
     r.exec_time_minutes = std::chrono::duration<double>(now - job->spawned_at).count() / 60;
     r.completion_time = unix_at(now);
     r.usage = e.usage;
-    classify(*job, e.status);
+    classify(*job, e);
     bool const zero = r.return_code == 0;
     say(zero ? log_severity::info : log_severity::warning,
         job_name(e.job_id) + ": " + std::string(to_string(r.status)) +
-            " rc=" + std::to_string(r.return_code) + " (" + e.status.describe() + ")");
+            " rc=" + std::to_string(r.return_code) + " (" + e.status.describe() +
+            (e.step && !e.step->evidence.empty() ? "; " + e.step->evidence : "") + ")");
     claim_progress();
     if (job->cause == stop_cause::none && zero && !job->job.output_file_ids.empty()) {
         job->phase = job_phase::outputs;

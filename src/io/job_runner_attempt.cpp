@@ -5,6 +5,7 @@
 
 #include "concat.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -17,17 +18,6 @@ namespace torcrun::io {
 namespace net = boost::asio;
 
 namespace {
-
-// torcrun's tasks_per_node extension, once core::job_resources carries it (a template, so
-// that the requires-expression is only checked, not an error, while the field is absent).
-template <class Resources>
-std::optional<std::uint32_t> tasks_per_node_of(Resources const& resources)
-{
-    if constexpr (requires { resources.tasks_per_node; })
-        return resources.tasks_per_node;
-    else
-        return std::nullopt;
-}
 
 core::result<void> write_text(std::string const& path, std::string const& text)
 {
@@ -57,6 +47,21 @@ std::string fixed3(double value)
     return text;
 }
 
+// The last step_stderr_tail_bytes of the step's stderr file, where srun and slurmstepd print
+// their view of the step; empty when it cannot be read (the verdict is then srun's exit alone).
+std::string stderr_tail(std::string const& path)
+{
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in) return {};
+    auto const size = static_cast<std::uint64_t>(in.tellg());
+    auto const take = std::min<std::uint64_t>(size, core::step_stderr_tail_bytes);
+    in.seekg(static_cast<std::streamoff>(size - take));
+    std::string text(take, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(take));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    return text;
+}
+
 core::job_usage to_job_usage(core::usage_summary const& s)
 {
     return {s.peak_memory_bytes, s.avg_memory_bytes, s.peak_cpu_percent, s.avg_cpu_percent};
@@ -74,7 +79,7 @@ core::result<core::launch_plan> job_runner::impl::prepare(core::worker::spawn co
     request.command = action.job.command;
     request.invocation_script = action.job.invocation_script;
     request.placement = action.placement;
-    request.tasks_per_node = tasks_per_node_of(action.resources);
+    request.tasks_per_node = action.resources.tasks_per_node;
     request.working_dir = settings_.working_dir;
     request.slurm_job_id = settings_.slurm_job_id;
     request.seconds_left = action.seconds_left;
@@ -95,6 +100,20 @@ core::result<core::launch_plan> job_runner::impl::prepare(core::worker::spawn co
         !ok)
         return ok.error();
     return plan;
+}
+
+core::step_exit job_runner::impl::judge_step(std::int64_t job_id, core::exit_status const& srun,
+                                            std::string const& stderr_file) const
+{
+    auto step = core::classify_step_exit(srun, stderr_tail(stderr_file));
+    if (step.waited_for_resources)
+        log_.write(log_level::err, "runner",
+                   "the step waited for resources: the worker's model of the allocation is wrong",
+                   {{"job", std::to_string(job_id)}, {"stderr", stderr_file}});
+    if (step.cause != core::step_cause::exited)
+        log_.write(log_level::warning, "runner", "Slurm ended the step",
+                   {{"job", std::to_string(job_id)}, {"evidence", step.evidence}});
+    return step;
 }
 
 void job_runner::impl::spawn_failed(std::int64_t job_id, std::string message)
@@ -148,7 +167,10 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
                       {"seconds", fixed3(seconds)},
                       {"peak_memory_bytes", std::to_string(usage.peak_memory_bytes)},
                       {"avg_cpu_percent", fixed3(usage.avg_cpu_percent)}});
-    self->deliver(core::worker::job_exited{id, report.status, to_job_usage(usage)});
+    core::worker::job_exited exited{id, report.status, to_job_usage(usage), std::nullopt};
+    if (self->settings_.mode == core::execution_mode::slurm)
+        exited.step = self->judge_step(id, report.status, plan->paths.stderr_file);
+    self->deliver(std::move(exited));
 }
 
 }  // namespace torcrun::io

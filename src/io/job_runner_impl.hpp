@@ -8,6 +8,7 @@
 #include "torcrun/io/job_runner.hpp"
 
 #include "torcrun/core/launch_plan.hpp"
+#include "torcrun/core/step_exit.hpp"
 #include "torcrun/io/launcher.hpp"
 #include "torcrun/io/proc_sampler.hpp"
 
@@ -41,6 +42,10 @@ struct job_runner::impl : std::enable_shared_from_this<impl> {
 
     core::result<core::launch_plan> prepare(core::worker::spawn const& action) const;
     void spawn_failed(std::int64_t job_id, std::string message);
+    // slurm mode: Slurm's verdict on an ended step from srun's exit and its stderr's tail; a
+    // step that queued for resources is logged as an error.
+    core::step_exit judge_step(std::int64_t job_id, core::exit_status const& srun,
+                               std::string const& stderr_file) const;
 
     static boost::asio::awaitable<void> run_attempt(std::shared_ptr<impl> self,
                                                     core::worker::spawn action);

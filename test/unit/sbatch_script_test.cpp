@@ -99,6 +99,36 @@ BOOST_AUTO_TEST_CASE(per_node_workers)
                         "exit \"$status\"\n");
 }
 
+// The CPUs of each node: --cpus-per-task as given, else whole nodes (--exclusive), given or by
+// default; --ntasks-per-node=1 alone would hold one CPU per node and make the job steps queue.
+struct cpu_case {
+    std::string name;
+    std::optional<std::string> cpus_per_task;
+    bool exclusive;
+    std::string lines;  // the #SBATCH lines between --time and --output
+};
+std::ostream& operator<<(std::ostream& os, cpu_case const& c) { return os << c.name; }
+
+std::vector<cpu_case> const cpu_cases{
+    {"neither: exclusive by default", std::nullopt, false, "#SBATCH --exclusive\n"},
+    {"exclusive given", std::nullopt, true, "#SBATCH --exclusive\n"},
+    {"cpus-per-task given", "8", false, "#SBATCH --cpus-per-task=8\n"},
+};
+
+BOOST_DATA_TEST_CASE(cpus_of_each_node, bdata::make(cpu_cases), c)
+{
+    auto r = base_request();
+    r.cpus_per_task = c.cpus_per_task;
+    r.exclusive = c.exclusive;
+    auto const text = core::render_sbatch_script(r, core::worker_config{});
+    BOOST_TEST_REQUIRE(text.has_value(), text.error().message);
+    auto const from = text->find("#SBATCH --time=01:00:00\n");
+    auto const to = text->find("#SBATCH --output=");
+    BOOST_TEST_REQUIRE((from != std::string::npos && to != std::string::npos));
+    auto const start = from + std::string("#SBATCH --time=01:00:00\n").size();
+    BOOST_TEST(text->substr(start, to - start) == c.lines);
+}
+
 BOOST_AUTO_TEST_CASE(lead_is_grace_plus_drain_rounded_up)
 {
     core::worker_config config;

@@ -220,7 +220,14 @@ struct exit_case {
     core::exit_status status;
     std::string log;
     std::string report;
+    std::optional<core::step_exit> step = std::nullopt;  // slurm mode: Slurm's verdict
 };
+
+core::step_exit verdict(int rc, core::result_status status, core::step_cause cause,
+                        std::string evidence)
+{
+    return {rc, status, cause, false, std::move(evidence)};
+}
 std::ostream& operator<<(std::ostream& os, exit_case const& c) { return os << c.name; }
 
 std::vector<exit_case> const exit_cases{
@@ -232,6 +239,22 @@ std::vector<exit_case> const exit_cases{
      "warning: job 42: failed rc=139 (killed by SIGSEGV (11), core dumped)", "failed rc=139"},
     {"exit 255", exited(255), "warning: job 42: failed rc=255 (exited with 255)",
      "failed rc=255"},
+    // slurm mode: the step's verdict replaces srun's own exit
+    {"step out of memory", exited(0),
+     "warning: job 42: failed rc=137 (exited with 0; slurmstepd: error: Detected 1 oom-kill "
+     "event(s) in StepId=3.1)",
+     "failed rc=137",
+     verdict(137, core::result_status::failed, core::step_cause::out_of_memory,
+             "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=3.1")},
+    {"step time limit", exited(143),
+     "warning: job 42: terminated rc=152 (exited with 143; slurmstepd: error: *** STEP 3.1 ON "
+     "n1 CANCELLED AT 2026-11-29T17:13:31 DUE TO TIME LIMIT ***)",
+     "terminated rc=152",
+     verdict(152, core::result_status::terminated, core::step_cause::time_limit,
+             "slurmstepd: error: *** STEP 3.1 ON n1 CANCELLED AT 2026-11-29T17:13:31 DUE TO "
+             "TIME LIMIT ***")},
+    {"step exited", exited(3), "warning: job 42: failed rc=3 (exited with 3)", "failed rc=3",
+     verdict(3, core::result_status::failed, core::step_cause::exited, "")},
 };
 
 BOOST_DATA_TEST_CASE(exit_becomes_a_result, bdata::make(exit_cases), c)
@@ -239,7 +262,8 @@ BOOST_DATA_TEST_CASE(exit_becomes_a_result, bdata::make(exit_cases), c)
     play({c.name, test_config(), n0_pool(),
           start + launched(1, job(42), needs(1)) +
               std::vector<step>{
-                  {2, exit_of(42, c.status), {c.log, "complete_jobs 42#1 " + c.report}}}});
+                  {2, ev(worker::job_exited{42, c.status, std::nullopt, c.step}),
+                   {c.log, "complete_jobs 42#1 " + c.report}}}});
 }
 
 BOOST_AUTO_TEST_CASE(result_record_carries_times_ids_and_usage)
@@ -248,7 +272,7 @@ BOOST_AUTO_TEST_CASE(result_record_carries_times_ids_and_usage)
     for (auto const& st : start + launched(1, job(42, 1, std::nullopt, 2), needs(1)))
         h.feed(st.at, st.event(h));
     core::job_usage const usage{5 * gib, 2 * gib, 180.5, 95.25};
-    h.feed(91.03, worker::job_exited{42, exited(0), usage});
+    h.feed(91.03, worker::job_exited{42, exited(0), usage, std::nullopt});
     core::worker::complete_jobs const* batch = nullptr;
     for (auto const& a : h.last())
         if (auto const* b = std::get_if<core::worker::complete_jobs>(&a)) batch = b;

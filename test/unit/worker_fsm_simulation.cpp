@@ -104,7 +104,7 @@ std::optional<worker_event> simulation::process_event()
                              : killed(SIGSEGV);
     }
     procs_.erase(it);
-    return worker::job_exited{id, status, std::nullopt};
+    return worker::job_exited{id, status, std::nullopt, std::nullopt};
 }
 
 std::optional<std::string> simulation::feed(worker_event const& e)

@@ -24,7 +24,7 @@ struct sbatch_request {
     std::string time;  // required: MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS
     std::optional<std::string> gpus_per_node;
     std::optional<std::string> cpus_per_task;  // excludes `exclusive`
-    bool exclusive = false;
+    bool exclusive = false;  // also the default when cpus_per_task is not given
     std::optional<std::string> mem;          // Slurm's --mem: a number with an optional K/M/G/T
     std::string output_dir;                  // for --output/--error and the workers
     std::optional<std::string> signal_lead;  // seconds; default: default_signal_lead(config)

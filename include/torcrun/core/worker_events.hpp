@@ -4,6 +4,7 @@
 #pragma once
 
 #include "torcrun/core/exit_status.hpp"
+#include "torcrun/core/step_exit.hpp"
 #include "torcrun/core/worker_actions.hpp"
 #include "torcrun/core/worker_model.hpp"
 
@@ -69,7 +70,14 @@ struct request_failed {
 struct commands_finished { std::int64_t action_id = 0; bool succeeded = true; std::string detail; };
 struct job_spawned { std::int64_t job_id = 0; };
 struct spawn_failed { std::int64_t job_id = 0; std::string message; };
-struct job_exited { std::int64_t job_id = 0; exit_status status; std::optional<job_usage> usage; };
+// slurm mode: `step` is Slurm's verdict on the srun step (core/step_exit.hpp); its return code
+// and status replace those of srun's own exit, before the worker's own stop causes apply.
+struct job_exited {
+    std::int64_t job_id = 0;
+    exit_status status;
+    std::optional<job_usage> usage;
+    std::optional<step_exit> step;
+};
 struct outputs_checked { std::int64_t job_id = 0; std::vector<std::string> missing; };
 // A sample of the job's process tree; with limits.enforce_memory, more than the job's memory
 // requirement kills it.

@@ -1,0 +1,109 @@
+# Shared by the Slurm tests that run torcrun workers inside real allocations (sourced after
+# slurm_lib.sh, with $torcrun set): a real `torcrun server` on loopback, a worker configuration
+# with quick polls, workflows of recording jobs, and the checks on what the jobs recorded.
+# Every recording job appends one line to $tmp/rec/<job name>:
+#   <SLURMD_NODENAME> <CUDA_VISIBLE_DEVICES|-> <SLURM_STEP_GPUS|-> <start epoch> <end epoch>
+
+source "$(dirname "${BASH_SOURCE[0]}")/server_lib.sh"
+
+# slurm_worker_setup: the server (its EXIT clean-up joins slurm_lib's), $tmp/worker.json and
+# the recording job $tmp/record.sh SECONDS.
+slurm_worker_setup() {
+    trap 'kill_servers; slurm_cleanup' EXIT
+    start_server "$tmp/db"
+    mkdir -p "$tmp/rec" "$tmp/out"
+    cat >"$tmp/worker.json" <<EOF
+{"server": {"url": "$base"}, "output_dir": "$tmp/out",
+ "poll": {"interval_seconds": 0.5, "long_poll_seconds": 1},
+ "termination": {"grace_seconds": 5, "drain_buffer_seconds": 5},
+ "limits": {"idle_timeout_seconds": 30}}
+EOF
+    cat >"$tmp/record.sh" <<'EOF'
+#!/bin/bash
+start=$EPOCHREALTIME
+sleep "$1"
+echo "${SLURMD_NODENAME:-none} ${CUDA_VISIBLE_DEVICES:--} ${SLURM_STEP_GPUS:--} $start $EPOCHREALTIME" \
+    >>"$(dirname "$0")/rec/$TORC_JOB_NAME"
+EOF
+    chmod +x "$tmp/record.sh"
+}
+
+# gpu_workflow FILE COUNT SECONDS [NAME_PREFIX]: COUNT jobs of one CPU and one GPU, each
+# recording for SECONDS.
+gpu_workflow() {
+    python3 - "$@" "$tmp/record.sh" <<'EOF'
+import json, sys
+path, count, seconds, prefix, record = sys.argv[1], int(sys.argv[2]), sys.argv[3], \
+    (sys.argv[4] if len(sys.argv) > 5 else "g"), sys.argv[-1]
+spec = {"name": "gpus",
+        "resource_requirements": [{"name": "gpu1", "num_cpus": 1, "num_gpus": 1, "num_nodes": 1,
+                                   "memory": "100m", "runtime": "PT1M"}],
+        "jobs": [{"name": f"{prefix}{i:02d}", "command": f"{record} {seconds}",
+                  "resource_requirements": "gpu1"} for i in range(count)]}
+json.dump(spec, open(path, "w"))
+EOF
+}
+
+# submit_workflow FILE: sets wf.
+submit_workflow() {
+    wf=$("$torcrun" submit --url "$base" "$1" 2>"$tmp/submit.err") || fail "submit: $(cat "$tmp/submit.err")"
+    [[ "$wf" =~ ^[0-9]+$ ]] || fail "submit stdout is not an id: '$wf'"
+}
+
+# job_statuses: "status count ..." of every job of $wf, e.g. "completed 16".
+job_status_counts() {
+    "$torcrun" jobs --url "$base" "$wf" --json |
+        python3 -c 'import collections, json, sys
+c = collections.Counter(j["status"] for j in json.load(sys.stdin))
+print(" ".join(f"{k} {v}" for k, v in sorted(c.items())))'
+}
+
+# check_records NAME RECORDS PEAK NODES [GPUS_FIELD]: RECORDS recorded lines (of the jobs whose
+# names start with $rec_prefix, default all), exactly PEAK of them at one time at most (-1: not
+# checked), every node of NODES (space separated) used, one GPU per record (four for jobs named
+# big*), and no (node, GPU) held by two records at once. GPUS_FIELD is 2 (CUDA_VISIBLE_DEVICES,
+# default) or 3 (SLURM_STEP_GPUS). Prints the figures.
+check_records() {
+    python3 - "$tmp/rec" "$@" <<'EOF' || fail "$2: records do not hold: $(cat "$tmp"/rec/* 2>/dev/null)"
+import os, sys
+rec, name, jobs, peak, nodes = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), \
+    sys.argv[5].split()
+field = int(sys.argv[6]) if len(sys.argv) > 6 else 2
+prefix = os.environ.get("rec_prefix", "")
+runs = []
+for f in sorted(os.listdir(rec)):
+    if not f.startswith(prefix): continue
+    for line in open(os.path.join(rec, f)):
+        w = line.split()
+        runs.append((f, w[0], w[field - 1].split(","), float(w[3]), float(w[4])))
+bad = []
+if len(runs) != jobs: bad.append(f"{len(runs)} records, expected {jobs}")
+events = sorted([(r[3], 1) for r in runs] + [(r[4], -1) for r in runs], key=lambda e: (e[0], e[1]))
+now = top = 0
+for _, d in events:
+    now += d; top = max(top, now)
+if peak >= 0 and top != peak: bad.append(f"at most {top} at a time, expected {peak}")
+used = sorted({r[1] for r in runs})
+if used != sorted(nodes): bad.append(f"nodes used {used}, expected {sorted(nodes)}")
+for i, a in enumerate(runs):
+    want = 4 if a[0].startswith("big") else 1
+    if a[2] == ["-"] or len(a[2]) != want: bad.append(f"{a[0]}: GPUs {a[2]}, expected {want}")
+    for b in runs[i + 1:]:
+        if a[1] == b[1] and set(a[2]) & set(b[2]) and a[3] < b[4] and b[3] < a[4]:
+            bad.append(f"{a[0]} and {b[0]} share GPU {a[2]} on {a[1]} at the same time")
+pairs = sorted({(r[1], g) for r in runs for g in r[2]})
+print(f"{name}: {len(runs)} jobs, at most {top} at a time, (node, GPU) pairs used: "
+      + " ".join(f"{n}:{g}" for n, g in pairs))
+if bad:
+    print("\n".join(bad), file=sys.stderr)
+    sys.exit(1)
+EOF
+}
+
+# no_step_waited DIR...: "step creation temporarily disabled" appears in no file under DIR.
+no_step_waited() {
+    if grep -rl -e 'step creation temporarily disabled' -e 'step creation still disabled' "$@"; then
+        fail "a step waited for resources (files above)"
+    fi
+    return 0
+}
