@@ -82,7 +82,10 @@ api::outcome hand_out(job_changes& changes, request const& req, std::int64_t wf,
                       std::vector<std::int64_t> const& chosen, claim_params const& params)
 {
     if (chosen.empty()) {
-        if (req.may_wait && params.wait_seconds > 0)
+        // Nothing can become claimable once every job finished: the claimant hears it now.
+        auto unfinished = changes.has_unfinished_jobs(wf);
+        if (!unfinished) return api::error_response(unfinished.error());
+        if (*unfinished && req.may_wait && params.wait_seconds > 0)
             return api::wait_for_workflow{wf, params.wait_seconds};
         return api::json_response(200, R"({"jobs":[]})");
     }

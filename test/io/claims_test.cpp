@@ -260,6 +260,30 @@ BOOST_FIXTURE_TEST_CASE(long_poll, long_poll_fixture)
                std::vector<std::int64_t>{b});
 }
 
+// Once every job finished nothing can become claimable: the last completion wakes parked claims
+// and a claim is answered at once, so a long-polling worker learns it is done without waiting out
+// its poll (torcrun run ended 30 s after its last job before).
+BOOST_FIXTURE_TEST_CASE(a_finished_workflow_answers_claims_at_once, long_poll_fixture)
+{
+    auto const a = job("a");
+    auto const b = job("b");
+    auto const cn = node();
+    initialize();
+    BOOST_TEST((claim_next(5) == std::vector<std::int64_t>{a, b}));
+    BOOST_TEST(std::holds_alternative<api::wait_for_workflow>(claim("30")));  // a, b running
+    start(a, cn);
+    start(b, cn);
+    notified.clear();
+    complete(a, "completed", cn);
+    BOOST_TEST(notified.empty());  // b still runs: nothing to wake
+    BOOST_TEST(std::holds_alternative<api::wait_for_workflow>(claim("30")));
+    complete(b, "failed", cn);
+    BOOST_TEST((notified == std::vector<std::int64_t>{1}));
+    auto answer = claim("30");
+    BOOST_TEST_REQUIRE(std::holds_alternative<api::response>(answer));
+    BOOST_TEST(std::get<api::response>(answer).body == R"({"jobs":[]})");
+}
+
 BOOST_FIXTURE_TEST_CASE(fifty_claimers_share_ten_thousand_jobs, lifecycle_fixture)
 {
     constexpr int job_count = 10000, claimers = 50;
