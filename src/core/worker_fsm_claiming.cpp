@@ -28,7 +28,10 @@ worker::claim_jobs worker_fsm::impl::fresh_claim(request_id id) const
     c.num_nodes = static_cast<std::uint32_t>(std::max<std::size_t>(1, pool.idle_node_count()));
     if (auto const at = drain_at())
         c.time_limit_seconds = std::max(0.0, std::chrono::duration<double>(*at - now).count());
-    if (cfg.server.use_extensions) c.wait_seconds = cfg.poll.long_poll_seconds;
+    // A parked claim carries the resources free when it was sent, and no second claim may go
+    // out until it answers; so while any job holds resources here, its exit would leave them
+    // idle for up to the whole wait. With nothing held, nothing here can free up meanwhile.
+    if (cfg.server.use_extensions && pool.idle()) c.wait_seconds = cfg.poll.long_poll_seconds;
     return c;
 }
 

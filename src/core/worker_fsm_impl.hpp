@@ -140,6 +140,7 @@ struct worker_fsm::impl {
     void batch_refused(worker::request_failed const& e);
     void report_failed(request_id id);
     void journal_unsent();
+    void journal_waiting();
     // worker_fsm_draining.cpp
     bool terminating() const;
     void on(worker::signal_received const& e);

@@ -1,7 +1,8 @@
 // Reporting attempts: completions in one batch at a time where the server has batch completion
 // (the extension; a 404 falls back to complete_job per job), records of retried attempts through
-// POST /results. A report whose request fails transiently is journaled at once, so a crash
-// loses no result; it is removed from the journal once the server accepts or refuses it.
+// POST /results. A report whose request fails transiently is journaled at once, and so is one
+// queued behind a failed batch, so a crash loses no result; it is removed from the journal once
+// the server accepts or refuses it.
 #include "worker_fsm_impl.hpp"
 
 #include <algorithm>
@@ -38,11 +39,32 @@ void worker_fsm::impl::flush_reports()
             batched.push_back(&r);
         }
     }
-    if (batched.empty()) return;
+    if (batched.empty()) {
+        journal_waiting();
+        return;
+    }
     worker::complete_jobs batch_action;
     for (auto const* r : batched) batch_action.results.push_back(r->report.result);
     batch_request = send(std::move(batch_action));
     for (auto* r : batched) r->request = batch_request;
+}
+
+// A report queued behind a batch that failed waits as long as the server is away, possibly
+// minutes: it is journaled like the batch, so that a crash meanwhile loses it neither.
+void worker_fsm::impl::journal_waiting()
+{
+    if (!batch_request) return;
+    auto const failed = [&](pending_report const& r) {
+        return r.request == batch_request && r.journaled;
+    };
+    if (std::ranges::none_of(reports, failed)) return;
+    worker::journal_append append;
+    for (auto& r : reports) {
+        if (r.request || r.journaled) continue;
+        r.journaled = true;
+        append.reports.push_back(r.report);
+    }
+    if (!append.reports.empty()) out.push_back(std::move(append));
 }
 
 void worker_fsm::impl::on(worker::jobs_reported const& e, worker_action const&)

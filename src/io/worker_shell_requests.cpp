@@ -10,10 +10,12 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -25,6 +27,24 @@ namespace {
 
 constexpr auto long_poll_margin = std::chrono::seconds(15);
 constexpr auto heartbeat_interval = std::chrono::seconds(15);
+
+// Three beats per lease the server names in its reply, so that one late beat does not cost a
+// live worker its lease; at most heartbeat_interval apart. `previous` stands when the reply
+// names no lease (or the beat failed).
+std::chrono::duration<double> beat_interval(http_result<http_reply> const& reply,
+                                            std::chrono::duration<double> previous)
+{
+    if (!reply) return previous;
+    boost::system::error_code ec;
+    auto const body = boost::json::parse(reply->body, ec);
+    auto const* object = ec ? nullptr : body.if_object();
+    auto const* lease = object ? object->if_contains("lease_seconds") : nullptr;
+    if (!lease || !lease->is_number()) return previous;
+    double const seconds = lease->to_number<double>(ec);
+    if (ec || !(seconds > 0)) return previous;
+    return std::chrono::duration<double>(
+        std::clamp(seconds / 3, 0.5, std::chrono::duration<double>(heartbeat_interval).count()));
+}
 
 core::http_failure failure_of(http_error_kind kind)
 {
@@ -147,17 +167,22 @@ void worker_shell::start_heartbeats()
 {
     if (heartbeats_started_ || !setup_.config.server.use_extensions) return;
     heartbeats_started_ = true;
+    // The first beat goes out at once: until then the server holds no lease for this node,
+    // and a worker killed then would leave its jobs `running` for good.
     auto beat = [](std::shared_ptr<worker_shell> self) -> asio::awaitable<void> {
-        for (;;) {
-            boost::system::error_code ec;
-            self->heartbeat_.expires_after(heartbeat_interval);
-            co_await self->heartbeat_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-            if (ec || self->exit_code_) co_return;
+        std::chrono::duration<double> interval = heartbeat_interval;
+        while (!self->exit_code_) {
             auto const request = api::heartbeat_request(self->wire_);
             auto reply = co_await self->client_.request(request.method, request.target,
                                                         request.body);
             if (!reply) self->say(log_level::debug, "heartbeat failed",
                                   {{"error", reply.error().message}});
+            interval = beat_interval(reply, interval);
+            boost::system::error_code ec;
+            self->heartbeat_.expires_after(
+                std::chrono::ceil<std::chrono::steady_clock::duration>(interval));
+            co_await self->heartbeat_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+            if (ec) co_return;
         }
     };
     asio::co_spawn(ioc_, beat(shared_from_this()), asio::detached);

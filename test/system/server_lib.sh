@@ -6,7 +6,8 @@ server_pids=()
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # start_server DB [ARGS...]: sets server_pid, port, base, server_log; fails after 10 s without
-# the listening line. A watcher subshell records the exit status in $server_log.rc, so that a
+# the listening line. It listens on any free port, or on $fixed_port where the caller sets it
+# (a restart on the same address). A watcher subshell records the exit status in $server_log.rc, so that a
 # SIGKILL is not reported by this shell's job control.
 start_server() {
     local db=$1; shift
@@ -14,7 +15,7 @@ start_server() {
     : >"$server_log"
     rm -f "$server_log.pid" "$server_log.rc"
     (
-        "$torcrun" server --port 0 --db "$db" "$@" 2>"$server_log" &
+        "$torcrun" server --port "${fixed_port:-0}" --db "$db" "$@" 2>"$server_log" &
         echo $! >"$server_log.pid"
         rc=0
         wait $! || rc=$?

@@ -85,14 +85,25 @@ std::vector<scenario> const scenarios{
           {"start_job 42", "start_job 43", "start_job 44",
            "claim_jobs limit=3 cpus=3 memory=16g gpus=4 nodes=1"}},
      }},
-    {"long poll: the server holds the claim; an empty answer claims again at once",
+    // A claim parked while a job runs could not see the resources the job's exit frees, and no
+    // second claim may go out before it answers: GPUs would sit idle for up to the wait. So the
+    // server holds a claim only while nothing is held here.
+    {"long poll: the server holds the claim while nothing runs here; an empty answer claims "
+     "again at once",
      long_poll(), one_node(),
      opening(node_text, claim8 + " wait=30", "arm_timer 60.4") + std::vector<step>{
          {30.4, claimed({}), {"claim_jobs " + claim8 + " wait=30", "check_workflow"}},
          {30.5, status(false, false), {"arm_timer 90.4"}},
          {31, claimed({job(42)}), {"read_requirements 1"}},
          {31.1, requirements(1, needs(1)),
-          {"start_job 42", "claim_jobs limit=7 cpus=7 memory=16g gpus=4 nodes=1 wait=30"}},
+          {"start_job 42", "claim_jobs limit=7 cpus=7 memory=16g gpus=4 nodes=1"}},
+         {31.2, done("start_job 42"), {"spawn 42#1 on n0 cpus=1 memory=0"}},
+         {31.3, spawned(42), {"info: job 42: started attempt=1 on n0 cpus=1 memory=0"}},
+         {31.4, claimed({}), {"arm_timer 31.6"}},
+         {31.6, tick(), {"claim_jobs limit=7 cpus=7 memory=16g gpus=4 nodes=1", "arm_timer 90.4"}},
+         {32, exit_of(42, exited(0)),
+          {"info: job 42: completed rc=0 (exited with 0)", "complete_jobs 42#1 completed rc=0"}},
+         {32.1, claimed({}), {"claim_jobs " + claim8 + " wait=30"}},
      }},
     {"without long poll empty claims back off 0.5, 1, 2, 4, 5, 5 s; a job resets it",
      test_config(), one_node(),

@@ -141,6 +141,20 @@ std::vector<scenario> const scenarios{
            "complete_jobs 42#1 completed rc=0", "claim_jobs " + n0_claim, "arm_timer 5.4"}},
          {3.1, batch_reply({42}), {"journal_remove 42#1"}},
      }},
+    {"server down: a result queued behind the failed batch is journaled too, then sent in the "
+     "next batch",
+     test_config(), n0_pool(),
+     two_jobs + std::vector<step>{
+         {2, exit_of(42, exited(0)), {done42, "complete_jobs 42#1 completed rc=0"}},
+         {2.1, down("complete_jobs"),
+          {down_line(1, "0.5"), "journal_append 42#1 completed rc=0", "arm_timer 2.6"}},
+         {2.2, exit_of(43, exited(0)), {done43, "journal_append 43#1 completed rc=0"}},
+         {2.6, tick(), {"complete_jobs 42#1 completed rc=0", "arm_timer 5.4"}},
+         {2.7, batch_reply({42}),
+          {"info: server: answering again", "journal_remove 42#1",
+           "complete_jobs 43#1 completed rc=0"}},
+         {2.8, batch_reply({43}), {"journal_remove 43#1"}},
+     }},
     {"a refused record of a retried attempt is logged", test_config(), n0_pool(),
      start + launched(1, job(42, 1, 2), needs(1)) + std::vector<step>{
          {2, exit_of(42, exited(1)), {"..."}},
