@@ -216,6 +216,16 @@ api_result<core::unblock_outcome> job_changes::finished(std::int64_t workflow_id
     if (auto ok = count_triggers(workflow_id, "on_jobs_complete", complete); !ok) return ok.error();
     if (!out.ready.empty()) {
         if (auto ok = became_ready(workflow_id, out.ready); !ok) return ok.error();
+    } else {
+        // Nothing became ready, but this may have completed the workflow: then parked claims
+        // look again and answer at once. The statuses that keep a workflow incomplete
+        // (core::counts_as_complete) are six index seeks on job_workflow_status.
+        auto unfinished = scalar(db().db(),
+                                 "SELECT 1 FROM job WHERE workflow_id = ? AND status IN "
+                                 "(0, 1, 2, 3, 4, 10) LIMIT 1",
+                                 {workflow_id}, source_);
+        if (!unfinished) return unfinished.error();
+        if (!*unfinished) api_.notify(workflow_id);
     }
     if (auto ok = check_workflow_complete(workflow_id); !ok) return ok.error();
     return out;
