@@ -13,7 +13,8 @@
 # results under the work directory), BENCH_JOBS, BENCH_CHAIN, BENCH_SLEEPERS, BENCH_WINDOW (s),
 # BENCH_TORCRUN (a built binary; default: build Release into build/), BENCH_OUT (results dir),
 # BENCH_ONLY (space-separated subset of: throughput chain footprint), BENCH_KEEP=1 (keep the
-# work directory), BENCH_NOTE (a line added to the results).
+# work directory), BENCH_NOTE (a line added to the results), BENCH_TMP (where the work directory
+# goes), BENCH_TAG (appended to the results' name).
 set -euo pipefail
 bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$bench_dir/../scripts/lib.sh"
@@ -43,7 +44,11 @@ grep -q '^CMAKE_BUILD_TYPE:STRING=Release$' "$(dirname "$torcrun")/../CMakeCache
 has_run=0
 "$torcrun" run --help >/dev/null 2>&1 && has_run=1
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/torcrun-bench.XXXXXX")
+# Every tool writes its outputs under the work directory, so all pay the same file system;
+# BENCH_TMP picks it (default $TMPDIR, else /tmp). Creating a file costs ~5 us on tmpfs and can
+# cost ~1 ms on a busy VM's disk, and torcrun creates 7 entries per job to xargs' 1: the results
+# name the file system and the measured cost of one create.
+work=$(mktemp -d "${BENCH_TMP:-${TMPDIR:-/tmp}}/torcrun-bench.XXXXXX")
 trap 'stop_started; [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$work"' EXIT
 samples=$work/samples.tsv
 : >"$samples"
@@ -52,6 +57,8 @@ python3 "$bench_dir/gen_spec.py" chain "$chain" "$job_command" >"$work/chain.jso
 python3 "$bench_dir/gen_spec.py" idle >"$work/idle.json"
 python3 "$bench_dir/gen_spec.py" sleep "$sleepers" 120 >"$work/sleep.json"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+fs_type=$(df --output=fstype "$work" | tail -1)
+create_us=$(python3 "$bench_dir/create_cost.py" "$work")
 bench_log "work in $work: $reps repetitions, $cores cores, torcrun run: $([ $has_run = 1 ] && echo yes || echo no)"
 
 for rep in $(seq 1 "$reps"); do
@@ -77,10 +84,12 @@ out=${BENCH_OUT:-$bench_dir/results}
 [ "$quick" = 1 ] && out=${BENCH_OUT:-$work/results}
 mkdir -p "$out"
 name=$(date +%Y-%m-%d)-$(hostname -s)
+[ -n "${BENCH_TAG:-}" ] && name=$name-$BENCH_TAG
 [ "$quick" = 1 ] && name=$name-quick
 python3 "$bench_dir/report.py" "$samples" "$out/$name" \
     reps="$reps" quick="$quick" cores="$cores" jobs="$jobs" chain="$chain" sleepers="$sleepers" \
     window_s="$window" has_run="$has_run" load_before="$load_before" \
+    fs="$fs_type" create_us="$create_us" \
     load_after="$(cut -d' ' -f1-3 /proc/loadavg)" \
     torcrun_version="$("$torcrun" version 2>&1 | head -1)" \
     commit="$(git -C "$TORCRUN_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
