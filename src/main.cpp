@@ -31,6 +31,9 @@ constexpr subcommand subcommands[] = {
     {"jobs", torcrun::apps::cmd_jobs, "list a workflow's jobs with their latest return codes"},
     // -- worker shell
     {"worker", torcrun::apps::cmd_worker, "run a workflow's jobs on this allocation's resources"},
+    // -- run command
+    {"run", torcrun::apps::cmd_run,
+     "run a workflow spec here: embedded server, worker, progress and summary"},
 };
 
 void print_usage(std::ostream& out)

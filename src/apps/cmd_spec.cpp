@@ -4,6 +4,7 @@
 #include "torcrun/apps/commands.hpp"
 
 #include "spec_render.hpp"
+#include "spec_submission.hpp"
 #include "torcrun/core/spec/creation_plan.hpp"
 #include "torcrun/core/spec/spec_reader.hpp"
 
@@ -11,7 +12,6 @@
 #include <boost/program_options.hpp>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -22,14 +22,6 @@ namespace torcrun::apps {
 namespace {
 
 namespace po = boost::program_options;
-
-std::string current_user()
-{
-    for (char const* name : {"USER", "USERNAME"}) {
-        if (char const* value = std::getenv(name); value && *value) return value;
-    }
-    return "unknown";
-}
 
 core::result<std::string> read_file(std::string const& path)
 {

@@ -4,15 +4,12 @@
 // creates nothing; a failure once the workflow exists deletes it (DELETE cascades) and exits 1.
 #include "torcrun/apps/commands.hpp"
 
-#include "config_options.hpp"
+#include "spec_submission.hpp"
 #include "torc_client.hpp"
-#include "torcrun/api/submission.hpp"
-#include "torcrun/core/spec/creation_plan.hpp"
-#include "torcrun/core/spec/spec_reader.hpp"
 
 #include <boost/program_options.hpp>
 
-#include <cstdlib>
+#include <algorithm>
 #include <iostream>
 
 namespace torcrun::apps {
@@ -33,49 +30,15 @@ int fail(std::string const& message, int status)
     return status;
 }
 
-std::string current_user()
+// Each line of a several-line message with the command's prefix.
+int fail_lines(std::string const& message, int status)
 {
-    for (char const* name : {"USER", "USERNAME"}) {
-        if (char const* value = std::getenv(name); value && *value) return value;
+    for (std::size_t start = 0; start <= message.size();) {
+        auto const end = std::min(message.find('\n', start), message.size());
+        fail(message.substr(start, end - start), status);
+        start = end + 1;
     }
-    return "unknown";
-}
-
-core::result<core::spec::creation_plan> plan_from(std::string const& path,
-                                                  po::variables_map const& flags)
-{
-    auto text = read_text_file(path);
-    if (!text) return text.error();
-    auto parsed = core::spec::read_spec(*text, path);
-    if (!parsed) return parsed.error();
-    core::spec::plan_options options{current_user(), !flags.count("no-resource-monitoring"),
-                                     flags.count("skip-checks") > 0};
-    return core::spec::plan_spec(*parsed, options);
-}
-
-// Runs every call; on a failure after the workflow exists, deletes it and says so.
-int send_all(torc_client& client, api::submission& sub)
-{
-    while (auto call = sub.next()) {
-        auto answer = client.send(call->method, call->path, call->body);
-        auto accepted =
-            answer ? sub.accept(*answer)
-                   : core::result<void>(core::error{call->what + ": " + answer.error().message});
-        if (accepted) continue;
-        std::cerr << "torcrun submit: " << accepted.error().message << "\n";
-        if (auto const wf = sub.workflow_id()) {
-            auto const path = "/workflows/" + std::to_string(*wf);
-            auto removed = client.call("DELETE", path);
-            if (!removed)
-                return fail("could not delete workflow " + std::to_string(*wf) + ": " +
-                                removed.error().message,
-                            1);
-            std::cerr << "torcrun submit: deleted workflow " << *wf << "\n";
-        }
-        return 1;
-    }
-    std::cout << sub.workflow_id().value_or(0) << "\n";
-    return 0;
+    return status;
 }
 
 }  // namespace
@@ -104,13 +67,16 @@ int cmd_submit(arguments const& args)
     if (!flags.count("spec")) return fail("a spec file is required (torcrun submit SPEC)", 2);
     auto settings = client_settings_from(flags);
     if (!settings) return fail(settings.error().message, 2);
-    auto plan = plan_from(flags["spec"].as<std::string>(), flags);
+    spec_options const spec{!flags.count("no-resource-monitoring"), flags.count("skip-checks") > 0};
+    auto plan = plan_spec_file(flags["spec"].as<std::string>(), spec);
     if (!plan) return fail(plan.error().message, 2);
     for (auto const& warning : plan->warnings)
         std::cerr << "torcrun submit: warning: " << warning << "\n";
-    api::submission sub(std::move(*plan), !flags.count("no-initialize"));
     torc_client client(std::move(*settings));
-    return send_all(client, sub);
+    auto wf = submit_plan(client, std::move(*plan), !flags.count("no-initialize"));
+    if (!wf) return fail_lines(wf.error().message, 1);
+    std::cout << *wf << "\n";
+    return 0;
 }
 
 }  // namespace torcrun::apps

@@ -146,6 +146,16 @@ api_result<core::status_counts> job_changes::counts(std::int64_t workflow_id)
     return out;
 }
 
+api_result<bool> job_changes::has_unfinished_jobs(std::int64_t workflow_id)
+{
+    auto row = scalar(db().db(),
+                      "SELECT 1 FROM job WHERE workflow_id = ? AND status IN (0, 1, 2, 3, 4, 10) "
+                      "LIMIT 1",
+                      {workflow_id}, source_);
+    if (!row) return row.error();
+    return row->has_value();
+}
+
 api_result<void> job_changes::set_status(std::int64_t workflow_id, std::int64_t job_id,
                                          job_status from, job_status to,
                                          std::optional<std::int64_t> node)
@@ -217,13 +227,9 @@ api_result<core::unblock_outcome> job_changes::finished(std::int64_t workflow_id
     if (!out.ready.empty()) {
         if (auto ok = became_ready(workflow_id, out.ready); !ok) return ok.error();
     } else {
-        // Nothing became ready, but this may have completed the workflow: then parked claims
-        // look again and answer at once. The statuses that keep a workflow incomplete
-        // (core::counts_as_complete) are six index seeks on job_workflow_status.
-        auto unfinished = scalar(db().db(),
-                                 "SELECT 1 FROM job WHERE workflow_id = ? AND status IN "
-                                 "(0, 1, 2, 3, 4, 10) LIMIT 1",
-                                 {workflow_id}, source_);
+        // The last jobs finished: parked claims hear it now (hand_out answers a claim on a
+        // finished workflow at once) rather than when their long poll runs out.
+        auto unfinished = has_unfinished_jobs(workflow_id);
         if (!unfinished) return unfinished.error();
         if (!*unfinished) api_.notify(workflow_id);
     }

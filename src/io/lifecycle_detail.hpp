@@ -59,6 +59,9 @@ public:
     // 404 when the workflow does not exist.
     api_result<core::workflow_flags> flags(std::int64_t workflow_id);
     api_result<core::status_counts> counts(std::int64_t workflow_id);
+    // Some job is not finished (uninitialized, blocked, ready, pending, running, pending_failed):
+    // one probe of the (workflow_id, status) index.
+    api_result<bool> has_unfinished_jobs(std::int64_t workflow_id);
 
     // The job's status, the compute node now holding it (none: NULL), and an event row.
     api_result<void> set_status(std::int64_t workflow_id, std::int64_t job_id, job_status from,

@@ -6,8 +6,7 @@
 // Long poll (extension): with `wait_seconds` > 0 and nothing claimable, the answer is
 // api::wait_for_workflow; the HTTP layer parks the request and calls again when the workflow
 // changes (server_api::notify) or the wait runs out (then may_wait is false and the answer is an
-// empty claim). A claim on a complete workflow never waits, and the completion that makes a
-// workflow complete wakes the claims parked on it.
+// empty claim).
 #include "lifecycle_detail.hpp"
 
 #include "torcrun/core/claim_selection.hpp"
@@ -83,16 +82,11 @@ api::outcome hand_out(job_changes& changes, request const& req, std::int64_t wf,
                       std::vector<std::int64_t> const& chosen, claim_params const& params)
 {
     if (chosen.empty()) {
-        if (req.may_wait && params.wait_seconds > 0) {
-            // A complete workflow answers at once: nothing there becomes claimable without a
-            // reset, and the worker waits for this answer to learn that it may stop.
-            auto flags = changes.flags(wf);
-            if (!flags) return api::error_response(flags.error());
-            auto counts = changes.counts(wf);
-            if (!counts) return api::error_response(counts.error());
-            if (!core::is_complete(*flags, *counts).is_complete)
-                return api::wait_for_workflow{wf, params.wait_seconds};
-        }
+        // Nothing can become claimable once every job finished: the claimant hears it now.
+        auto unfinished = changes.has_unfinished_jobs(wf);
+        if (!unfinished) return api::error_response(unfinished.error());
+        if (*unfinished && req.may_wait && params.wait_seconds > 0)
+            return api::wait_for_workflow{wf, params.wait_seconds};
         return api::json_response(200, R"({"jobs":[]})");
     }
     std::vector<api::record> rows;

@@ -21,5 +21,7 @@ int cmd_status(arguments const& args);
 int cmd_jobs(arguments const& args);
 // -- worker shell
 int cmd_worker(arguments const& args);
+// -- run command
+int cmd_run(arguments const& args);
 
 }  // namespace torcrun::apps

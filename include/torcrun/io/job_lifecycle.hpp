@@ -14,6 +14,7 @@
 //   never expired.
 #pragma once
 
+#include "torcrun/core/workflow_progress.hpp"
 #include "torcrun/io/server_api.hpp"
 
 #include <chrono>
@@ -46,5 +47,9 @@ struct lease_sweep {
 // from a timer every few seconds.
 api_result<lease_sweep> expire_lost_workers(server_api& api,
                                             std::chrono::system_clock::time_point now);
+
+// The workflow's jobs per status, outside any request: one indexed GROUP BY, cheap enough for
+// `torcrun run` to poll on the server's thread for its progress line.
+api_result<core::status_counts> job_status_counts(server_api& api, std::int64_t workflow_id);
 
 }  // namespace torcrun::io

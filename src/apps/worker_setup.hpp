@@ -1,0 +1,27 @@
+// The worker as `torcrun worker` and `torcrun run` both start it: its setup (io::worker_setup)
+// from the configuration, the process environment and this machine - the allocation
+// (core::read_allocation), the mode and its pool (core::choose_mode), the configured resource
+// overrides, the host name and the Slurm job id - and its reactor in the calling thread.
+#pragma once
+
+#include "torcrun/core/config.hpp"
+#include "torcrun/core/error.hpp"
+#include "torcrun/io/logger.hpp"
+#include "torcrun/io/worker_shell.hpp"
+
+namespace torcrun::apps {
+
+// Logs the allocation and its nodes, the mode and why, the pool, and any warnings of the
+// allocation and the mode choice (e.g. the nodes a single direct worker leaves idle). Errors: an
+// environment that cannot be read as an allocation, a mode that cannot run here, an empty pool.
+core::result<io::worker_setup> make_worker_setup(core::worker_config config,
+                                                 io::logger const& log);
+
+// Runs io::run_worker on an io_context in this thread until it returns; its exit code, 1 when it
+// threw (logged). Requests still in flight then are abandoned.
+int run_worker_here(io::worker_setup setup, io::logger const& log);
+
+// The logger level for the configured log_level.
+io::log_level log_level_of(core::log_severity severity);
+
+}  // namespace torcrun::apps
