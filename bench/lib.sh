@@ -89,6 +89,7 @@ timed() {
 # run_spec SPEC DIR: `torcrun run` with its output in DIR/out, its terminal output in DIR/run.out.
 run_spec() {
     local rc=0
+    mkdir -p "$2"
     "$torcrun" run "$1" --quiet --output-dir "$2/out" >"$2/run.out" 2>&1 || rc=$?
     [ $rc = 0 ] || echo "torcrun run: $(tail -5 "$2/run.out")" >&2
     return $rc

@@ -81,7 +81,7 @@ for rep in $(seq 1 "$reps"); do
 done
 
 out=${BENCH_OUT:-$bench_dir/results}
-[ "$quick" = 1 ] && out=${BENCH_OUT:-$work/results}
+[ "$quick" = 1 ] && out=${BENCH_OUT:-${TMPDIR:-/tmp}}
 mkdir -p "$out"
 name=$(date +%Y-%m-%d)-$(hostname -s)
 [ -n "${BENCH_TAG:-}" ] && name=$name-$BENCH_TAG
