@@ -156,7 +156,9 @@ def markdown(out):
             lines.append(f"| {phase} | {fmt(e['worker_cpu_pct']['median'])} "
                          f"({samples_text(e['worker_cpu_pct'])}) | {fmt(e['worker_rss_kb']['median'])} | "
                          f"{fmt(e['worker_hwm_kb']['median'])} | {fmt(e['server_cpu_pct']['median'])} |")
-        lines += ["", f"- idle: a workflow whose only job needs 4,096 CPUs, idle timeout off; "
+        lines += ["", "- CPU times count in clock ticks (10 ms): 0 ticks over 60 s is below "
+                  "0.017 % of a core"]
+        lines += [f"- idle: a workflow whose only job needs 4,096 CPUs, idle timeout off; "
                   f"busy: {m.get('sleepers')} running `sleep 120` jobs (resources.cpus="
                   f"{m.get('sleepers')})"]
     return "\n".join(lines) + "\n"
