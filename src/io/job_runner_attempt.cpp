@@ -133,8 +133,12 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
         self->spawn_failed(id, plan.error().message);
         co_return;
     }
-    spawn_request request{plan->argv, plan->env, plan->working_dir, plan->paths.stdout_file,
-                          plan->paths.stderr_file};
+    // The argv and environment move into the request and the environment change is on disk:
+    // what stays in this frame for the job's whole run is the paths (500 sleeping jobs held a
+    // copy of the environment each).
+    spawn_request request{std::move(plan->argv), std::move(plan->env), plan->working_dir,
+                          plan->paths.stdout_file, plan->paths.stderr_file};
+    plan->env_changes = {};
     auto launched = co_await self->launcher_.launch(std::move(request));
     if (!launched) {
         self->jobs_.erase(id);

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Writes the Torc workflow specs the benchmarks run (JSON on stdout).
+
+  gen_spec.py independent N CMD   N jobs running CMD, no dependencies
+  gen_spec.py chain N CMD         N jobs running CMD, job i depends on job i-1
+  gen_spec.py idle                one job needing 4096 CPUs: never claimable, never complete
+  gen_spec.py sleep N SECONDS     N jobs running `sleep SECONDS`
+"""
+import json
+import sys
+
+
+def independent(n, cmd):
+    return {"name": f"bench_independent_{n}",
+            "jobs": [{"name": f"j{i}", "command": cmd} for i in range(n)]}
+
+
+def chain(n, cmd):
+    jobs = [{"name": "j0", "command": cmd}]
+    jobs += [{"name": f"j{i}", "command": cmd, "depends_on": [f"j{i - 1}"]} for i in range(1, n)]
+    return {"name": f"bench_chain_{n}", "jobs": jobs}
+
+
+def idle():
+    # A job no worker on this machine can take: the worker has nothing to claim and the
+    # workflow never completes, so it stays up, idle, until it is stopped.
+    return {"name": "bench_idle",
+            "jobs": [{"name": "too_big", "command": "true", "resource_requirements": "huge"}],
+            "resource_requirements": [{"name": "huge", "num_cpus": 4096, "memory": "1m"}]}
+
+
+def sleeping(n, seconds):
+    return {"name": f"bench_sleep_{n}",
+            "jobs": [{"name": f"s{i}", "command": f"sleep {seconds}"} for i in range(n)]}
+
+
+def main(argv):
+    kind = argv[1] if len(argv) > 1 else ""
+    if kind == "independent" and len(argv) == 4:
+        spec = independent(int(argv[2]), argv[3])
+    elif kind == "chain" and len(argv) == 4:
+        spec = chain(int(argv[2]), argv[3])
+    elif kind == "idle" and len(argv) == 2:
+        spec = idle()
+    elif kind == "sleep" and len(argv) == 4:
+        spec = sleeping(int(argv[2]), argv[3])
+    else:
+        sys.exit(__doc__)
+    json.dump(spec, sys.stdout)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv)
