@@ -40,10 +40,14 @@ start_case() {
         sleep 0.5
     done
     case_start=$SECONDS
+    # A worker whose jobs have not started yet may still be writing its pid file.
     local node args
     for node in n1 n2; do
-        args=$(ps -o args= -p "$(cat "$tmp/out/workers/sl$job.$node.pid")") ||
-            fail "$name: no worker at the pid of $node: $(ls -l "$tmp/out/workers")"
+        until args=$(ps -o args= -p "$(cat "$tmp/out/workers/sl$job.$node.pid" 2>/dev/null)"); do
+            [ $SECONDS -lt $deadline ] ||
+                fail "$name: no worker at the pid of $node: $(ls -l "$tmp/out/workers")"
+            sleep 0.2
+        done
         [[ "$args" == "$torcrun worker $wf --mode direct "* ]] ||
             fail "$name: the pid file of $node names '$args', not the worker"
     done
