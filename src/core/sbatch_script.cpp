@@ -165,22 +165,39 @@ std::string sbatch_lines(sbatch_request const& r, checked const& c)
     return out;
 }
 
+// USR1 must reach the workers alone: srun forwards a signal to every process of its step, and
+// the jobs would die of it (rc 138, failed) before their worker drains. So each worker's pid
+// goes to <output-dir>/workers/sl<job id>.<node>.pid (exec keeps the pid of the `bash -c` that
+// writes it), and the trap signals those pids from a short step on each node; its
+// --kill-on-bad-exit=0 lets the other nodes' kills run when one node's worker has left already.
 std::string per_node_launch(sbatch_request const& r)
 {
-    return "\n# One direct-mode worker per node. USR1 from --signal=B: reaches only this shell;\n"
-           "# the trap passes it to srun, which forwards it to every worker.\n"
+    auto const dir = shell_quote(r.output_dir + "/workers");
+    return "\n# One direct-mode worker per node. USR1 from --signal=B: reaches only this shell,\n"
+           "# and it must reach the workers alone: srun would forward it to every process of\n"
+           "# the worker step, the jobs too, which would die of it before their worker drains.\n"
+           "# So each worker writes its pid (exec keeps it) to a file named after its node, and\n"
+           "# the trap signals that pid from a short step on each node.\n"
+           "mkdir -p " + dir + "\n"
+           "pids=" + dir + "/sl$SLURM_JOB_ID\n"
            "srun --ntasks-per-node=1 --overlap --mpi=none --kill-on-bad-exit=0 --wait=0 \\\n"
-           "    " +
-           render_command_line(worker_argv(r, "direct")) +
-           " &\n"
+           "    bash -c 'echo $$ >\"$0.$SLURMD_NODENAME.pid\"; exec \"$@\"' \"$pids\" \\\n"
+           "    " + render_command_line(worker_argv(r, "direct")) + " &\n"
            "workers=$!\n"
-           "trap 'kill -USR1 \"$workers\" 2>/dev/null' USR1\n"
-           "# wait returns early whenever a trapped signal arrives: wait again until srun ends.\n"
-           "while true; do\n"
+           "signal_workers() {\n"
+           "    srun --ntasks-per-node=1 --overlap --mpi=none --kill-on-bad-exit=0 \\\n"
+           "        bash -c 'kill -USR1 \"$(cat \"$0.$SLURMD_NODENAME.pid\")\"' \"$pids\"\n"
+           "}\n"
+           "trap signal_workers USR1\n"
+           "# wait returns early whenever a trapped signal arrives: wait again until srun has\n"
+           "# ended, then once more for its exit status, which bash keeps (srun may have been\n"
+           "# reaped while the trap ran, and wait's own status was then the signal's).\n"
+           "while kill -0 \"$workers\" 2>/dev/null; do\n"
            "    wait \"$workers\"\n"
-           "    status=$?\n"
-           "    kill -0 \"$workers\" 2>/dev/null || break\n"
            "done\n"
+           "wait \"$workers\"\n"
+           "status=$?\n"
+           "rm -f \"$pids\".*.pid\n"
            "exit \"$status\"\n";
 }
 

@@ -3,6 +3,7 @@
 # it ended. Expects $torcrun and $tmp; the caller's EXIT trap should call kill_servers.
 
 server_pids=()
+server_watchers=()
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # start_server DB [ARGS...]: sets server_pid, port, base, server_log; fails after 10 s without
@@ -21,6 +22,7 @@ start_server() {
         wait $! || rc=$?
         echo $rc >"$server_log.rc"
     ) 2>/dev/null &
+    server_watchers+=($!)
     for _ in $(seq 1 100); do [ -s "$server_log.pid" ] && break; sleep 0.01; done
     server_pid=$(cat "$server_log.pid")
     server_pids+=("$server_pid")
@@ -51,9 +53,12 @@ stop_server() {
     stop_seconds=$((SECONDS - start))
 }
 
+# kill_servers: SIGKILL to every server, then waits for the watchers, whose .rc files would
+# otherwise appear while the caller removes $tmp (rm: Directory not empty).
 kill_servers() {
     local pid
     for pid in "${server_pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+    for pid in "${server_watchers[@]}"; do wait "$pid" 2>/dev/null || true; done
 }
 
 # call METHOD PATH [BODY]: the answer's body in $body, its status in $code.

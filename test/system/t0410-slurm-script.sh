@@ -29,7 +29,11 @@ path=$("$torcrun" slurm-script 12 --time 60 --per-node-workers --torcrun /opt/t/
 bash -n "$path" || fail "the per-node script is not valid bash"
 has_line "$path" "srun --ntasks-per-node=1 --overlap --mpi=none --kill-on-bad-exit=0 --wait=0 \\"
 has_line "$path" "    /opt/t/torcrun worker 12 --mode direct --output-dir $work/torc_output &"
-has_line "$path" "trap 'kill -USR1 \"\$workers\" 2>/dev/null' USR1"
+has_line "$path" "mkdir -p $work/torc_output/workers"
+has_line "$path" "pids=$work/torc_output/workers/sl\$SLURM_JOB_ID"
+has_line "$path" "    bash -c 'echo \$\$ >\"\$0.\$SLURMD_NODENAME.pid\"; exec \"\$@\"' \"\$pids\" \\"
+has_line "$path" "        bash -c 'kill -USR1 \"\$(cat \"\$0.\$SLURMD_NODENAME.pid\")\"' \"\$pids\""
+has_line "$path" "trap signal_workers USR1"
 has_line "$path" "#SBATCH --exclusive"
 
 "$torcrun" slurm-script 12 --time 60 --script - | grep -qx '#SBATCH --job-name=torcrun_wf12' \

@@ -1,5 +1,6 @@
 // The sbatch script: whole texts for both launch shapes, the lead default from the worker
-// configuration, every option's error message, Slurm time strings and sbatch's answer.
+// configuration, the quoting of the per-node pid directory, every option's error message, Slurm
+// time strings and sbatch's answer.
 #include "torcrun/core/sbatch_script.hpp"
 
 #include <boost/test/data/monomorphic.hpp>
@@ -81,22 +82,52 @@ BOOST_AUTO_TEST_CASE(per_node_workers)
                         "#SBATCH --error=/scratch/out/slurm_output_wf7_sl%j.e\n"
                         "#SBATCH --signal=B:USR1@300\n"
                         "\n# One direct-mode worker per node. USR1 from --signal=B: reaches only "
-                        "this shell;\n# the trap passes it to srun, which forwards it to every "
-                        "worker.\n"
+                        "this shell,\n# and it must reach the workers alone: srun would forward "
+                        "it to every process of\n# the worker step, the jobs too, which would die "
+                        "of it before their worker drains.\n# So each worker writes its pid (exec "
+                        "keeps it) to a file named after its node, and\n# the trap signals that "
+                        "pid from a short step on each node.\n"
+                        "mkdir -p /scratch/out/workers\n"
+                        "pids=/scratch/out/workers/sl$SLURM_JOB_ID\n"
                         "srun --ntasks-per-node=1 --overlap --mpi=none --kill-on-bad-exit=0 "
                         "--wait=0 \\\n"
+                        "    bash -c 'echo $$ >\"$0.$SLURMD_NODENAME.pid\"; exec \"$@\"' "
+                        "\"$pids\" \\\n"
                         "    /opt/torcrun/bin/torcrun worker 7 --mode direct --output-dir "
                         "/scratch/out &\n"
                         "workers=$!\n"
-                        "trap 'kill -USR1 \"$workers\" 2>/dev/null' USR1\n"
+                        "signal_workers() {\n"
+                        "    srun --ntasks-per-node=1 --overlap --mpi=none --kill-on-bad-exit=0 "
+                        "\\\n"
+                        "        bash -c 'kill -USR1 \"$(cat \"$0.$SLURMD_NODENAME.pid\")\"' "
+                        "\"$pids\"\n"
+                        "}\n"
+                        "trap signal_workers USR1\n"
                         "# wait returns early whenever a trapped signal arrives: wait again until "
-                        "srun ends.\n"
-                        "while true; do\n"
+                        "srun has\n# ended, then once more for its exit status, which bash keeps "
+                        "(srun may have been\n# reaped while the trap ran, and wait's own status "
+                        "was then the signal's).\n"
+                        "while kill -0 \"$workers\" 2>/dev/null; do\n"
                         "    wait \"$workers\"\n"
-                        "    status=$?\n"
-                        "    kill -0 \"$workers\" 2>/dev/null || break\n"
                         "done\n"
+                        "wait \"$workers\"\n"
+                        "status=$?\n"
+                        "rm -f \"$pids\".*.pid\n"
                         "exit \"$status\"\n");
+}
+
+// The pid files live under the output directory, which the shell must read as one word even
+// when it holds characters the shell would expand ($, *, ;): both lines quote it.
+BOOST_AUTO_TEST_CASE(per_node_pid_directory_is_quoted)
+{
+    auto r = base_request();
+    r.output_dir = "/scratch/a$b;*";
+    r.per_node_workers = true;
+    auto const text = core::render_sbatch_script(r, core::worker_config{});
+    BOOST_TEST_REQUIRE(text.has_value(), text.error().message);
+    BOOST_TEST(text->find("\nmkdir -p '/scratch/a$b;*/workers'\n") != std::string::npos);
+    BOOST_TEST(text->find("\npids='/scratch/a$b;*/workers'/sl$SLURM_JOB_ID\n") !=
+               std::string::npos);
 }
 
 // The CPUs of each node: --cpus-per-task as given, else whole nodes (--exclusive), given or by
