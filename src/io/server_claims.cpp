@@ -1,12 +1,14 @@
 // The two claim endpoints. A claim runs inside the request's BEGIN IMMEDIATE transaction, so claims
-// are serialised and a job goes to exactly one claimant: the ready jobs are read with one indexed
-// query (job_claim covers it), core::select_claim / select_next_jobs choose, and the chosen rows
-// become pending, noted with the claimant when the worker names itself.
+// are serialised and a job goes to exactly one claimant: the ready jobs that can be chosen are read
+// through the indexes (claim_candidates.hpp: never every ready job), core::select_claim /
+// select_next_jobs choose, and the chosen rows become pending, noted with the claimant when the
+// worker names itself.
 //
 // Long poll (extension): with `wait_seconds` > 0 and nothing claimable, the answer is
 // api::wait_for_workflow; the HTTP layer parks the request and calls again when the workflow
 // changes (server_api::notify) or the wait runs out (then may_wait is false and the answer is an
 // empty claim).
+#include "claim_candidates.hpp"
 #include "lifecycle_detail.hpp"
 
 #include "torcrun/core/claim_selection.hpp"
@@ -164,38 +166,6 @@ api_result<core::jobs_sort_method> sort_method(store& db, request const& req, st
     return core::default_jobs_sort_method;
 }
 
-api_result<std::vector<core::claim_candidate>> resource_candidates(store& db, std::int64_t wf,
-                                                                   std::string_view what)
-{
-    // A job whose requirements row is gone counts with the model defaults (1 CPU, 1m, 1 min).
-    auto stmt = db.db().cached(
-        "SELECT j.id, COALESCE(r.num_cpus, 1), COALESCE(r.num_gpus, 0), COALESCE(r.num_nodes, 1), "
-        "COALESCE(r.memory_bytes, 1048576), COALESCE(r.runtime_s, 60), j.scheduler_id "
-        "FROM job j LEFT JOIN resource_requirements r ON r.id = j.resource_requirements_id "
-        "WHERE j.workflow_id = ? AND j.status = ?");
-    if (!stmt) return detail::to_api_error(stmt.error(), what);
-    (*stmt)->bind(1, wf).bind(2, std::int64_t{core::to_int(job_status::ready)});
-    std::vector<core::claim_candidate> out;
-    while (true) {
-        auto row = (*stmt)->step();
-        if (!row) return detail::to_api_error(row.error(), what);
-        if (!*row) break;
-        auto& s = **stmt;
-        auto const u32 = [&](int c) {
-            return static_cast<std::uint32_t>(std::max<std::int64_t>(s.int64(c), 0));
-        };
-        core::claim_candidate c{s.int64(0),
-                                {u32(1), u32(2), u32(3),
-                                 static_cast<std::uint64_t>(std::max<std::int64_t>(s.int64(4), 0))},
-                                s.int64(5),
-                                std::nullopt,
-                                0};
-        if (!s.is_null(6)) c.scheduler_id = s.int64(6);
-        out.push_back(c);
-    }
-    return out;
-}
-
 api::outcome claim_by_resources(server_api& api, request const& req, std::int64_t wf,
                                 std::int64_t limit)
 {
@@ -212,7 +182,7 @@ api::outcome claim_by_resources(server_api& api, request const& req, std::int64_
     auto params = common_params(changes, req, wf);
     if (!params) return api::error_response(params.error());
     if (*canceled) return **canceled;
-    auto ready = resource_candidates(api.db(), wf, what);
+    auto ready = detail::claim_candidates(api.db(), wf, limit, what);
     if (!ready) return api::error_response(ready.error());
     auto const chosen = core::select_claim(*ready, *request, {*method, limit, *strict});
     return hand_out(changes, req, wf, chosen, *params);
@@ -231,18 +201,10 @@ api::outcome claim_next(server_api& api, request const& req, std::int64_t wf)
     auto params = common_params(changes, req, wf);
     if (!params) return api::error_response(params.error());
     if (*canceled) return **canceled;
-    auto stmt = api.db().db().cached("SELECT id FROM job WHERE workflow_id = ? AND status = ?");
-    if (!stmt) return api::error_response(detail::to_api_error(stmt.error(), what));
-    (*stmt)->bind(1, wf).bind(2, std::int64_t{core::to_int(job_status::ready)});
-    std::vector<core::next_candidate> ready;
-    while (true) {
-        auto row = (*stmt)->step();
-        if (!row) return api::error_response(detail::to_api_error(row.error(), what));
-        if (!*row) break;
-        ready.push_back({(*stmt)->int64(0), 0});
-    }
     auto const n = *limit ? std::get<std::int64_t>(**limit) : core::default_claim_next_jobs_limit;
-    return hand_out(changes, req, wf, core::select_next_jobs(ready, n), *params);
+    auto ready = detail::next_candidates(api.db(), wf, n, what);
+    if (!ready) return api::error_response(ready.error());
+    return hand_out(changes, req, wf, core::select_next_jobs(*ready, n), *params);
 }
 
 }  // namespace
