@@ -7,7 +7,7 @@ torcrun=$1
 tmp=$(mktemp -d)
 source "$(dirname "$0")/server_lib.sh"
 source "$(dirname "$0")/worker_lib.sh"
-trap 'kill_servers; rm -rf "$tmp"' EXIT
+trap worker_test_cleanup EXIT
 
 start_server "$tmp/db"
 cat >"$tmp/diamond.json" <<'SPEC'

@@ -7,8 +7,7 @@ torcrun=$1
 tmp=$(mktemp -d)
 source "$(dirname "$0")/server_lib.sh"
 source "$(dirname "$0")/worker_lib.sh"
-worker_pid=""
-trap '[ -n "$worker_pid" ] && kill -9 "$worker_pid" 2>/dev/null; kill_servers; rm -rf "$tmp"' EXIT
+trap worker_test_cleanup EXIT
 
 start_server "$tmp/db"
 nap=299.$RANDOM  # a duration no other process on this machine sleeps

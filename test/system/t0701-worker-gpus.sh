@@ -16,7 +16,7 @@ torcrun=$1
 tmp=$(mktemp -d)
 source "$(dirname "$0")/server_lib.sh"
 source "$(dirname "$0")/worker_lib.sh"
-trap 'kill_servers; [ -n "${TORCRUN_KEEP:-}" ] || rm -rf "$tmp"' EXIT
+trap worker_test_cleanup EXIT
 
 start_server "$tmp/db"
 python3 - "$tmp/gpus.json" <<'PY'

@@ -9,8 +9,7 @@ torcrun=$1
 tmp=$(mktemp -d)
 source "$(dirname "$0")/server_lib.sh"
 source "$(dirname "$0")/worker_lib.sh"
-worker_pid=""
-trap '[ -n "$worker_pid" ] && kill -9 "$worker_pid" 2>/dev/null; kill_servers; [ -n "${TORCRUN_KEEP:-}" ] || rm -rf "$tmp"' EXIT
+trap worker_test_cleanup EXIT
 
 start_server "$tmp/db"
 python3 - "$tmp/outage.json" <<'PY'

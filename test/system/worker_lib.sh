@@ -1,6 +1,15 @@
 # Shared by the worker system tests (sourced after server_lib.sh): submit a spec, run
 # `torcrun worker` against the server with short poll intervals, find per-job log directories.
 
+# worker_test_cleanup: the worker tests' EXIT trap. A worker still running ($worker_pid) is
+# killed, then the servers; $tmp is removed unless TORCRUN_KEEP is set.
+worker_pid=""
+worker_test_cleanup() {
+    if [ -n "$worker_pid" ]; then kill -9 "$worker_pid" 2>/dev/null || true; fi
+    kill_servers
+    [ -n "${TORCRUN_KEEP:-}" ] || rm -rf "$tmp"
+}
+
 # submit_spec FILE: sets wf.
 submit_spec() {
     wf=$("$torcrun" submit --url "$base" "$1" 2>"$tmp/submit.err") || fail "submit: $(cat "$tmp/submit.err")"
