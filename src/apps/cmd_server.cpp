@@ -27,17 +27,6 @@ namespace po = boost::program_options;
 
 namespace {
 
-io::log_level to_log_level(core::log_severity severity)
-{
-    switch (severity) {
-        case core::log_severity::error: return io::log_level::err;
-        case core::log_severity::warning: return io::log_level::warning;
-        case core::log_severity::info: return io::log_level::info;
-        case core::log_severity::debug: return io::log_level::debug;
-    }
-    return io::log_level::info;
-}
-
 io::server_settings http_settings(core::server_config const& config)
 {
     io::server_settings s;
@@ -103,7 +92,7 @@ void print_usage(std::ostream& out, po::options_description const& options)
 
 int serve(core::server_config const& config)
 {
-    auto log = io::stderr_logger(to_log_level(config.log_level));
+    auto log = io::stderr_logger(log_level_of(config.log_level));
     auto db = io::store::open(config.database);
     if (!db) {
         std::cerr << "torcrun server: " << db.error().message << "\n";

@@ -130,4 +130,15 @@ core::result<std::string> read_text_file(std::string const& path)
     return core::error{path + ": cannot read: " + std::strerror(errno)};
 }
 
+io::log_level log_level_of(core::log_severity severity)
+{
+    switch (severity) {
+        case core::log_severity::error: return io::log_level::err;
+        case core::log_severity::warning: return io::log_level::warning;
+        case core::log_severity::info: return io::log_level::info;
+        case core::log_severity::debug: return io::log_level::debug;
+    }
+    return io::log_level::info;
+}
+
 }  // namespace torcrun::apps

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "torcrun/core/config.hpp"
+#include "torcrun/io/logger.hpp"
 
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/variables_map.hpp>
@@ -22,6 +23,9 @@ core::result<core::worker_config> load_worker_config(
     boost::program_options::variables_map const& flags);
 core::result<core::server_config> load_server_config(
     boost::program_options::variables_map const& flags);
+
+// The logger's level for a configuration's log_level.
+io::log_level log_level_of(core::log_severity severity);
 
 // A whole file, or "PATH: cannot read: REASON".
 core::result<std::string> read_text_file(std::string const& path);

@@ -114,15 +114,4 @@ int run_worker_here(io::worker_setup setup, io::logger const& log)
     return code;
 }
 
-io::log_level log_level_of(core::log_severity severity)
-{
-    switch (severity) {
-        case core::log_severity::error: return io::log_level::err;
-        case core::log_severity::warning: return io::log_level::warning;
-        case core::log_severity::info: return io::log_level::info;
-        case core::log_severity::debug: return io::log_level::debug;
-    }
-    return io::log_level::info;
-}
-
 }  // namespace torcrun::apps

@@ -21,7 +21,4 @@ core::result<io::worker_setup> make_worker_setup(core::worker_config config,
 // threw (logged). Requests still in flight then are abandoned.
 int run_worker_here(io::worker_setup setup, io::logger const& log);
 
-// The logger level for the configured log_level.
-io::log_level log_level_of(core::log_severity severity);
-
 }  // namespace torcrun::apps
