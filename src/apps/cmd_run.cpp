@@ -5,6 +5,7 @@
 // stdout. Exit 0 when every job completed, 1 otherwise, 2 for bad input.
 #include "torcrun/apps/commands.hpp"
 
+#include "positional_command.hpp"
 #include "config_options.hpp"
 #include "embedded_server.hpp"
 #include "run_output.hpp"
@@ -59,18 +60,10 @@ std::variant<run_options, int> parse(arguments const& args)
         "skip-checks", "skip the multi-node scheduler check, as Torc's --skip-checks")(
         "no-resource-monitoring", "no default resource monitor, as Torc's option of that name");
     options.add(worker_config_options());
-    po::options_description all;
-    all.add(options).add_options()("spec", po::value<std::string>());
-    po::positional_options_description positional;
-    positional.add("spec", 1);
-    po::variables_map flags;
-    try {
-        po::store(po::command_line_parser(args).options(all).positional(positional).run(), flags);
-    } catch (po::error const& e) {
-        return fail(e.what(), 2);
-    }
-    if (flags.count("help")) return std::cout << usage << "\n" << options, 0;
-    if (!flags.count("spec")) return fail("a spec file is required (torcrun run SPEC)", 2);
+    auto parsed = parse_positional_command(
+        args, options, {"run", "spec", usage, "a spec file is required (torcrun run SPEC)"});
+    if (auto const* status = std::get_if<int>(&parsed)) return *status;
+    auto const& flags = std::get<po::variables_map>(parsed);
     for (char const* own : {"url", "workflow"}) {
         if (flags.count(own))
             return fail(std::string("--") + own + ": torcrun run starts its own server and "

@@ -4,6 +4,7 @@
 // creates nothing; a failure once the workflow exists deletes it (DELETE cascades) and exits 1.
 #include "torcrun/apps/commands.hpp"
 
+#include "positional_command.hpp"
 #include "spec_submission.hpp"
 #include "torc_client.hpp"
 
@@ -51,20 +52,10 @@ int cmd_submit(arguments const& args)
         "skip-checks", "skip the multi-node scheduler check, as Torc's --skip-checks")(
         "no-resource-monitoring", "no default resource monitor, as Torc's option of that name");
     options.add(client_options());
-    po::options_description hidden;
-    hidden.add_options()("spec", po::value<std::string>());
-    po::options_description all;
-    all.add(options).add(hidden);
-    po::positional_options_description positional;
-    positional.add("spec", 1);
-    po::variables_map flags;
-    try {
-        po::store(po::command_line_parser(args).options(all).positional(positional).run(), flags);
-    } catch (po::error const& e) {
-        return fail(e.what(), 2);
-    }
-    if (flags.count("help")) return std::cout << usage << "\n" << options, 0;
-    if (!flags.count("spec")) return fail("a spec file is required (torcrun submit SPEC)", 2);
+    auto parsed = parse_positional_command(
+        args, options, {"submit", "spec", usage, "a spec file is required (torcrun submit SPEC)"});
+    if (auto const* status = std::get_if<int>(&parsed)) return *status;
+    auto const& flags = std::get<po::variables_map>(parsed);
     auto settings = client_settings_from(flags);
     if (!settings) return fail(settings.error().message, 2);
     spec_options const spec{!flags.count("no-resource-monitoring"), flags.count("skip-checks") > 0};

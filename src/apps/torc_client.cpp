@@ -2,12 +2,11 @@
 // TORC_PASSWORD) as Torc's own client does.
 #include "torc_client.hpp"
 
+#include "positional_command.hpp"
 #include "config_options.hpp"
 #include "torcrun/api/submission.hpp"
 
 #include <boost/json/parse.hpp>
-#include <boost/program_options/parsers.hpp>
-#include <boost/program_options/positional_options.hpp>
 
 #include <charconv>
 #include <iostream>
@@ -147,23 +146,13 @@ std::variant<workflow_command, int> parse_workflow_command(
         return 2;
     };
     options.add(client_options());
-    po::options_description all;
-    all.add(options).add_options()("workflow", po::value<std::string>());
-    po::positional_options_description positional;
-    positional.add("workflow", 1);
+    auto parsed = parse_positional_command(
+        args, options,
+        {name, "workflow", "usage: torcrun " + name + " WF [options]\n",
+         "a workflow id is required (torcrun " + name + " WF)"});
+    if (auto const* status = std::get_if<int>(&parsed)) return *status;
     workflow_command command;
-    try {
-        po::store(po::command_line_parser(args).options(all).positional(positional).run(),
-                  command.flags);
-    } catch (po::error const& e) {
-        return fail(e.what());
-    }
-    if (command.flags.count("help")) {
-        std::cout << "usage: torcrun " << name << " WF [options]\n\n" << options;
-        return 0;
-    }
-    if (!command.flags.count("workflow"))
-        return fail("a workflow id is required (torcrun " + name + " WF)");
+    command.flags = std::move(std::get<po::variables_map>(parsed));
     auto wf = parse_workflow_id(command.flags["workflow"].as<std::string>());
     if (!wf) return fail(wf.error().message);
     auto settings = client_settings_from(command.flags);

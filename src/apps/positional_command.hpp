@@ -1,0 +1,28 @@
+// The command-line shape most subcommands share: `torcrun NAME ARG [options]`, one positional
+// argument (a spec file, a workflow id) beside the command's own flags.
+#pragma once
+
+#include <boost/program_options/options_description.hpp>
+#include <boost/program_options/variables_map.hpp>
+
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace torcrun::apps {
+
+struct positional_command {
+    std::string name;        // "run": messages start `torcrun run: `
+    std::string positional;  // the flag name the argument is stored under ("spec")
+    std::string usage;       // printed before the options for --help
+    std::string missing;     // the message when the argument is absent
+};
+
+// The parsed flags (the positional one under `command.positional`), or the exit status after
+// printing the help (0) or `torcrun NAME: message` on stderr (2).
+std::variant<boost::program_options::variables_map, int> parse_positional_command(
+    std::vector<std::string> const& args,
+    boost::program_options::options_description const& options,
+    positional_command const& command);
+
+}  // namespace torcrun::apps
