@@ -15,19 +15,6 @@ trap worker_test_cleanup EXIT
 
 marker=t0703-$$-$RANDOM
 nap=298.$RANDOM  # a duration no other process on this machine sleeps
-# job_processes: pids of live processes whose environment or command line carries the marks.
-job_processes() {
-    local dir pid cmd
-    for dir in /proc/[0-9]*; do
-        pid=${dir#/proc/}
-        [ "$pid" = "$worker_pid" ] && continue
-        { cmd=$(tr '\0' ' ' <"$dir/cmdline"); } 2>/dev/null || continue
-        if [[ $cmd == *"sleep $nap"* ]] ||
-            grep -qa "TORCRUN_T0703_MARKER=$marker" "$dir/environ" 2>/dev/null; then
-            echo "$pid $cmd;"
-        fi
-    done
-}
 
 start_server "$tmp/db"
 python3 - "$tmp/many.json" "$nap" <<'PY'
@@ -41,15 +28,10 @@ json.dump({"name": "many", "jobs": jobs}, open(path, "w"))
 PY
 submit_spec "$tmp/many.json"
 
-TORCRUN_T0703_MARKER=$marker "$torcrun" worker "$wf" $(worker_args) --grace 3 \
+TORCRUN_TEST_MARKER=$marker "$torcrun" worker "$wf" $(worker_args) --grace 3 \
     --set resources.cpus=64 2>"$tmp/worker.log" &
 worker_pid=$!
-running() { "$torcrun" jobs --url "$base" "$wf" --status running --json | field "$(cat)" 'len(d)'; }
-for _ in $(seq 1 300); do
-    [ "$(running)" = 50 ] && break
-    sleep 0.1
-done
-[ "$(running)" = 50 ] || fail "not 50 running: $(job_statuses) $(tail -5 "$tmp/worker.log")"
+wait_running 50 30
 # Every stubborn job has installed its trap once its two sleeps are up: 20 + 15 x 2 + 15 x 2.
 for _ in $(seq 1 100); do
     [ "$(pgrep -fc "^sleep $nap\$")" = 80 ] && break

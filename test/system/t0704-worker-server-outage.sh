@@ -24,12 +24,7 @@ submit_spec "$tmp/outage.json"
 "$torcrun" worker "$wf" $(worker_args) --set resources.cpus=4 \
     --set limits.idle_timeout_seconds=60 2>"$tmp/worker.log" &
 worker_pid=$!
-running() { "$torcrun" jobs --url "$base" "$wf" --status running --json | field "$(cat)" 'len(d)'; }
-for _ in $(seq 1 100); do
-    [ "$(running)" = 4 ] && break
-    sleep 0.1
-done
-[ "$(running)" = 4 ] || fail "not 4 running: $(job_statuses) $(tail -5 "$tmp/worker.log")"
+wait_running 4 10
 
 fixed_port=$port
 stop_server KILL

@@ -15,19 +15,6 @@ trap worker_test_cleanup EXIT
 
 marker=t0705-$$-$RANDOM
 nap=297.$RANDOM  # a duration no other process on this machine sleeps
-job_processes() {  # pids and command lines of the live processes with the marks
-    local dir pid cmd
-    for dir in /proc/[0-9]*; do
-        pid=${dir#/proc/}
-        [ "$pid" = "$worker_pid" ] && continue
-        { cmd=$(tr '\0' ' ' <"$dir/cmdline"); } 2>/dev/null || continue
-        if [[ $cmd == *"sleep $nap"* ]] ||
-            grep -qa "TORCRUN_T0705_MARKER=$marker" "$dir/environ" 2>/dev/null; then
-            echo "$pid $cmd;"
-        fi
-    done
-}
-running() { "$torcrun" jobs --url "$base" "$wf" --status running --json | field "$(cat)" 'len(d)'; }
 
 python3 - "$tmp/lost.json" "$nap" <<'PY'
 import json, sys
@@ -39,14 +26,10 @@ for policy in ready failed; do
     start_server "$tmp/$policy.db" --set worker_lease_seconds=5 --set lost_worker_jobs=$policy
     submit_spec "$tmp/lost.json"
     rm -rf "$tmp/out"
-    TORCRUN_T0705_MARKER=$marker "$torcrun" worker "$wf" $(worker_args) \
+    TORCRUN_TEST_MARKER=$marker "$torcrun" worker "$wf" $(worker_args) \
         --set resources.cpus=4 2>"$tmp/worker.log" &
     worker_pid=$!
-    for _ in $(seq 1 100); do
-        [ "$(running)" = 4 ] && break
-        sleep 0.1
-    done
-    [ "$(running)" = 4 ] || fail "$policy: not 4 running: $(job_statuses) $(tail -5 "$tmp/worker.log")"
+    wait_running 4 10 "$policy: "
     seen=$(job_processes | wc -l)
     [ "$seen" = 4 ] || fail "$policy: job processes before kill -9: $seen, expected 4: $(job_processes)"
 

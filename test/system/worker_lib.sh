@@ -37,3 +37,32 @@ job_statuses() {
     "$torcrun" jobs --url "$base" "$wf" --json |
         python3 -c 'import json,sys; print(" ".join(sorted(j["name"] + "=" + j["status"] for j in json.load(sys.stdin))))'
 }
+
+# job_processes: pids and command lines of the live processes other than the worker that sleep
+# $nap or carry TORCRUN_TEST_MARKER=$marker in their environment (the test sets that variable for
+# the worker, so every job process inherits it).
+job_processes() {
+    local dir pid cmd
+    for dir in /proc/[0-9]*; do
+        pid=${dir#/proc/}
+        [ "$pid" = "$worker_pid" ] && continue
+        { cmd=$(tr '\0' ' ' <"$dir/cmdline"); } 2>/dev/null || continue
+        if [[ $cmd == *"sleep $nap"* ]] ||
+            grep -qa "TORCRUN_TEST_MARKER=$marker" "$dir/environ" 2>/dev/null; then
+            echo "$pid $cmd;"
+        fi
+    done
+}
+
+# running_jobs: how many jobs of $wf are running on the server.
+running_jobs() { "$torcrun" jobs --url "$base" "$wf" --status running --json | field "$(cat)" 'len(d)'; }
+
+# wait_running N SECONDS [LABEL]: until N jobs run, or fail with the statuses and the worker log.
+wait_running() {
+    local i
+    for ((i = 0; i < $2 * 10; i++)); do
+        [ "$(running_jobs)" = "$1" ] && return 0
+        sleep 0.1
+    done
+    fail "${3:-}not $1 running: $(job_statuses) $(tail -5 "$tmp/worker.log")"
+}
