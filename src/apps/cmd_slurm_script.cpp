@@ -7,6 +7,7 @@
 
 #include "config_options.hpp"
 #include "machine_facts.hpp"
+#include "positional_command.hpp"
 #include "torc_client.hpp"
 #include "torcrun/core/sbatch_script.hpp"
 #include "torcrun/io/launcher.hpp"
@@ -175,24 +176,11 @@ core::result<std::int64_t> submit(std::string const& script)
 int cmd_slurm_script(arguments const& args)
 {
     auto options = script_options();
-    po::options_description hidden;
-    hidden.add_options()("workflow", po::value<std::string>());
-    po::options_description all;
-    all.add(options).add(hidden);
-    po::positional_options_description positional;
-    positional.add("workflow", 1);
-    po::variables_map vm;
-    try {
-        po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-        po::notify(vm);
-    } catch (po::error const& e) {
-        return fail(e.what(), 2);
-    }
-    if (vm.count("help")) {
-        std::cout << options << "\n";
-        return 0;
-    }
-    if (!vm.count("workflow")) return fail("missing the workflow id (torcrun slurm-script WF)", 2);
+    auto parsed = parse_positional_command(
+        args, options,
+        {"slurm-script", "workflow", "", "missing the workflow id (torcrun slurm-script WF)"});
+    if (auto const* status = std::get_if<int>(&parsed)) return *status;
+    auto const& vm = std::get<po::variables_map>(parsed);
     auto const wf = parse_workflow_id(vm["workflow"].as<std::string>());
     if (!wf) return fail(wf.error().message, 2);
     auto const config = load_config(vm);

@@ -3,6 +3,7 @@
 // without contacting a server. The spec user falls back to $USER as Torc's client does.
 #include "torcrun/apps/commands.hpp"
 
+#include "positional_command.hpp"
 #include "spec_render.hpp"
 #include "spec_submission.hpp"
 #include "torcrun/core/spec/creation_plan.hpp"
@@ -47,23 +48,11 @@ int cmd_spec(arguments const& args)
                                                       "print the plan as one JSON document")(
         "skip-checks", "skip the multi-node scheduler check, as Torc's --skip-checks")(
         "no-resource-monitoring", "no default resource monitor, as Torc's option of that name");
-    po::options_description hidden;
-    hidden.add_options()("spec", po::value<std::string>());
-    po::options_description all;
-    all.add(options).add(hidden);
-    po::positional_options_description positional;
-    positional.add("spec", 1);
-    po::variables_map vm;
-    try {
-        po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-    } catch (po::error const& e) {
-        return fail(e.what());
-    }
-    if (vm.count("help")) {
-        std::cout << options;
-        return 0;
-    }
-    if (!vm.count("spec")) return fail("a spec file is required (torcrun spec SPEC [--json])");
+    auto command = parse_positional_command(
+        args, options,
+        {"spec", "spec", "", "a spec file is required (torcrun spec SPEC [--json])"});
+    if (auto const* status = std::get_if<int>(&command)) return *status;
+    auto const& vm = std::get<po::variables_map>(command);
     std::string const path = vm["spec"].as<std::string>();
     auto text = read_file(path);
     if (!text) return fail(text.error().message);

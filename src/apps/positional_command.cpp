@@ -29,7 +29,8 @@ std::variant<po::variables_map, int> parse_positional_command(
         return fail(e.what());
     }
     if (flags.count("help")) {
-        std::cout << command.usage << "\n" << options;
+        if (!command.usage.empty()) std::cout << command.usage << "\n";
+        std::cout << options;
         return 0;
     }
     if (!flags.count(command.positional)) return fail(command.missing);

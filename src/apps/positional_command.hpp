@@ -14,7 +14,7 @@ namespace torcrun::apps {
 struct positional_command {
     std::string name;        // "run": messages start `torcrun run: `
     std::string positional;  // the flag name the argument is stored under ("spec")
-    std::string usage;       // printed before the options for --help
+    std::string usage;       // printed before the options for --help (none when empty)
     std::string missing;     // the message when the argument is absent
 };
 
