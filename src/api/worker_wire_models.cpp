@@ -162,4 +162,16 @@ core::result<std::string> file_path_of(std::string_view body)
     return core::result<std::string>(boost::system::in_place_value, std::move(path));
 }
 
+std::optional<double> heartbeat_lease_seconds(std::string_view body)
+{
+    auto const v = wire::parse_reply(body);
+    auto const* object = v ? v->if_object() : nullptr;
+    auto const* lease = object ? object->if_contains("lease_seconds") : nullptr;
+    if (!lease || !lease->is_number()) return std::nullopt;
+    boost::system::error_code ec;
+    double const seconds = lease->to_number<double>(ec);
+    if (ec || !(seconds > 0)) return std::nullopt;
+    return seconds;
+}
+
 }  // namespace torcrun::api

@@ -35,12 +35,6 @@ std::string system_error(std::string_view what, std::string const& path)
     return detail::cat(what, " \"", path, "\": ", std::strerror(errno));
 }
 
-json::object usage_json(core::job_usage const& u)
-{
-    return {{"peak_memory_bytes", u.peak_memory_bytes}, {"avg_memory_bytes", u.avg_memory_bytes},
-            {"peak_cpu_percent", u.peak_cpu_percent}, {"avg_cpu_percent", u.avg_cpu_percent}};
-}
-
 json::value const& field(json::object const& o, std::string_view name)
 {
     auto const* v = o.if_contains(name);
@@ -65,12 +59,11 @@ core::job_result result_from(json::object const& o)
     if (it == statuses.end())
         throw std::invalid_argument(detail::cat("status \"", status, "\" is unknown"));
     r.status = *it;
-    if (auto const* u = o.if_contains("usage"); u && !u->is_null()) {
-        auto const& uo = u->as_object();
-        r.usage = core::job_usage{field(uo, "peak_memory_bytes").to_number<std::uint64_t>(),
-                                  field(uo, "avg_memory_bytes").to_number<std::uint64_t>(),
-                                  field(uo, "peak_cpu_percent").to_number<double>(),
-                                  field(uo, "avg_cpu_percent").to_number<double>()};
+    if (o.contains("peak_memory_bytes")) {
+        r.usage = core::job_usage{field(o, "peak_memory_bytes").to_number<std::uint64_t>(),
+                                  field(o, "avg_memory_bytes").to_number<std::uint64_t>(),
+                                  field(o, "peak_cpu_percent").to_number<double>(),
+                                  field(o, "avg_cpu_percent").to_number<double>()};
     }
     return r;
 }
@@ -96,20 +89,30 @@ core::result<void> write_all(int fd, std::string const& text, std::string const&
 
 }  // namespace
 
-std::string journal_line(core::job_report const& report)
+json::object result_json(core::job_result const& r)
 {
-    auto const& r = report.result;
-    json::object o{{"kind", report.kind == core::report_kind::complete ? "complete" : "record"},
-                   {"job_id", r.job_id},
+    json::object o{{"job_id", r.job_id},
                    {"workflow_id", r.workflow_id},
                    {"run_id", r.run_id},
                    {"attempt_id", r.attempt_id},
                    {"compute_node_id", r.compute_node_id},
                    {"return_code", r.return_code},
+                   {"status", core::to_string(r.status)},
                    {"exec_time_minutes", r.exec_time_minutes},
-                   {"completion_time", r.completion_time},
-                   {"status", core::to_string(r.status)}};
-    if (r.usage) o["usage"] = usage_json(*r.usage);
+                   {"completion_time", r.completion_time}};
+    if (r.usage) {
+        o["peak_memory_bytes"] = r.usage->peak_memory_bytes;
+        o["avg_memory_bytes"] = r.usage->avg_memory_bytes;
+        o["peak_cpu_percent"] = r.usage->peak_cpu_percent;
+        o["avg_cpu_percent"] = r.usage->avg_cpu_percent;
+    }
+    return o;
+}
+
+std::string journal_line(core::job_report const& report)
+{
+    auto o = result_json(report.result);
+    o["kind"] = report.kind == core::report_kind::complete ? "complete" : "record";
     return json::serialize(o);
 }
 

@@ -10,12 +10,18 @@
 #include "torcrun/core/worker_actions.hpp"
 #include "torcrun/core/worker_model.hpp"
 
+#include <boost/json/object.hpp>
+
 #include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
 
 namespace torcrun::io {
+
+// One attempt's result as the worker writes it down (an attempt's result.json, and each journal
+// line with its `kind` added): ResultModel's fields, completion_time in Unix seconds.
+boost::json::object result_json(core::job_result const& result);
 
 // One report as a journal line (no newline), and back: `journal line: <problem>`.
 std::string journal_line(core::job_report const& report);

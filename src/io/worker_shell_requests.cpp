@@ -10,7 +10,6 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
 #include <sys/stat.h>
@@ -34,16 +33,10 @@ constexpr auto heartbeat_interval = std::chrono::seconds(15);
 std::chrono::duration<double> beat_interval(http_result<http_reply> const& reply,
                                             std::chrono::duration<double> previous)
 {
-    if (!reply) return previous;
-    boost::system::error_code ec;
-    auto const body = boost::json::parse(reply->body, ec);
-    auto const* object = ec ? nullptr : body.if_object();
-    auto const* lease = object ? object->if_contains("lease_seconds") : nullptr;
-    if (!lease || !lease->is_number()) return previous;
-    double const seconds = lease->to_number<double>(ec);
-    if (ec || !(seconds > 0)) return previous;
+    auto const lease = reply ? api::heartbeat_lease_seconds(reply->body) : std::nullopt;
+    if (!lease) return previous;
     return std::chrono::duration<double>(
-        std::clamp(seconds / 3, 0.5, std::chrono::duration<double>(heartbeat_interval).count()));
+        std::clamp(*lease / 3, 0.5, std::chrono::duration<double>(heartbeat_interval).count()));
 }
 
 core::http_failure failure_of(http_error_kind kind)
@@ -87,26 +80,6 @@ asio::awaitable<void> exchange(std::shared_ptr<worker_shell> self, core::worker_
         co_return;
     }
     self->post(api::decode_replies(action, replies));
-}
-
-boost::json::object result_json(core::job_result const& r)
-{
-    boost::json::object o{{"job_id", r.job_id},
-                          {"workflow_id", r.workflow_id},
-                          {"run_id", r.run_id},
-                          {"attempt_id", r.attempt_id},
-                          {"compute_node_id", r.compute_node_id},
-                          {"return_code", r.return_code},
-                          {"status", core::to_string(r.status)},
-                          {"exec_time_minutes", r.exec_time_minutes},
-                          {"completion_time", r.completion_time}};
-    if (r.usage) {
-        o["peak_memory_bytes"] = r.usage->peak_memory_bytes;
-        o["avg_memory_bytes"] = r.usage->avg_memory_bytes;
-        o["peak_cpu_percent"] = r.usage->peak_cpu_percent;
-        o["avg_cpu_percent"] = r.usage->avg_cpu_percent;
-    }
-    return o;
 }
 
 }  // namespace
