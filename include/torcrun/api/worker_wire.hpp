@@ -67,6 +67,9 @@ core::worker_event decode_replies(core::worker_action const& action,
 // The heartbeat of a registered worker (POST /compute_nodes/{id}/heartbeat); only with
 // use_extensions.
 wire_request heartbeat_request(wire_context const& context);
+// The lease the server names in a heartbeat's answer (`lease_seconds`, > 0); nullopt when the
+// answer names none (a server without leases, or a body that does not decode).
+std::optional<double> heartbeat_lease_seconds(std::string_view body);
 
 // Output-file checks: GET /files/{id}, and the FileModel's `path`.
 wire_request read_file_request(std::int64_t file_id);
