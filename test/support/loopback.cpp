@@ -1,7 +1,7 @@
 // Loopback helpers for the io tests (see loopback.hpp).
 #include "loopback.hpp"
 
-#include "torcrun/io/net.hpp"
+#include "torcrun/common/io/net.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/read.hpp>

@@ -3,8 +3,8 @@
 // this process, a capturing logger and bcrypt hashes made with libxcrypt.
 #pragma once
 
-#include "torcrun/io/http_client.hpp"
-#include "torcrun/io/logger.hpp"
+#include "torcrun/common/io/http_client.hpp"
+#include "torcrun/common/io/logger.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>

@@ -1,0 +1,68 @@
+// What `torcrun run` shows: the live progress numbers (done, running, failed, remaining, rate,
+// ETA) from the workflow's job status counts and the elapsed time, the progress line, the final
+// summary and the exit status. Pure: the elapsed time comes in as seconds.
+#pragma once
+
+#include "torcrun/server/job_status.hpp"
+#include "torcrun/server/workflow_progress.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace torcrun::core {
+
+struct progress_numbers {
+    std::int64_t total = 0;
+    std::int64_t done = 0;       // completed
+    std::int64_t running = 0;    // pending + running: claimed and not yet finished
+    std::int64_t failed = 0;     // failed + terminated + canceled
+    std::int64_t remaining = 0;  // not finished and not claimed (blocked, ready, pending_failed..)
+    // Finished jobs (done + failed) per second since the start; nullopt until one finished.
+    std::optional<double> rate;
+    // (remaining + running) / rate; 0 once nothing is left; nullopt while the rate is unknown.
+    std::optional<double> eta_seconds;
+
+    bool operator==(progress_numbers const&) const = default;
+};
+
+progress_numbers compute_progress(status_counts const& counts, double elapsed_seconds);
+
+// "42s", "3m05s", "2h07m"; negative counts as 0.
+std::string format_elapsed(double seconds);
+
+// "[12s] done 10/40  running 4  failed 1  remaining 25  2.50 jobs/s  ETA 10s"; the rate and
+// the ETA show as "-" while unknown.
+std::string format_progress_line(progress_numbers const& p, double elapsed_seconds);
+
+// A job that did not complete, for the summary.
+struct unfinished_job {
+    std::int64_t id = 0;
+    std::string name;
+    job_status status = job_status::failed;
+    std::optional<std::int64_t> return_code;  // of its latest result; none: it never ran
+    std::optional<std::string> log_dir;       // its latest attempt's directory
+};
+
+struct run_summary {
+    std::int64_t workflow_id = 0;
+    std::string workflow_name;
+    status_counts counts;
+    double wall_seconds = 0;
+    std::vector<unfinished_job> unfinished;  // every job not completed, by id
+    std::string database;
+    std::string output_dir;
+    std::string worker_log;  // empty: the log went to the terminal
+};
+
+// Lists at most this many unfinished jobs; the rest are counted.
+inline constexpr std::size_t summary_job_limit = 50;
+
+// The summary block, ending with a newline.
+std::string format_summary(run_summary const& s);
+
+// 0 when every job completed (also with no jobs), 1 otherwise.
+int run_exit_status(status_counts const& counts);
+
+}  // namespace torcrun::core

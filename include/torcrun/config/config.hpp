@@ -1,0 +1,150 @@
+// Worker and server configuration as plain structs whose member initialisers are the defaults.
+// Values get in through the schema tables (config_schema.hpp): from a file, flags, or both.
+#pragma once
+
+#include "torcrun/common/error.hpp"
+
+#include <boost/json/value.hpp>
+
+#include <csignal>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace torcrun::core {
+
+enum class run_mode { automatic, direct, slurm };  // "auto", "direct", "slurm"
+enum class log_severity { error, warning, info, debug };
+enum class lost_job_policy { ready, failed };  // what the server does with a lost worker's jobs
+
+std::string_view to_string(run_mode mode) noexcept;
+std::string_view to_string(log_severity level) noexcept;
+std::string_view to_string(lost_job_policy policy) noexcept;
+// List defaults are functions: a braced list in a member initialiser crashes GCC 12 (ICE in
+// check_noexcept_r) on `worker_config{}` in a template. CUDA_, ROCR_, HIP_VISIBLE_DEVICES and
+// ZE_AFFINITY_MASK:
+std::vector<std::string> default_visibility_variables();
+// The launcher variables a job must not inherit (srun step, PMI, MPI), and the allocation-wide
+// ones kept even when a scrub pattern matches: names, or prefixes ending in '*'.
+std::vector<std::string> default_scrub_patterns();
+std::vector<std::string> default_keep_patterns();
+
+struct worker_config {
+    struct server_settings {
+        std::string url = "http://127.0.0.1:8080/torc-service/v1";
+        double request_timeout_seconds = 120;
+        double retry_window_seconds = 600;  // keep retrying this long, then journal offline
+        bool use_extensions = true;         // long-poll, batch completion, heartbeat
+        std::optional<std::string> username;
+        std::optional<std::string> password_file;
+        bool operator==(server_settings const&) const = default;
+    };
+    struct poll_settings {
+        double interval_seconds = 5;
+        double min_interval_seconds = 0.5;
+        double long_poll_seconds = 30;  // 0 = off
+        bool operator==(poll_settings const&) const = default;
+    };
+    struct termination_settings {
+        int signal = SIGTERM;
+        double grace_seconds = 30;         // signal -> SIGKILL
+        std::optional<double> end_time;    // Unix seconds (UTC); nullopt = none configured
+        double drain_buffer_seconds = 60;  // stop starting jobs this long before end_time
+        bool operator==(termination_settings const&) const = default;
+    };
+    struct limits_settings {
+        double idle_timeout_seconds = 90;     // 0 = never exit for idleness
+        std::optional<double> runtime_factor;  // kill at factor x requested runtime; nullopt = off
+        bool enforce_memory = false;
+        bool operator==(limits_settings const&) const = default;
+    };
+    struct gpu_settings {
+        std::vector<std::string> visibility_variables = default_visibility_variables();
+        std::optional<std::string> device_order = "PCI_BUS_ID";  // CUDA_DEVICE_ORDER
+        bool hide_from_cpu_jobs = true;
+        bool operator==(gpu_settings const&) const = default;
+    };
+    struct environment_settings {
+        bool scrub = true;
+        std::vector<std::string> scrub_patterns = default_scrub_patterns();
+        std::vector<std::string> keep_patterns = default_keep_patterns();  // win over scrub
+        std::map<std::string, std::string> set;
+        bool operator==(environment_settings const&) const = default;
+    };
+    struct resources_settings {  // overrides of what the allocation says; nullopt = detect
+        std::optional<std::uint32_t> cpus;
+        std::optional<std::uint64_t> memory_bytes;
+        std::optional<std::vector<std::string>> gpus;
+        bool operator==(resources_settings const&) const = default;
+    };
+    struct srun_settings {
+        std::optional<std::string> signal;  // srun --signal, e.g. "TERM@120"
+        std::vector<std::string> extra_args;
+        bool operator==(srun_settings const&) const = default;
+    };
+    server_settings server;
+    std::optional<std::int64_t> workflow_id;
+    run_mode mode = run_mode::automatic;
+    std::string output_dir = "torc_output";
+    poll_settings poll;
+    termination_settings termination;
+    limits_settings limits;
+    gpu_settings gpu;
+    environment_settings environment;
+    resources_settings resources;
+    srun_settings srun;
+    log_severity log_level = log_severity::info;
+    bool operator==(worker_config const&) const = default;
+};
+
+struct server_config {
+    struct auth_settings {
+        std::optional<std::string> htpasswd_file;  // nullopt = no authentication
+        bool operator==(auth_settings const&) const = default;
+    };
+    std::string host = "127.0.0.1";
+    std::uint16_t port = 8080;  // 0 = any free port
+    std::string database = "torcrun.db";
+    auth_settings auth;
+    std::uint64_t max_body_bytes = 16 << 20;
+    double long_poll_max_seconds = 30;
+    double worker_lease_seconds = 120;
+    lost_job_policy lost_worker_jobs = lost_job_policy::ready;
+    log_severity log_level = log_severity::info;
+    bool operator==(server_config const&) const = default;
+};
+
+struct config_override {  // one command-line setting, applied over the file
+    std::string key_path;  // "poll.interval_seconds"
+    std::string text;      // "10"
+    std::string origin;    // "--poll-interval": starts the messages about it
+};
+
+// Reads a file's text, applies `overrides` in order, then checks the rules between keys; absent
+// keys keep their defaults. Every problem is reported, one per line, file first and in order:
+// `worker.json:4:23: poll.interval_seconds: -1 is out of range (0.01 to 3600)`.
+result<worker_config> parse_worker_config(std::string_view text, std::string_view origin,
+                                          std::span<config_override const> overrides = {});
+result<server_config> parse_server_config(std::string_view text, std::string_view origin,
+                                          std::span<config_override const> overrides = {});
+
+// Sets one key from command-line text parsed by the key's type ("5", "null", "a,b", JSON). Errors
+// start with `origin`: `--poll-interval: "fast" is not a number`. No rules between keys here.
+result<void> apply_override(worker_config& config, std::string_view key_path,
+                            std::string_view text, std::string_view origin);
+result<void> apply_override(server_config& config, std::string_view key_path,
+                            std::string_view text, std::string_view origin);
+
+// The rules between keys (poll.min_interval_seconds <= poll.interval_seconds, ...).
+result<void> check_config(worker_config const& config);
+result<void> check_config(server_config const& config);
+
+// The configuration as a file would say it (memory as "16m", signals by name, modes by name).
+boost::json::value to_json(worker_config const& config);
+boost::json::value to_json(server_config const& config);
+
+}  // namespace torcrun::core

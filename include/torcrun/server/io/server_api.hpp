@@ -1,0 +1,81 @@
+// The Torc v0.10 REST API over the store: `api::request` in, `api::response` out, no sockets.
+// Every request runs in one SQLite transaction (BEGIN for GET, BEGIN IMMEDIATE otherwise) that
+// commits when the answer is below 400 and rolls back otherwise, so a rejected request changes
+// nothing. Handlers never throw on bad input; an unexpected exception becomes a 500 JSON answer
+// and a rollback.
+//
+// Extending (the job-lifecycle layer): add endpoints to the same route table with add_route().
+// A handler gets the parsed path parameters (`{id}` checked as an integer), runs inside the
+// request transaction, may call notify(workflow_id) to wake long-poll waiters after the commit,
+// and returns an api::outcome (a response, or wait_for_workflow to park a long-poll claim).
+//
+//     api.add_route("POST", "/workflows/{id}/claim_next_jobs",
+//                   [&api](api::request const& req, api::path_params const& p) { ... });
+#pragma once
+
+#include "torcrun/server/http_types.hpp"
+#include "torcrun/server/router.hpp"
+#include "torcrun/server/worker_lease.hpp"
+#include "torcrun/server/io/store.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace torcrun::io {
+
+struct server_options {
+    // GET /version answers {"version": version, "api_version": api_version}. Torc's clients
+    // compare `version` with their own and only warn on a difference; the default names the Torc
+    // release whose API this server speaks.
+    std::string version = "0.10.0";
+    std::string api_version = "0.10.0";
+    // Workflow timestamps; tests pass a fixed clock.
+    std::function<std::chrono::system_clock::time_point()> clock;
+    // -- job life cycle (server_config: long_poll_max_seconds, worker_lease_seconds,
+    //    lost_worker_jobs)
+    double long_poll_max_seconds = 30;  // a claim's wait_seconds is cut to this (and to 60)
+    double worker_lease_seconds = 120;  // a heartbeat older than this loses the worker
+    core::orphan_policy lost_worker_jobs = core::orphan_policy::ready;
+};
+
+class server_api : public api::request_handler {
+public:
+    explicit server_api(store& db, server_options options = {});
+
+    api::outcome handle(api::request const& req) override;
+    void set_change_listener(std::function<void(std::int64_t workflow_id)> listener) override;
+
+    // Adds an endpoint, or replaces the one with the same method and pattern.
+    void add_route(std::string_view method, std::string_view pattern, api::route_handler handler);
+
+    store& db() { return store_; }
+    server_options const& options() const { return options_; }
+    // The clock as Torc writes timestamps: "2026-01-19T22:41:30.123Z" (UTC, milliseconds).
+    std::string timestamp() const;
+    // Reports the workflow to the change listener once the request's transaction commits.
+    void notify(std::int64_t workflow_id);
+    // Runs work that is not a request (a timer's sweep) the way handle() runs a request: in one
+    // BEGIN IMMEDIATE transaction, committed when `work` succeeds and rolled back otherwise, with
+    // the notified workflows reported to the listener after the commit.
+    api_result<void> run_task(std::function<api_result<void>()> const& work);
+
+private:
+    api::outcome run(api::request const& req);
+
+    store& store_;
+    server_options options_;
+    api::router router_;
+    std::function<void(std::int64_t)> listener_;
+    std::vector<std::int64_t> changed_;
+};
+
+// The route groups, each in its own file; the constructor calls them in this order.
+void add_system_routes(server_api& api);    // ping, version
+void add_workflow_routes(server_api& api);  // workflows, actions, failure handler listing
+void add_resource_routes(server_api& api);  // files, user data, schedulers, nodes, results, ...
+void add_job_routes(server_api& api);       // jobs, bulk_jobs, relationships, job_ids
+
+}  // namespace torcrun::io

@@ -1,0 +1,122 @@
+// The workflow database: Torc's tables in SQLite (schema in store_schema.cpp, versioned in
+// `schema_version`), generic create/get/list/update/delete driven by the api model tables, and
+// the operations with more than one row behind them (a workflow with its status and `default`
+// resource requirements, jobs with their link tables).
+//
+// Every write that touches several rows runs under a SAVEPOINT, so it is atomic on its own and
+// also inside the request transaction server_api opens. Ids that name other rows are checked
+// before writing: absent -> 404, other workflow -> 422. Messages start with `what`.
+#pragma once
+
+#include "torcrun/server/api_error.hpp"
+#include "torcrun/server/model_schema.hpp"
+#include "torcrun/server/query_params.hpp"
+#include "torcrun/server/record.hpp"
+#include "torcrun/common/error.hpp"
+#include "torcrun/common/io/sqlite.hpp"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace torcrun::io {
+
+using api::api_result;
+
+// One WHERE term with a single `?` (or none, when `value` is monostate).
+struct sql_filter {
+    std::string condition;
+    api::cell value;
+};
+
+struct list_query {
+    std::vector<sql_filter> where;
+    api::paging page;
+};
+
+struct page_rows {
+    std::vector<api::record> items;
+    std::int64_t total_count = 0;
+};
+
+class store {
+public:
+    // Opens (creating if needed) and migrates the database; ":memory:" for tests.
+    static core::result<store> open(std::string const& path);
+
+    sqlite::connection& db() { return db_; }
+
+    // ---- generic, for any model with a table --------------------------------------------
+    // Inserts the record's column fields and returns the stored row.
+    api_result<api::record> insert(api::model_spec const& model, api::record const& fields,
+                                   std::string_view what);
+    api_result<api::record> get(api::model_spec const& model, std::int64_t id,
+                                std::string_view what);
+    api_result<page_rows> list(api::model_spec const& model, list_query const& query,
+                               std::string_view what);
+    // Writes the fields present; workflow_id may not change. Returns the stored row.
+    api_result<api::record> update(api::model_spec const& model, std::int64_t id,
+                                   api::record const& fields, std::string_view what);
+    // Deletes one row (cascading as the schema says) and returns it as it was.
+    api_result<api::record> remove(api::model_spec const& model, std::int64_t id,
+                                   std::string_view what);
+    api_result<std::int64_t> remove_all(api::model_spec const& model, std::int64_t workflow_id,
+                                        std::string_view what);
+    // 404 unless the workflow exists.
+    api_result<void> require_workflow(std::int64_t id, std::string_view what);
+    // The `references` fields of `fields` name rows of `workflow_id`.
+    api_result<void> check_references(api::model_spec const& model, api::record const& fields,
+                                      std::int64_t workflow_id, std::string_view what);
+    // Row `id` of `table` exists (404) and belongs to `workflow_id` (422); `context` starts the
+    // message.
+    api_result<void> check_owner(std::string_view table, std::int64_t id, std::int64_t workflow_id,
+                                 std::string const& context);
+
+    // ---- workflows -------------------------------------------------------------------------
+    // The workflow row, its status row (run_id 0) and its `default` resource requirements.
+    api_result<api::record> create_workflow(api::record const& fields, std::string const& timestamp,
+                                            std::string_view what);
+
+    // ---- jobs ------------------------------------------------------------------------------
+    // Status uninitialized; resource_requirements_id defaults to the workflow's `default`.
+    api_result<api::record> create_job(api::record fields, std::string_view what);
+    // All in one savepoint; the jobs must share one workflow_id.
+    api_result<std::vector<api::record>> create_jobs(std::vector<api::record> jobs,
+                                                     std::string_view what);
+    // With the five id lists.
+    api_result<api::record> get_job(std::int64_t id, std::string_view what);
+    api_result<page_rows> list_jobs(list_query const& query, bool with_links,
+                                    std::string_view what);
+    // Torc's rules: after initialization only resource_requirements_id and scheduler_id (and
+    // status -> disabled) change; file and user-data links never change; depends_on_job_ids may
+    // be replaced while uninitialized, without cycles.
+    api_result<api::record> update_job(std::int64_t id, api::record const& fields,
+                                       std::string_view what);
+    api_result<api::id_list> job_ids(std::int64_t workflow_id);
+    // The job consumes (produced=false) or produces the user data; both in one workflow.
+    api_result<void> link_user_data(std::int64_t user_data_id, std::int64_t job_id, bool produced,
+                                    std::string_view what);
+
+    // ---- relationship listings (paged; offset and limit of `page`) --------------------------
+    api_result<page_rows> job_dependencies(std::int64_t workflow_id, api::paging const& page);
+    api_result<page_rows> job_file_relationships(std::int64_t workflow_id, api::paging const& page);
+    api_result<page_rows> job_user_data_relationships(std::int64_t workflow_id,
+                                                      api::paging const& page);
+
+private:
+    explicit store(sqlite::connection db) : db_(std::move(db)) {}
+
+    api_result<void> attach_links(api::record& job);
+    api_result<void> insert_links(std::int64_t job_id, api::record const& fields,
+                                  std::string_view what);
+    api_result<void> replace_dependencies(std::int64_t job_id, api::id_list const& ids,
+                                          std::string_view what);
+    api_result<page_rows> query_page(std::string const& select, std::string const& count,
+                                     std::int64_t workflow_id, api::paging const& page,
+                                     api::model_spec const& model);
+
+    sqlite::connection db_;
+};
+
+}  // namespace torcrun::io

@@ -1,0 +1,51 @@
+// The sbatch script of an allocation for `torcrun slurm-script`: #SBATCH lines, the early-warning
+// signal, and either one slurm-mode worker or one direct-mode worker per node. Options arrive as
+// the text the user typed, so that every message can quote it: `--nodes: "0" must be at least 1`.
+// Rendering is pure; the caller supplies absolute paths and writes or submits the text.
+#pragma once
+
+#include "torcrun/config/config.hpp"
+#include "torcrun/common/error.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace torcrun::core {
+
+struct sbatch_request {
+    std::int64_t workflow_id = 0;
+    std::optional<std::string> job_name;  // default "torcrun_wf<id>"
+    std::optional<std::string> account;
+    std::optional<std::string> partition;
+    std::optional<std::string> qos;
+    std::string nodes = "1";
+    std::string time;  // required: MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS
+    std::optional<std::string> gpus_per_node;
+    std::optional<std::string> cpus_per_task;  // excludes `exclusive`
+    bool exclusive = false;  // also the default when cpus_per_task is not given
+    std::optional<std::string> mem;          // Slurm's --mem: a number with an optional K/M/G/T
+    std::string output_dir;                  // for --output/--error and the workers
+    std::optional<std::string> signal_lead;  // seconds; default: default_signal_lead(config)
+    bool per_node_workers = false;
+    std::string torcrun_path;  // absolute
+    std::optional<std::string> config_path;
+    std::optional<std::string> url;
+};
+
+// Seconds between the USR1 warning and the end of the allocation: the worker's drain buffer plus
+// its termination grace, rounded up, so jobs stopped at the warning have their grace in full.
+std::int64_t default_signal_lead(worker_config const& config);
+
+// "MM", "MM:SS", "HH:MM:SS", "D-HH", "D-HH:MM", "D-HH:MM:SS" in seconds, or nullopt.
+std::optional<std::int64_t> parse_slurm_time(std::string_view text);
+
+// The script text, or the first problem: `--time: "1h" is not a Slurm time (...)`.
+result<std::string> render_sbatch_script(sbatch_request const& request,
+                                         worker_config const& config);
+
+// The job id from sbatch's answer "Submitted batch job 42"; else `sbatch: no job id in "..."`.
+result<std::int64_t> parse_sbatch_job_id(std::string_view output);
+
+}  // namespace torcrun::core

@@ -1,0 +1,89 @@
+// From the typed spec to the jobs, files and user data a workflow holds (TORC-SPEC §11-§14),
+// with torcrun's rules where Torc 0.10's code and docs disagree (§17): every placeholder is
+// substituted (item 7), parameterized user data is expanded like files (5), a template whose
+// expansions share a name becomes one job with the union of their dependencies, files and user
+// data (6), `${files.*}`/`${user_data.*}` add to the explicit lists instead of replacing them
+// (11), and `${user_data.*}` works without `data` (10). Each difference from Torc 0.10 is
+// reported once as a warning. Expected orders: declaration order everywhere, the first
+// parameter outermost.
+#pragma once
+
+#include "torcrun/common/error.hpp"
+#include "torcrun/spec/spec_model.hpp"
+
+#include <boost/json/value.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace torcrun::core::spec {
+
+struct expanded_file {
+    std::string name;
+    std::string path;
+    std::size_t source = 0;  // index in workflow_spec::files
+};
+
+struct expanded_user_data {
+    std::string name;
+    std::optional<boost::json::value> data;
+    std::optional<bool> is_ephemeral;
+    std::size_t source = 0;  // index in workflow_spec::user_data
+};
+
+// One job: every list holds distinct names, explicit entries first, then what regexes and
+// `${...}` placeholders added.
+struct expanded_job {
+    std::string name;
+    std::string command;
+    std::optional<std::string> invocation_script;
+    std::optional<std::string> resource_requirements;
+    std::optional<std::string> scheduler;
+    std::optional<std::string> failure_handler;
+    bool cancel_on_blocking_job_failure = true;
+    bool supports_termination = false;
+    std::vector<std::string> depends_on;  // the explicit edges
+    std::vector<std::string> input_files;
+    std::vector<std::string> output_files;
+    std::vector<std::string> input_user_data;
+    std::vector<std::string> output_user_data;
+    std::size_t source = 0;  // index in workflow_spec::jobs
+    std::size_t copies = 1;  // the jobs Torc 0.10 creates under this name (§17 item 6)
+};
+
+struct expanded_workflow {
+    std::vector<expanded_file> files;
+    std::vector<expanded_user_data> user_data;
+    std::vector<expanded_job> jobs;
+    std::vector<std::string> warnings;  // the spec's own, then the expansion's
+};
+
+// `job` waits for `depends_on`.
+struct job_edge {
+    std::string job;
+    std::string depends_on;
+
+    bool operator==(job_edge const&) const = default;
+};
+
+// Expands and links everything, then checks the graph. Errors (TORC-SPEC §14) start with the
+// entry's "file:line:col" and name it as written and as expanded, then the field:
+// `spec.json5:9:5: jobs[1] "fit_{i}" as "fit_2": depends_on "gen_{i}" (here "gen_2") names no job`.
+// A cycle through explicit or implied edges is an error; Torc 0.10 misses the second kind and
+// leaves those jobs blocked forever.
+result<expanded_workflow> expand_workflow(workflow_spec const& spec);
+
+// Each job's `depends_on`, in job order.
+std::vector<job_edge> explicit_edges(expanded_workflow const& workflow);
+
+// The edges the server adds at initialize_jobs (§13.4): every reader of a file or user data
+// waits for every writer of it; distinct pairs, in reader order, then list order, then writer
+// order. Explicit edges are not excluded, so the final set is the union of both kinds.
+std::vector<job_edge> implied_edges(expanded_workflow const& workflow);
+
+// Distinct pairs of both kinds, explicit first.
+std::vector<job_edge> union_edges(expanded_workflow const& workflow);
+
+}  // namespace torcrun::core::spec

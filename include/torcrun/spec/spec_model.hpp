@@ -1,0 +1,96 @@
+// A Torc 0.10 workflow spec as typed values (TORC-SPEC §3-§10): every field, Torc's defaults,
+// and nothing expanded yet. Job, file and user-data entries are templates until
+// spec_expansion turns them into one entry per parameter combination.
+#pragma once
+
+#include "torcrun/spec/parameter_combinations.hpp"
+#include "torcrun/spec/spec_entries.hpp"
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace torcrun::core::spec {
+
+// How a template takes its parameters (§11.1): its own `parameters`, or `use_parameters`
+// names from the workflow's pool. `parameter_mode` is checked when the entry is expanded.
+struct template_parameters {
+    std::optional<raw_parameters> parameters;
+    std::optional<std::string> parameter_mode;
+    std::optional<std::vector<std::string>> use_parameters;
+};
+
+struct file_spec {
+    std::string name;
+    std::string path;
+    template_parameters params;
+    std::string where;
+};
+
+// Parameterized user data is accepted and expanded like files (§17 item 5): the name and every
+// string inside `data` are templated.
+struct user_data_spec {
+    std::string name;  // required by torcrun (Torc 0.10 silently drops unnamed entries)
+    std::optional<boost::json::value> data;
+    std::optional<bool> is_ephemeral;
+    template_parameters params;
+    std::string where;
+};
+
+struct job_spec {
+    std::string name;
+    std::string command;
+    std::optional<std::string> invocation_script;
+    std::optional<std::string> resource_requirements;
+    std::optional<std::string> scheduler;
+    std::optional<std::string> failure_handler;  // not templated
+    bool cancel_on_blocking_job_failure = true;  // Torc's code, not its docs (§16 item 1)
+    bool supports_termination = false;
+    std::vector<std::string> depends_on;
+    std::vector<std::string> depends_on_regexes;
+    std::vector<std::string> input_files;
+    std::vector<std::string> input_file_regexes;
+    std::vector<std::string> output_files;
+    std::vector<std::string> output_file_regexes;
+    std::vector<std::string> input_user_data;
+    std::vector<std::string> input_user_data_regexes;
+    std::vector<std::string> output_user_data;
+    std::vector<std::string> output_user_data_regexes;
+    template_parameters params;
+    std::string where;
+};
+
+enum class jobs_sort_method { gpus_runtime_memory, gpus_memory_runtime, none };
+
+struct workflow_spec {
+    std::string name;
+    std::optional<std::string> user;  // used when given (§17 item 8)
+    std::optional<std::string> description;
+    raw_parameters parameters;  // the pool that `use_parameters` draws from
+    std::vector<job_spec> jobs;
+    std::vector<file_spec> files;
+    std::vector<user_data_spec> user_data;
+    std::vector<resource_requirements_spec> resource_requirements;
+    std::vector<failure_handler_spec> failure_handlers;
+    std::vector<slurm_scheduler_spec> slurm_schedulers;
+    std::optional<boost::json::object> slurm_defaults;
+    std::optional<resource_monitor_spec> resource_monitor;
+    std::vector<action_spec> actions;
+    bool use_pending_failed = false;
+    std::int64_t compute_node_expiration_buffer_seconds = 60;
+    std::int64_t compute_node_wait_for_new_jobs_seconds = 90;
+    bool compute_node_ignore_workflow_completion = false;
+    std::int64_t compute_node_wait_for_healthy_database_minutes = 20;
+    std::optional<jobs_sort_method> sort_method;  // spec key `jobs_sort_method`
+    std::vector<std::string> warnings;            // found while reading, e.g. ignored keys
+};
+
+// The wire spellings of the enums.
+std::string_view to_string(jobs_sort_method method);
+std::string_view to_string(monitor_granularity granularity);
+
+}  // namespace torcrun::core::spec

@@ -1,0 +1,105 @@
+// The REST calls that create a workflow from a creation plan, in Torc 0.10's order (TORC-SPEC
+// §15): the workflow, files, user data, resource requirements, Slurm schedulers, failure handlers,
+// one bulk_jobs call per batch, the actions, then initialize_jobs. A pure sequencer in the shape of
+// a state machine: the caller sends next(), feeds the 2xx answer to accept(), and repeats; the
+// names in the plan become the ids the server returned, so later bodies can refer to them.
+//
+// Bodies leave out absent optional fields, as Torc's client does, and also two nulls Torc sends
+// that its own contract does not allow (a job's `scheduler_id: null`, an action's
+// `job_ids: null`); the server reads an absent field as null.
+#pragma once
+
+#include "torcrun/common/error.hpp"
+#include "torcrun/spec/creation_plan.hpp"
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace torcrun::api {
+
+struct client_call {
+    std::string method;
+    std::string path;  // relative to the base URL, query included
+    std::string body;  // JSON text; empty for none
+    std::string what;  // names the record in messages: `files "f1"`, `bulk_jobs[0] level 0 (4 jobs)`
+
+    bool operator==(client_call const&) const = default;
+};
+
+using name_ids = std::map<std::string, std::int64_t, std::less<>>;
+
+class submission {
+public:
+    // `initialize`: end with POST /workflows/{id}/initialize_jobs (Torc's `workflows create`
+    // leaves that to `workflows initialize`; `torcrun submit` does both unless told not to).
+    explicit submission(core::spec::creation_plan plan, bool initialize = true);
+
+    // The call to send now; nullopt when every call has been answered.
+    std::optional<client_call> next() const;
+
+    // Takes the server's 2xx answer to next() and moves on. An answer without what later calls
+    // need is an error that names the call:
+    // `POST /files (files "f1"): the answer has no integer "id"`.
+    core::result<void> accept(std::string_view body);
+
+    // Set once POST /workflows was answered: what a failure must delete.
+    std::optional<std::int64_t> workflow_id() const { return workflow_id_; }
+    name_ids const& job_ids() const { return ids_[job_ids_of]; }
+
+    // The number of calls this plan takes.
+    std::size_t call_count() const;
+
+private:
+    enum class stage {
+        workflow,
+        files,
+        user_data,
+        resource_requirements,
+        slurm_schedulers,
+        failure_handlers,
+        bulk_jobs,
+        actions,
+        initialize,
+        done
+    };
+    // Which records ids_ maps, by name.
+    enum id_kind : std::size_t {
+        file_ids,
+        user_data_ids,
+        requirement_ids,
+        scheduler_ids,
+        handler_ids,
+        job_ids_of,
+        id_kinds
+    };
+
+    std::size_t stage_size(stage s) const;
+    void skip_empty_stages();
+    client_call build(stage s, std::size_t index) const;
+    client_call job_batch_call(std::size_t batch) const;
+    client_call action_call(std::size_t index) const;
+    core::result<void> record(stage s, std::size_t index, std::string_view body,
+                              client_call const& call);
+    core::result<void> record_jobs(std::size_t batch_index, boost::json::value const& answer,
+                                   client_call const& call);
+
+    core::spec::creation_plan plan_;
+    bool initialize_ = true;
+    stage stage_ = stage::workflow;
+    std::size_t index_ = 0;
+    std::optional<std::int64_t> workflow_id_;
+    name_ids ids_[id_kinds];
+};
+
+// The body of `POST /workflows` for a planned workflow (TORC-SPEC §15 step 2); `torcrun spec
+// --json` shows the same object.
+boost::json::object workflow_body(core::spec::planned_workflow const& w);
+
+}  // namespace torcrun::api

@@ -1,0 +1,39 @@
+// The worker's io shell: one io_context, one thread. It feeds core::worker_fsm with events and
+// carries out the actions it returns - server requests through http_client and api/worker_wire
+// (each request action answered exactly once), local work through job_runner, one steady_timer
+// for arm_timer, the results journal in the output directory, heartbeats, SIGTERM / SIGINT /
+// SIGUSR1, and the allocation's end from squeue when the environment does not say it.
+#pragma once
+
+#include "torcrun/config/config.hpp"
+#include "torcrun/common/env_map.hpp"
+#include "torcrun/slurm/mode_choice.hpp"
+#include "torcrun/worker/resource_pool.hpp"
+#include "torcrun/common/io/logger.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace torcrun::io {
+
+struct worker_setup {
+    core::worker_config config;  // workflow_id set; output_dir may be relative
+    core::execution_mode mode = core::execution_mode::direct;
+    core::resource_pool pool;    // what this worker places jobs on
+    core::env_map worker_env;    // the process environment
+    std::string hostname;
+    std::string slurm_job_id;    // empty outside Slurm
+    // Ask `squeue -h -j <id> -o %e` for the end when neither the environment nor the config
+    // gave one (the shell does it without blocking the reactor).
+    bool look_up_end_time = false;
+    bool handle_signals = true;  // SIGTERM, SIGINT (twice: skip the grace), SIGUSR1
+};
+
+// Runs the worker until the state machine exits; the result is the worker's exit code. Every
+// job it spawned has been reaped by then.
+boost::asio::awaitable<int> run_worker(worker_setup setup, logger log);
+
+}  // namespace torcrun::io

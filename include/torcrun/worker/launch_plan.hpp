@@ -1,0 +1,92 @@
+// One job attempt's launch, decided before anything runs: the exact argv (a vector, never a
+// shell string), the environment (env_policy.hpp), the working directory and the attempt's
+// log files. The io launcher carries it out as it is; command.txt shows the same argv.
+//
+// direct mode: `bash -c <script>`, as Torc. The script is the command, or Torc's newer
+//   "<invocation_script> <command>" (joined by one space, as Torc's srun wrapper does): a script
+//   ending in a newline runs as lines before the command ("set -e\nmodule load x\n"), one
+//   without is a wrapper the command is appended to ("bash wrap.sh"); an empty one is none.
+// slurm mode: one srun step placed by the worker's pool (issue 5; SLURM-LAB.md):
+//   srun --jobid=<id> --exact --nodes=<n> --ntasks=<n*k> [--ntasks-per-node=<k> when n > 1]
+//        --cpus-per-task=<cpus/k> [--mem=<MB>M] (--gpus-per-node=<g> | --gres=none)
+//        --nodelist=<hostlist> --job-name=wf<wf>_j<job>_r<run>_a<att> [--time=<minutes>]
+//        --kill-on-bad-exit=1 [--signal=<srun.signal>] [srun.extra_args...] bash -c <script>
+//   --exact, not --overlap: each step gets exactly what the pool reserved, so steps neither share
+//   nor wait. k (tasks per node) is 1 unless the job sets torcrun's tasks_per_node extension;
+//   each task gets cpus/k CPUs, rounded down. --mem is left out at 0 MB because --mem=0 means
+//   the whole node; Slurm then applies its default (DefMemPerCPU or the job's memory), which
+//   can hold back other steps on a cluster that schedules memory. A CPU job gets --gres=none:
+//   by default a step is given all of the job's GRES and would hold every GPU of its nodes.
+//   --time is whole minutes of (seconds_left - termination.grace_seconds), so Slurm's own
+//   time-limit signal comes a grace period before the allocation ends; under one minute the
+//   job is not launched. srun and bash are found on PATH by the launcher; srun runs in the
+//   working directory and passes it to the step. --mpi comes from srun.extra_args, if at all.
+#pragma once
+
+#include "torcrun/config/config.hpp"
+#include "torcrun/common/command_line.hpp"
+#include "torcrun/common/env_map.hpp"
+#include "torcrun/worker/env_policy.hpp"
+#include "torcrun/common/error.hpp"
+#include "torcrun/slurm/mode_choice.hpp"
+#include "torcrun/worker/resource_pool.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace torcrun::core {
+
+// Where one attempt's files go. The only place the layout is decided: the worker, `torcrun
+// logs` and the tests all call attempt_log_paths().
+//   <output_dir>/jobs/wf<wf>_j<job>/r<run>_a<attempt>/{stdout,stderr,command.txt,
+//                                                     environment.txt,result.json}
+// The run and the workflow are in the names because attempt ids start again at 1 in each run
+// and several workflows may share one output directory (Torc's job_stdio names carry both).
+struct attempt_paths {
+    std::string dir;
+    std::string stdout_file;
+    std::string stderr_file;
+    std::string command_file;      // command.txt: render_command_line(argv)
+    std::string environment_file;  // environment.txt: render_env_change(changes)
+    std::string result_file;       // result.json
+
+    bool operator==(attempt_paths const&) const = default;
+};
+
+attempt_paths attempt_log_paths(std::string_view output_dir, torc_job_identity const& id);
+
+// "wf5_j42_r1_a2": the srun --job-name, as Torc names its steps.
+std::string step_name(torc_job_identity const& id);
+
+struct launch_request {
+    execution_mode mode = execution_mode::direct;
+    torc_job_identity identity;
+    std::string command;
+    std::optional<std::string> invocation_script;
+    env_map workflow_env;
+    env_map job_env;
+    reservation placement;                        // what the pool reserved for this job
+    std::optional<std::uint32_t> tasks_per_node;  // torcrun extension; slurm mode; default 1
+    std::string working_dir;
+    std::string slurm_job_id;            // slurm mode: SLURM_JOB_ID
+    std::optional<double> seconds_left;  // slurm mode: until the allocation ends; none = unknown
+};
+
+struct launch_plan {
+    std::vector<std::string> argv;
+    env_map env;
+    env_change env_changes;
+    std::string working_dir;
+    attempt_paths paths;
+};
+
+// Errors start `launch: job <id>: ` and say what is wrong: no node, several nodes in direct
+// mode, no Slurm job id, tasks_per_node 0 or above the CPUs, too little time left, NUL in the
+// command or invocation script, or an environment error of make_job_environment.
+result<launch_plan> plan_launch(launch_request const& request, worker_config const& config,
+                                env_map const& worker_env);
+
+}  // namespace torcrun::core

@@ -1,0 +1,109 @@
+// What worker_fsm asks the io shell to do: small structs in one std::variant. The shell switches
+// on the alternative and carries it out; requests to the server carry a request_id that the
+// reply event (worker_events.hpp) names again. A request that failed is re-sent under the same id.
+#pragma once
+
+#include "torcrun/config/config.hpp"
+#include "torcrun/worker/resource_pool.hpp"
+#include "torcrun/worker/worker_model.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace torcrun::core {
+
+enum class request_id : std::uint64_t {};
+
+namespace worker {
+
+// ---- requests to the server (Torc REST, TORC-FACTS §1.2)
+struct register_node {  // POST /compute_nodes, is_active: true; the pool's totals
+    request_id request{};
+    std::uint32_t cpus = 0;
+    std::uint64_t memory_bytes = 0;
+    std::uint32_t gpus = 0;
+    std::uint32_t nodes = 0;
+};
+struct read_workflow { request_id request{}; };  // GET workflows/{id} and .../status
+struct read_pending_actions { request_id request{}; action_trigger trigger{}; };
+struct claim_action { request_id request{}; std::int64_t action_id = 0; };
+// claim_jobs_based_on_resources: what one node could still take (each dimension the largest
+// over the nodes), the number of nodes a multi-node job may take, every node's free resources
+// for servers that place per node, and the long-poll wait (0 = answer at once).
+struct claim_jobs {
+    request_id request{};
+    std::uint32_t limit = 0;
+    per_node_amounts per_node;
+    std::uint32_t num_nodes = 0;
+    std::optional<double> time_limit_seconds;  // nullopt = no end known
+    double wait_seconds = 0;
+    std::vector<node_availability> nodes;
+};
+struct read_requirements { request_id request{}; std::int64_t requirements_id = 0; };
+struct start_job { request_id request{}; std::int64_t job_id = 0; };
+struct hand_back { request_id request{}; std::int64_t job_id = 0; };  // status -> ready
+struct read_failure_handler { request_id request{}; std::int64_t handler_id = 0; };
+struct retry_job { request_id request{}; std::int64_t job_id = 0; std::uint32_t max_retries = 0; };
+struct record_result { request_id request{}; job_result result; };  // POST /results
+struct complete_job { request_id request{}; job_result result; };
+struct complete_jobs { request_id request{}; std::vector<job_result> results; };  // batch
+struct check_workflow { request_id request{}; };  // GET workflows/{id}/is_complete
+struct deactivate_node { request_id request{}; double duration_seconds = 0; };
+
+// ---- local work
+struct run_commands { std::int64_t action_id = 0; std::vector<std::string> commands; };
+// Start the attempt: the shell builds the launch plan from these values (seconds_left: until
+// the allocation ends, for srun --time; nullopt when no end is known).
+struct spawn {
+    claimed_job job;
+    job_resources resources;
+    reservation placement;
+    std::int64_t run_id = 0;
+    std::optional<double> seconds_left;
+};
+struct signal_job { std::int64_t job_id = 0; int signal = 0; };  // to the job's process group
+struct check_outputs { std::int64_t job_id = 0; std::vector<std::int64_t> file_ids; };
+struct run_recovery {  // a failure rule's recovery script, after the retry was accepted
+    std::int64_t job_id = 0;
+    std::string job_name;
+    std::uint32_t attempt_id = 1;  // the failed attempt
+    int return_code = 0;
+    std::string script;
+};
+struct journal_append { std::vector<job_report> reports; };  // unreported results, on disk
+struct report_key {
+    report_kind kind{};
+    std::int64_t job_id = 0;
+    std::uint32_t attempt_id = 0;
+    bool operator==(report_key const&) const = default;
+};
+struct journal_remove { std::vector<report_key> keys; };  // reported (or refused) at last
+struct arm_timer { std::chrono::steady_clock::time_point at; };  // one timer; replaces the last
+struct log { log_severity level = log_severity::info; std::string message; };
+struct exit_worker { int code = 0; };
+
+}  // namespace worker
+
+using worker_action =
+    std::variant<worker::register_node, worker::read_workflow, worker::read_pending_actions,
+                 worker::claim_action, worker::claim_jobs, worker::read_requirements,
+                 worker::start_job, worker::hand_back, worker::read_failure_handler,
+                 worker::retry_job, worker::record_result, worker::complete_job,
+                 worker::complete_jobs, worker::check_workflow, worker::deactivate_node,
+                 worker::run_commands, worker::spawn, worker::signal_job, worker::check_outputs,
+                 worker::run_recovery, worker::journal_append, worker::journal_remove,
+                 worker::arm_timer, worker::log, worker::exit_worker>;
+
+// The request id of a server request; nullopt for local work.
+std::optional<request_id> request_of(worker_action const& action);
+
+// One line for logs and tests, without the request id: "start_job 42",
+// "claim_jobs limit=8 cpus=8 memory=16g gpus=4 nodes=1 wait=30", "warning: ...".
+// arm_timer prints seconds since the clock's epoch.
+std::string describe(worker_action const& action);
+
+}  // namespace torcrun::core

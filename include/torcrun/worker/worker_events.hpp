@@ -1,0 +1,97 @@
+// What the io shell tells worker_fsm: replies to its requests (naming the request_id of the
+// action they answer), what happened to job processes, signals, and timer expiry. Small structs
+// in one std::variant; the shell converts JSON and wait statuses into them.
+#pragma once
+
+#include "torcrun/common/exit_status.hpp"
+#include "torcrun/worker/step_exit.hpp"
+#include "torcrun/worker/worker_actions.hpp"
+#include "torcrun/worker/worker_model.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace torcrun::core {
+
+// How an HTTP request failed. Every kind but http_4xx is transient: the request is re-sent
+// after a backoff. http_4xx gives up on that request.
+enum class http_failure { connect, dns, timeout, reset, http_5xx, http_4xx };
+
+std::string_view to_string(http_failure kind);
+
+namespace worker {
+
+// ---- life cycle
+struct begin {  // the first event: wall clock now, and results a previous worker journaled
+    double unix_now = 0;
+    std::vector<job_report> journaled;
+};
+struct end_time_learned { double end_unix = 0; double unix_now = 0; };  // e.g. from squeue
+struct signal_received { int signal = 0; };
+struct tick {};  // the timer of arm_timer expired
+
+// ---- replies
+struct node_registered { request_id request{}; std::int64_t compute_node_id = 0; };
+struct workflow_read {
+    request_id request{};
+    std::int64_t run_id = 0;
+    bool use_pending_failed = false;
+};
+struct pending_actions_read { request_id request{}; std::vector<workflow_action> actions; };
+struct action_claim_read { request_id request{}; bool claimed = false; };  // 409 = false
+struct jobs_claimed { request_id request{}; std::vector<claimed_job> jobs; };
+struct requirements_read { request_id request{}; job_resources resources; };
+struct failure_handler_read { request_id request{}; failure_handler handler; };
+struct workflow_state_read {
+    request_id request{};
+    bool is_complete = false;
+    bool is_canceled = false;
+};
+struct rejected_report { std::int64_t job_id = 0; std::string message; };
+struct jobs_reported {  // batch completion: accepted ids and per-entry errors
+    request_id request{};
+    std::vector<std::int64_t> completed;
+    std::vector<rejected_report> rejected;
+};
+// Success of a request whose reply carries nothing the worker needs: start_job, hand_back,
+// retry_job, record_result, complete_job, deactivate_node.
+struct request_done { request_id request{}; };
+struct request_failed {
+    request_id request{};
+    http_failure kind = http_failure::connect;
+    int http_status = 0;  // 0 when no HTTP status was received
+    std::string message;  // the client's `what: detail`, logged as is
+};
+
+// ---- local work
+struct commands_finished { std::int64_t action_id = 0; bool succeeded = true; std::string detail; };
+struct job_spawned { std::int64_t job_id = 0; };
+struct spawn_failed { std::int64_t job_id = 0; std::string message; };
+// slurm mode: `step` is Slurm's verdict on the srun step (core/step_exit.hpp); its return code
+// and status replace those of srun's own exit, before the worker's own stop causes apply.
+struct job_exited {
+    std::int64_t job_id = 0;
+    exit_status status;
+    std::optional<job_usage> usage;
+    std::optional<step_exit> step;
+};
+struct outputs_checked { std::int64_t job_id = 0; std::vector<std::string> missing; };
+// A sample of the job's process tree; with limits.enforce_memory, more than the job's memory
+// requirement kills it.
+struct memory_used { std::int64_t job_id = 0; std::uint64_t used_bytes = 0; };
+
+}  // namespace worker
+
+using worker_event =
+    std::variant<worker::begin, worker::end_time_learned, worker::signal_received, worker::tick,
+                 worker::node_registered, worker::workflow_read, worker::pending_actions_read,
+                 worker::action_claim_read, worker::jobs_claimed, worker::requirements_read,
+                 worker::failure_handler_read, worker::workflow_state_read,
+                 worker::jobs_reported, worker::request_done, worker::request_failed,
+                 worker::commands_finished, worker::job_spawned, worker::spawn_failed,
+                 worker::job_exited, worker::outputs_checked, worker::memory_used>;
+
+}  // namespace torcrun::core

@@ -1,0 +1,123 @@
+// The worker's decisions as a pure state machine: `on(event, now)` returns the actions the io
+// shell carries out; nothing here performs I/O or reads a clock (ARCHITECTURE.md "The worker as
+// a state machine", STYLE.md C.2).
+//
+// Worker stages (any stage -> stopped through exit_worker):
+//
+//   starting --register, read run id, on_workflow_start / on_worker_start actions--> running
+//   running  --signal | deadline | workflow complete or canceled | idle | server lost--> draining
+//   draining --no job left (or the hard stop)--> stopping
+//   stopping --[on_workflow_complete], on_worker_complete actions, deactivate node--> stopped
+//   starting --signal--> stopping (deactivate) or stopped (not registered yet)
+//
+// One job, from its claim to its end (every claimed job ends reported, handed back, retried,
+// or - only when the server stays unreachable - journaled or abandoned with an error log):
+//
+//   claimed -> requirements -> starting -> spawning -> running --exit--> [outputs] --> [handler]
+//      |            |  (reserve)  (start_job)  (spawn)     |                              |
+//      +-> hand back <-------------+-----------+  stopping (signal, grace, SIGKILL)      v
+//                                                                  retry (ready)  or  report
+//
+// Placement: a job starts only when resource_pool::reserve succeeds; its GPU ids come from the
+// reservation; what a claim asks for comes from the same pool. Resources are released when the
+// child is reaped, whatever the server says later (TORC-FACTS §11).
+//
+// Claims: one at a time and never while claimed jobs wait for placement. With use_extensions
+// and poll.long_poll_seconds > 0 the server holds the claim open; otherwise an empty reply
+// backs off from poll.min_interval_seconds, doubling to poll.interval_seconds; any progress
+// (a job claimed, ended or reported) claims again at once.
+//
+// The shell's side: answer every request action exactly once (its reply event, request_done,
+// or request_failed with the kind; a transient failure is re-sent by the machine under the same
+// id); answer spawn with job_spawned or spawn_failed, then job_exited once; check_outputs with
+// outputs_checked; run_commands with commands_finished. Keep one timer: arm_timer replaces it,
+// and its expiry is a tick. exit_worker ends the process; nothing is handled after it.
+//
+// Time: steady time points come in with every event; `begin` carries the wall clock once, to
+// place the allocation end (termination.end_time or end_time_learned, Unix seconds) on the
+// steady clock. Draining for the deadline starts max(drain_buffer_seconds, grace_seconds + 5)
+// before the end, so that signal, grace and reports fit; that lead is applied once.
+#pragma once
+
+#include "torcrun/config/config.hpp"
+#include "torcrun/worker/resource_pool.hpp"
+#include "torcrun/worker/worker_actions.hpp"
+#include "torcrun/worker/worker_events.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace torcrun::core {
+
+enum class worker_stage { starting, running, draining, stopping, stopped };
+
+enum class stop_reason {
+    none,
+    signal,             // SIGTERM, SIGINT, SIGUSR1: running jobs are terminated
+    deadline,           // the allocation ends: running jobs are terminated
+    workflow_canceled,  // running jobs are terminated and reported `canceled`
+    workflow_complete,  // nothing left to run
+    idle,               // nothing ran or could be claimed for limits.idle_timeout_seconds
+    server_lost,        // unreachable for server.retry_window_seconds: jobs finish, then exit 1
+    fatal,              // the server refused registration or the workflow: exit 1
+};
+
+std::string_view to_string(worker_stage stage);
+std::string_view to_string(stop_reason reason);
+
+// What became of every job this worker claimed. claimed == the sum of the others + live.
+struct job_ledger {
+    std::size_t claimed = 0;
+    std::size_t started = 0;      // spawned (not an end)
+    std::size_t reported = 0;     // the server accepted the attempt's completion
+    std::size_t rejected = 0;     // the server refused the completion (4xx); logged
+    std::size_t handed_back = 0;  // back to ready before it ran
+    std::size_t retried = 0;      // back to ready by a failure rule
+    std::size_t journaled = 0;    // result only in the journal at exit (server unreachable)
+    std::size_t abandoned = 0;    // left pending/running on the server at exit; logged
+
+    std::size_t ended() const
+    {
+        return reported + rejected + handed_back + retried + journaled + abandoned;
+    }
+};
+
+class worker_fsm {
+public:
+    using time_point = std::chrono::steady_clock::time_point;
+
+    // `pool` is what this worker may place jobs on (direct: its own node; slurm: every node).
+    // With a jitter seed, retry delays are spread over [min, backoff]; without, they are exact.
+    worker_fsm(worker_config config, std::int64_t workflow_id, resource_pool pool,
+               std::optional<std::uint64_t> jitter_seed = std::nullopt);
+    worker_fsm(worker_fsm&&) noexcept;
+    worker_fsm& operator=(worker_fsm&&) noexcept;
+    ~worker_fsm();
+
+    // Handles one event at `now` (never earlier than the last call's) and everything that is
+    // due by then. The invariants are checked after every call (BOOST_ASSERT).
+    std::vector<worker_action> on(worker_event const& event, time_point now);
+
+    // The first violated invariant, or nullopt: the pool's own invariants, each reservation held
+    // by exactly one placed job and each placed job holding one, no GPU id in two jobs, and the
+    // ledger balancing.
+    std::optional<std::string> check_invariants() const;
+
+    worker_stage stage() const;
+    stop_reason reason() const;
+    job_ledger const& ledger() const;
+    std::size_t live_jobs() const;  // claimed and not ended
+    resource_pool const& pool() const;
+
+private:
+    friend struct worker_fsm_tamper;  // the unit tests corrupt state to test the checker
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+}  // namespace torcrun::core

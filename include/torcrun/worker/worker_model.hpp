@@ -1,0 +1,126 @@
+// The server's data as the worker state machine needs it: plain values, no JSON. The io shell
+// converts Torc's models (TORC-FACTS §1.4, §2.4, §2.5) into these and back; memory strings and
+// ISO-8601 runtimes arrive already parsed.
+#pragma once
+
+#include "torcrun/common/resources.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace torcrun::core {
+
+// A job as a claim reply returns it (its server status is `pending` by then).
+struct claimed_job {
+    std::int64_t id = 0;
+    std::string name;
+    std::string command;
+    std::optional<std::string> invocation_script;
+    std::int64_t resource_requirements_id = 0;
+    std::optional<std::int64_t> failure_handler_id;
+    std::uint32_t attempt_id = 1;
+    std::vector<std::int64_t> output_file_ids;  // checked after a zero exit
+
+    bool operator==(claimed_job const&) const = default;
+};
+
+// ResourceRequirementsModel, per node: `need.memory_bytes` from the memory string, the runtime
+// in seconds from the ISO-8601 duration (nullopt when the server sent none). tasks_per_node is
+// torcrun's extension of the model (MPI ranks per node of a multi-node job); Torc sends none.
+struct job_resources {
+    std::int64_t id = 0;
+    std::string name;
+    job_requirement need;
+    std::optional<double> runtime_seconds;
+    std::optional<std::uint32_t> tasks_per_node;
+
+    bool operator==(job_resources const&) const = default;
+};
+
+// One rule of a failure handler, parsed from the handler's `rules` JSON string.
+struct failure_rule {
+    std::vector<int> exit_codes;
+    bool match_all_exit_codes = false;
+    std::optional<std::string> recovery_script;
+    std::uint32_t max_retries = 0;
+
+    bool operator==(failure_rule const&) const = default;
+};
+
+struct failure_handler {
+    std::int64_t id = 0;
+    std::vector<failure_rule> rules;
+
+    bool operator==(failure_handler const&) const = default;
+};
+
+// Torc's matching: the first rule listing the code, else the first match-all rule; nullptr when
+// neither exists.
+failure_rule const* match_rule(failure_handler const& handler, int return_code);
+
+// The statuses a worker reports for an attempt (complete_job accepts exactly these).
+enum class result_status { completed, failed, canceled, terminated, pending_failed };
+
+std::string_view to_string(result_status status);
+
+// Resource use of the job's process tree, when sampled.
+struct job_usage {
+    std::uint64_t peak_memory_bytes = 0;
+    std::uint64_t avg_memory_bytes = 0;
+    double peak_cpu_percent = 0;
+    double avg_cpu_percent = 0;
+
+    bool operator==(job_usage const&) const = default;
+};
+
+// ResultModel: the record of one attempt. completion_time is Unix seconds (the shell formats it).
+struct job_result {
+    std::int64_t job_id = 0;
+    std::int64_t workflow_id = 0;
+    std::int64_t run_id = 0;
+    std::uint32_t attempt_id = 1;
+    std::int64_t compute_node_id = 0;
+    int return_code = 0;
+    double exec_time_minutes = 0;
+    double completion_time = 0;
+    result_status status = result_status::completed;
+    std::optional<job_usage> usage;
+
+    bool operator==(job_result const&) const = default;
+};
+
+// complete: `complete_job` (or a batch entry) ends the attempt and sets the job's status.
+// record: `POST /results` only stores the record of an attempt that was retried; the job itself
+// went back to `ready` through `retry`, so no failure cascade is triggered by it.
+enum class report_kind { complete, record };
+
+struct job_report {
+    report_kind kind = report_kind::complete;
+    job_result result;
+
+    bool operator==(job_report const&) const = default;
+};
+
+// The workflow action triggers a worker runs itself (TORC-FACTS §1.3).
+enum class action_trigger {
+    on_workflow_start,
+    on_worker_start,
+    on_workflow_complete,
+    on_worker_complete
+};
+
+std::string_view to_string(action_trigger trigger);
+
+// WorkflowActionModel, reduced: only `run_commands` actions are run by workers.
+struct workflow_action {
+    std::int64_t id = 0;
+    std::string action_type;            // "run_commands", "schedule_nodes", ...
+    std::vector<std::string> commands;  // action_config.commands for run_commands
+
+    bool operator==(workflow_action const&) const = default;
+};
+
+}  // namespace torcrun::core

@@ -1,0 +1,63 @@
+// `torcrun allocation [--json] [--mode auto|direct|slurm]`: the allocation as a worker started
+// here would see it. Exit 0, or 2 when the environment or the options cannot be interpreted.
+#include "machine_facts.hpp"
+#include "torcrun/cli/commands.hpp"
+#include "torcrun/slurm/allocation_report.hpp"
+
+#include <boost/json/serialize.hpp>
+#include <boost/program_options.hpp>
+
+#include <iostream>
+
+namespace torcrun::apps {
+
+namespace {
+
+namespace po = boost::program_options;
+
+int usage_error(std::string_view message)
+{
+    std::cerr << "torcrun allocation: " << message << "\n";
+    return 2;
+}
+
+}  // namespace
+
+int cmd_allocation(arguments const& args)
+{
+    po::options_description options(
+        "usage: torcrun allocation [--json] [--mode auto|direct|slurm]\n\n"
+        "Prints the nodes this process may use, their CPUs, memory and GPU ids, where each value\n"
+        "came from, the scope, the execution mode and why, and any inconsistencies found in the\n"
+        "Slurm environment.\n\noptions");
+    options.add_options()("help,h", "print this help")("json", "print JSON instead of text")(
+        "mode", po::value<std::string>()->default_value("auto"),
+        "the mode to evaluate: auto, direct or slurm");
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(args).options(options).run(), vm);
+        po::notify(vm);
+    } catch (po::error const& e) {
+        return usage_error(e.what());
+    }
+    if (vm.count("help")) {
+        std::cout << options << "\n";
+        return 0;
+    }
+    auto const requested = core::parse_requested_mode(vm["mode"].as<std::string>());
+    if (!requested) return usage_error(requested.error().message);
+    auto const allocation = core::read_allocation(read_process_environment(), measure_machine());
+    if (!allocation) return usage_error(allocation.error().message);
+    auto const decision = core::choose_mode(*allocation, *requested);
+    if (!decision) return usage_error(decision.error().message);
+    if (vm.count("json")) {
+        std::cout << boost::json::serialize(
+            core::allocation_to_json(*allocation, *requested, *decision))
+                  << "\n";
+    } else {
+        std::cout << core::format_allocation_text(*allocation, *requested, *decision);
+    }
+    return 0;
+}
+
+}  // namespace torcrun::apps

@@ -1,0 +1,141 @@
+// `torcrun server [--config FILE] [--host H] [--port P] [--db PATH] [--set KEY=VALUE]`: the
+// workflow server. Wiring only: the configuration becomes the store (WAL), the Torc REST API over
+// it, the HTTP server settings and the worker-lease sweep on a timer; run_http_server owns the
+// reactor and the SIGTERM path, and returns once in-flight requests are answered, after which the
+// store closes the database.
+#include "torcrun/cli/commands.hpp"
+
+#include "config_options.hpp"
+#include "torcrun/server/io/htpasswd.hpp"
+#include "torcrun/server/io/http_server.hpp"
+#include "torcrun/server/io/job_lifecycle.hpp"
+#include "torcrun/common/io/logger.hpp"
+#include "torcrun/server/io/server_api.hpp"
+#include "torcrun/server/io/store.hpp"
+
+#include <boost/program_options/parsers.hpp>
+#include <boost/program_options/variables_map.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <string>
+
+namespace torcrun::apps {
+
+namespace po = boost::program_options;
+
+namespace {
+
+io::server_settings http_settings(core::server_config const& config)
+{
+    io::server_settings s;
+    s.host = config.host;
+    s.port = config.port;
+    s.max_body_bytes = config.max_body_bytes;
+    s.htpasswd_file = config.auth.htpasswd_file;
+    return s;
+}
+
+io::server_options api_options(core::server_config const& config)
+{
+    io::server_options o;
+    o.long_poll_max_seconds = config.long_poll_max_seconds;
+    o.worker_lease_seconds = config.worker_lease_seconds;
+    o.lost_worker_jobs = config.lost_worker_jobs == core::lost_job_policy::failed
+                             ? core::orphan_policy::failed
+                             : core::orphan_policy::ready;
+    return o;
+}
+
+// The sweep runs every quarter lease (at most 5 s apart), so a lost worker's jobs come back
+// within 1.25 leases.
+std::chrono::milliseconds sweep_interval(double lease_seconds)
+{
+    auto const ms = static_cast<std::int64_t>(lease_seconds * 1000 / 4);
+    return std::chrono::milliseconds(std::clamp<std::int64_t>(ms, 50, 5000));
+}
+
+void sweep_leases(io::server_api& api, io::logger const& log)
+{
+    auto swept = io::expire_lost_workers(api, std::chrono::system_clock::now());
+    if (!swept) {
+        log.write(io::log_level::err, "lease", "sweep failed", {{"error", swept.error().message}});
+        return;
+    }
+    for (auto const node : swept->lost_workers) {
+        auto const id = std::to_string(node);
+        log.write(io::log_level::warning, "lease", "worker lost", {{"compute_node_id", id}});
+    }
+    if (swept->jobs_ready.empty() && swept->jobs_failed.empty()) return;
+    auto const ready = std::to_string(swept->jobs_ready.size());
+    auto const failed = std::to_string(swept->jobs_failed.size());
+    log.write(io::log_level::info, "lease", "jobs of lost workers moved",
+              {{"ready", ready}, {"failed", failed}});
+}
+
+// The base URL clients use; an IPv6 address needs brackets.
+std::string listening_url(std::string const& host, std::uint16_t port)
+{
+    auto const shown = host.find(':') == std::string::npos ? host : "[" + host + "]";
+    return "http://" + shown + ":" + std::to_string(port) + "/torc-service/v1";
+}
+
+void print_usage(std::ostream& out, po::options_description const& options)
+{
+    out << "usage: torcrun server [options]\n\n"
+           "Serves the Torc v0.10 REST API (/torc-service/v1) from a SQLite database until\n"
+           "SIGTERM or SIGINT. Configuration problems exit 2; a database or address that\n"
+           "cannot be used exits 1.\n\n"
+        << options;
+}
+
+int serve(core::server_config const& config)
+{
+    auto log = io::stderr_logger(log_level_of(config.log_level));
+    auto db = io::store::open(config.database);
+    if (!db) {
+        std::cerr << "torcrun server: " << db.error().message << "\n";
+        return 1;
+    }
+    io::server_api api(*db, api_options(config));
+    io::server_hooks hooks;
+    hooks.on_listening = [host = config.host](std::uint16_t port) {
+        std::cerr << "torcrun server: listening on " << listening_url(host, port) << std::endl;
+    };
+    hooks.tick_interval = sweep_interval(config.worker_lease_seconds);
+    hooks.on_tick = [&api, &log] { sweep_leases(api, log); };
+    return io::run_http_server(http_settings(config), api, log, std::move(hooks));
+}
+
+}  // namespace
+
+int cmd_server(arguments const& args)
+{
+    auto options = server_config_options();
+    options.add_options()("help,h", "print this help");
+    po::variables_map flags;
+    try {
+        po::store(po::command_line_parser(args).options(options).run(), flags);
+    } catch (po::error const& e) {
+        std::cerr << "torcrun server: " << e.what() << "\n";
+        return 2;
+    }
+    if (flags.count("help")) return print_usage(std::cout, options), 0;
+    auto config = load_server_config(flags);
+    if (!config) {
+        std::cerr << config.error().message << "\n";
+        return 2;
+    }
+    // An unreadable or malformed password file is a configuration error, found before the
+    // database is touched (the HTTP server loads it again when it starts).
+    if (auto const& file = config->auth.htpasswd_file) {
+        if (auto users = io::htpasswd::load(*file); !users) {
+            std::cerr << "torcrun server: " << users.error().message << "\n";
+            return 2;
+        }
+    }
+    return serve(*config);
+}
+
+}  // namespace torcrun::apps

@@ -1,0 +1,215 @@
+// `torcrun slurm-script WF --time T [options] [--submit]`: writes the sbatch script of an
+// allocation whose workers serve workflow WF (core::render_sbatch_script), by default to
+// <output-dir>/<job-name>.sh, and prints its path; with --submit it runs sbatch on it and prints
+// the Slurm job id instead. Paths in the script are absolute, as the batch job may start
+// elsewhere. Exit 0, 1 when writing or sbatch fails, 2 for a usage or configuration error.
+#include "torcrun/cli/commands.hpp"
+
+#include "config_options.hpp"
+#include "machine_facts.hpp"
+#include "cli/positional_command.hpp"
+#include "torc_client.hpp"
+#include "torcrun/slurm/sbatch_script.hpp"
+#include "torcrun/worker/io/launcher.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/program_options.hpp>
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+namespace torcrun::apps {
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace {
+
+int fail(std::string const& message, int status)
+{
+    std::cerr << "torcrun slurm-script: " << message << "\n";
+    return status;
+}
+
+po::options_description script_options()
+{
+    po::options_description o(
+        "usage: torcrun slurm-script WF --time T [options] [--submit]\n\n"
+        "Writes the sbatch script of an allocation whose workers serve workflow WF and prints\n"
+        "its path; --submit runs sbatch on it and prints the Slurm job id.\n\noptions");
+    auto text = [] { return po::value<std::string>()->value_name("VALUE"); };
+    o.add_options()("help,h", "print this help")("job-name", text(), "default torcrun_wf<WF>")(
+        "account", text(), "#SBATCH --account")("partition", text(), "#SBATCH --partition")(
+        "qos", text(), "#SBATCH --qos")("nodes", text(), "#SBATCH --nodes (default 1)")(
+        "time", text(), "#SBATCH --time (required), e.g. 04:00:00 or 1-00")(
+        "gpus-per-node", text(), "#SBATCH --gpus-per-node")(
+        "cpus-per-task", text(), "#SBATCH --cpus-per-task: CPUs per node (one task per node)")(
+        "exclusive", "#SBATCH --exclusive (instead of --cpus-per-task)")(
+        "mem", text(), "#SBATCH --mem, per node (e.g. 64G)")(
+        "output-dir", text(), "Slurm and worker output (default: the config's output_dir)")(
+        "signal-lead", text(), "seconds of the USR1 warning before the end "
+                               "(default: termination grace + drain buffer)")(
+        "per-node-workers", "one direct-mode worker per node instead of one slurm-mode worker")(
+        "torcrun", text(), "absolute path of torcrun on the nodes (default: this binary)")(
+        "config", text(), "worker configuration file, passed on to the workers")(
+        "url", text(), "server API URL, passed on to the workers")(
+        "script", text(), "where to write the script; - for stdout")(
+        "submit", "run sbatch on the script and print the job id");
+    return o;
+}
+
+std::optional<std::string> flag(po::variables_map const& vm, char const* name)
+{
+    if (!vm.count(name)) return std::nullopt;
+    return vm[name].as<std::string>();
+}
+
+std::string absolute(std::string const& path) { return fs::absolute(path).lexically_normal(); }
+
+core::result<core::worker_config> load_config(po::variables_map const& vm)
+{
+    std::vector<core::config_override> overrides;
+    if (auto url = flag(vm, "url")) overrides.push_back({"server.url", *url, "--url"});
+    auto const path = flag(vm, "config");
+    if (!path) return core::parse_worker_config("{}", "command line", overrides);
+    auto const text = read_text_file(*path);
+    if (!text) return text.error();
+    return core::parse_worker_config(*text, *path, overrides);
+}
+
+core::result<core::sbatch_request> make_request(po::variables_map const& vm, std::int64_t wf,
+                                                core::worker_config const& config)
+{
+    core::sbatch_request r;
+    r.workflow_id = wf;
+    r.job_name = flag(vm, "job-name");
+    r.account = flag(vm, "account");
+    r.partition = flag(vm, "partition");
+    r.qos = flag(vm, "qos");
+    r.nodes = flag(vm, "nodes").value_or("1");
+    r.time = flag(vm, "time").value_or("");
+    if (!vm.count("time")) return core::error{"--time: is required"};
+    r.gpus_per_node = flag(vm, "gpus-per-node");
+    r.cpus_per_task = flag(vm, "cpus-per-task");
+    r.exclusive = vm.count("exclusive") > 0;
+    r.mem = flag(vm, "mem");
+    r.output_dir = absolute(flag(vm, "output-dir").value_or(config.output_dir));
+    r.signal_lead = flag(vm, "signal-lead");
+    r.per_node_workers = vm.count("per-node-workers") > 0;
+    if (auto given = flag(vm, "torcrun")) {
+        r.torcrun_path = *given;
+    } else {
+        std::error_code ec;
+        r.torcrun_path = fs::read_symlink("/proc/self/exe", ec);
+        if (ec) return core::error{"--torcrun: /proc/self/exe: " + ec.message() + "; pass it"};
+    }
+    if (auto path = flag(vm, "config")) r.config_path = absolute(*path);
+    r.url = flag(vm, "url");
+    return r;
+}
+
+core::result<void> write_script(std::string const& path, std::string const& text)
+{
+    std::error_code ec;
+    if (auto const dir = fs::path(path).parent_path(); !dir.empty()) {
+        fs::create_directories(dir, ec);
+        if (ec) return core::error{"--script: \"" + path + "\": " + ec.message()};
+    }
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) return core::error{"--script: \"" + path + "\": cannot write"};
+    fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec, fs::perm_options::add,
+                    ec);
+    return {};
+}
+
+// The file's text without trailing newlines, or "" when it cannot be read.
+std::string text_of(fs::path const& path)
+{
+    auto text = read_text_file(path.string());
+    std::string out = text ? *text : "";
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+    return out;
+}
+
+// Runs `sbatch SCRIPT` with this process's environment; its output goes through a private
+// temporary folder, read once it has exited.
+core::result<std::int64_t> submit(std::string const& script)
+{
+    std::string pattern = (fs::temp_directory_path() / "torcrun-sbatch-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) return core::error{"sbatch: cannot create a temporary folder"};
+    fs::path const dir = pattern;
+    io::spawn_request const request{{"sbatch", script}, read_process_environment(), "",
+                              (dir / "out").string(), (dir / "err").string()};
+    boost::asio::io_context ioc{1};
+    io::launcher launcher(ioc.get_executor());
+    auto child = launcher.spawn(request);
+    if (!child) {
+        fs::remove_all(dir);
+        return child.error();
+    }
+    std::optional<io::exit_report> report;
+    auto const keep = [&report](std::exception_ptr e, io::exit_report r) {
+        if (!e) report = r;
+    };
+    boost::asio::co_spawn(ioc, (*child)->wait(), keep);
+    ioc.run();
+    auto const out = text_of(dir / "out");
+    auto const err = text_of(dir / "err");
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    if (!report) return core::error{"sbatch: lost track of the process"};
+    if (report->status.return_code() != 0) {
+        return core::error{"sbatch " + script + ": " + report->status.describe() + ": " +
+                           (err.empty() ? out : err)};
+    }
+    return core::parse_sbatch_job_id(out);
+}
+
+}  // namespace
+
+int cmd_slurm_script(arguments const& args)
+{
+    auto options = script_options();
+    auto parsed = parse_positional_command(
+        args, options,
+        {"slurm-script", "workflow", "", "missing the workflow id (torcrun slurm-script WF)"});
+    if (auto const* status = std::get_if<int>(&parsed)) return *status;
+    auto const& vm = std::get<po::variables_map>(parsed);
+    auto const wf = parse_workflow_id(vm["workflow"].as<std::string>());
+    if (!wf) return fail(wf.error().message, 2);
+    auto const config = load_config(vm);
+    if (!config) return fail(config.error().message, 2);
+    auto const request = make_request(vm, *wf, *config);
+    if (!request) return fail(request.error().message, 2);
+    auto const text = core::render_sbatch_script(*request, *config);
+    if (!text) return fail(text.error().message, 2);
+    auto const name = request->job_name.value_or("torcrun_wf" + std::to_string(*wf));
+    auto const path = flag(vm, "script").value_or(request->output_dir + "/" + name + ".sh");
+    bool const submitting = vm.count("submit") > 0;
+    if (path == "-") {
+        if (submitting) return fail("--submit: needs a script file, not --script -", 2);
+        std::cout << *text;
+        return 0;
+    }
+    // Slurm does not create the folder of --output/--error; without it the job's output is lost.
+    std::error_code ec;
+    fs::create_directories(request->output_dir, ec);
+    if (ec) return fail("--output-dir: \"" + request->output_dir + "\": " + ec.message(), 1);
+    if (auto written = write_script(path, *text); !written) return fail(written.error().message, 1);
+    if (!submitting) {
+        std::cout << path << "\n";
+        return 0;
+    }
+    auto const job = submit(absolute(path));
+    if (!job) return fail(job.error().message, 1);
+    std::cout << *job << "\n";
+    return 0;
+}
+
+}  // namespace torcrun::apps

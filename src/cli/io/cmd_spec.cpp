@@ -1,0 +1,73 @@
+// `torcrun spec SPEC [--json]`: reads a Torc workflow spec and shows what submitting it would
+// create (jobs with their commands, dependencies and files, both kinds of edges, warnings)
+// without contacting a server. The spec user falls back to $USER as Torc's client does.
+#include "torcrun/cli/commands.hpp"
+
+#include "cli/positional_command.hpp"
+#include "cli/spec_render.hpp"
+#include "spec_submission.hpp"
+#include "torcrun/spec/creation_plan.hpp"
+#include "torcrun/spec/spec_reader.hpp"
+
+#include <boost/json/serialize.hpp>
+#include <boost/program_options.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace torcrun::apps {
+
+namespace {
+
+namespace po = boost::program_options;
+
+core::result<std::string> read_file(std::string const& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return core::error{"spec: cannot read \"" + path + "\": " + std::strerror(errno)};
+    std::ostringstream text;
+    text << in.rdbuf();
+    return core::result<std::string>(boost::system::in_place_value, text.str());
+}
+
+int fail(std::string const& message)
+{
+    std::cerr << "torcrun spec: " << message << "\n";
+    return 2;
+}
+
+}  // namespace
+
+int cmd_spec(arguments const& args)
+{
+    po::options_description options("torcrun spec SPEC [options]");
+    options.add_options()("help,h", "show this help")("json",
+                                                      "print the plan as one JSON document")(
+        "skip-checks", "skip the multi-node scheduler check, as Torc's --skip-checks")(
+        "no-resource-monitoring", "no default resource monitor, as Torc's option of that name");
+    auto command = parse_positional_command(
+        args, options,
+        {"spec", "spec", "", "a spec file is required (torcrun spec SPEC [--json])"});
+    if (auto const* status = std::get_if<int>(&command)) return *status;
+    auto const& vm = std::get<po::variables_map>(command);
+    std::string const path = vm["spec"].as<std::string>();
+    auto text = read_file(path);
+    if (!text) return fail(text.error().message);
+    auto parsed = core::spec::read_spec(*text, path);
+    if (!parsed) return fail(parsed.error().message);
+    core::spec::plan_options plan_options{current_user(), !vm.count("no-resource-monitoring"),
+                                          vm.count("skip-checks") > 0};
+    auto plan = core::spec::plan_spec(*parsed, plan_options);
+    if (!plan) return fail(plan.error().message);
+    if (vm.count("json")) {
+        std::cout << boost::json::serialize(plan_to_json(*plan)) << "\n";
+    } else {
+        print_plan_summary(std::cout, *plan);
+    }
+    return 0;
+}
+
+}  // namespace torcrun::apps

@@ -1,0 +1,62 @@
+// `torcrun worker [WORKFLOW_ID] [flags]`: the allocation daemon. Reads the configuration, the
+// environment and this machine once, chooses the mode and the pool, says so in its first log
+// lines, and runs io::run_worker until it exits. Exit: the worker's code (0, or 1 when the
+// server refused or was lost), 2 for a configuration or usage error. The setup and the reactor
+// are apps/worker_setup, which `torcrun run` starts its worker with too.
+#include "config_options.hpp"
+#include "torcrun/cli/commands.hpp"
+#include "worker_setup.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <iostream>
+
+namespace torcrun::apps {
+
+namespace {
+
+namespace po = boost::program_options;
+
+int usage_error(std::string_view message)
+{
+    std::cerr << "torcrun worker: " << message << "\n";
+    return 2;
+}
+
+po::options_description worker_options()
+{
+    po::options_description options(
+        "usage: torcrun worker [WORKFLOW_ID] [options]\n\n"
+        "Runs the jobs of a workflow on the resources of this allocation (or machine): claims\n"
+        "what fits, runs it, reports the results, and exits when the workflow is done, the\n"
+        "allocation ends, it is idle, or on SIGTERM / SIGINT / SIGUSR1.\n\noptions");
+    options.add(worker_config_options());
+    options.add_options()("help,h", "print this help");
+    return options;
+}
+
+}  // namespace
+
+int cmd_worker(arguments const& args)
+{
+    auto const options = worker_options();
+    po::positional_options_description positional;
+    positional.add("workflow", 1);
+    po::variables_map flags;
+    try {
+        po::store(po::command_line_parser(args).options(options).positional(positional).run(),
+                  flags);
+    } catch (po::error const& e) {
+        return usage_error(e.what());
+    }
+    if (flags.count("help")) return std::cout << options << "\n", 0;
+    auto config = load_worker_config(flags);
+    if (!config) return std::cerr << config.error().message << "\n", 2;
+    if (!config->workflow_id) return usage_error("no workflow id: give WORKFLOW_ID or --workflow");
+    auto log = io::stderr_logger(log_level_of(config->log_level));
+    auto setup = make_worker_setup(std::move(*config), log);
+    if (!setup) return usage_error(setup.error().message);
+    return run_worker_here(std::move(*setup), log);
+}
+
+}  // namespace torcrun::apps

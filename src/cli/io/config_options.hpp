@@ -1,0 +1,33 @@
+// The configuration flags shared by `torcrun worker`, `torcrun server` and `torcrun config`, and
+// loading a configuration: defaults, then the --config file, then --set, then the named flags.
+#pragma once
+
+#include "torcrun/config/config.hpp"
+#include "torcrun/common/io/logger.hpp"
+
+#include <boost/program_options/options_description.hpp>
+#include <boost/program_options/variables_map.hpp>
+
+#include <string>
+
+namespace torcrun::apps {
+
+// --config FILE, --url, --workflow, --mode, --output-dir, --poll-interval, --long-poll,
+// --termination-signal, --grace, --log-level and --set KEY=VALUE (repeatable).
+boost::program_options::options_description worker_config_options();
+// --config FILE, --host, --port, --db, --log-level and --set KEY=VALUE (repeatable).
+boost::program_options::options_description server_config_options();
+
+// The effective configuration for the parsed flags; every problem, one per line, otherwise.
+core::result<core::worker_config> load_worker_config(
+    boost::program_options::variables_map const& flags);
+core::result<core::server_config> load_server_config(
+    boost::program_options::variables_map const& flags);
+
+// The logger's level for a configuration's log_level.
+io::log_level log_level_of(core::log_severity severity);
+
+// A whole file, or "PATH: cannot read: REASON".
+core::result<std::string> read_text_file(std::string const& path);
+
+}  // namespace torcrun::apps

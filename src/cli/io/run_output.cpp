@@ -1,0 +1,110 @@
+// Log files, progress lines and the summary's facts of `torcrun run`.
+#include "run_output.hpp"
+
+#include "torcrun/worker/launch_plan.hpp"
+
+#include <boost/json.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+namespace torcrun::apps {
+
+namespace json = boost::json;
+
+namespace {
+
+struct log_file {
+    std::mutex mutex;
+    std::ofstream out;
+};
+
+std::int64_t int_field(json::value const& v, std::string_view key, std::int64_t fallback)
+{
+    auto const* o = v.if_object();
+    auto const* f = o ? o->if_contains(key) : nullptr;
+    return f && f->is_int64() ? f->as_int64() : fallback;
+}
+
+std::string string_field(json::value const& v, std::string_view key)
+{
+    auto const* o = v.if_object();
+    auto const* f = o ? o->if_contains(key) : nullptr;
+    return f && f->is_string() ? std::string(f->as_string()) : std::string();
+}
+
+}  // namespace
+
+core::result<io::logger> file_logger(std::string const& path, io::log_level level)
+{
+    auto file = std::make_shared<log_file>();
+    file->out.open(path, std::ios::trunc);
+    if (!file->out) return core::error{path + ": cannot open: " + std::strerror(errno)};
+    return io::logger{level, [file](io::log_level, std::string_view line) {
+                          std::lock_guard lock(file->mutex);
+                          file->out << line << '\n' << std::flush;
+                      }};
+}
+
+std::string progress_display::line(core::status_counts const& counts) const
+{
+    auto const elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    return "torcrun run: " +
+           core::format_progress_line(core::compute_progress(counts, elapsed), elapsed);
+}
+
+void progress_display::show(core::status_counts const& counts)
+{
+    std::lock_guard lock(mutex_);
+    if (in_place_) {
+        std::cerr << '\r' << line(counts) << "\x1b[K" << std::flush;
+    } else {
+        std::cerr << line(counts) << std::endl;
+    }
+}
+
+void progress_display::finish(core::status_counts const& counts)
+{
+    std::lock_guard lock(mutex_);
+    if (in_place_) std::cerr << '\r';
+    std::cerr << line(counts) << (in_place_ ? "\x1b[K\n" : "\n") << std::flush;
+}
+
+core::result<core::run_summary> read_summary(torc_client& client, std::int64_t workflow_id,
+                                             core::status_counts const& counts,
+                                             std::string const& output_dir)
+{
+    auto const wf = std::to_string(workflow_id);
+    auto workflow = client.call("GET", "/workflows/" + wf);
+    if (!workflow) return workflow.error();
+    auto jobs = client.list_all("/jobs?workflow_id=" + wf);
+    if (!jobs) return jobs.error();
+    auto results = client.list_all("/results?workflow_id=" + wf);
+    if (!results) return results.error();
+    std::map<std::int64_t, json::value const*> latest;  // the current result of each job
+    for (auto const& r : *results) latest[int_field(r, "job_id", 0)] = &r;
+    core::run_summary s;
+    s.workflow_id = workflow_id;
+    s.workflow_name = string_field(*workflow, "name");
+    s.counts = counts;
+    for (auto const& job : *jobs) {
+        auto status = core::parse_job_status(string_field(job, "status"));
+        if (!status || *status == core::job_status::completed) continue;
+        core::unfinished_job u{int_field(job, "id", 0), string_field(job, "name"), *status, {}, {}};
+        if (auto it = latest.find(u.id); it != latest.end()) {
+            auto const& r = *it->second;
+            u.return_code = int_field(r, "return_code", 0);
+            core::torc_job_identity id{workflow_id, u.id, u.name, int_field(r, "run_id", 0),
+                                       int_field(r, "attempt_id", 1), std::nullopt};
+            u.log_dir = core::attempt_log_paths(output_dir, id).dir;
+        }
+        s.unfinished.push_back(std::move(u));
+    }
+    return s;
+}
+
+}  // namespace torcrun::apps

@@ -1,0 +1,55 @@
+// Spec file -> creation plan -> REST calls. The user comes from the environment as in Torc.
+#include "spec_submission.hpp"
+
+#include "config_options.hpp"
+#include "torcrun/spec/submission.hpp"
+#include "torcrun/spec/spec_reader.hpp"
+
+#include <cstdlib>
+
+namespace torcrun::apps {
+
+std::string current_user()
+{
+    for (char const* name : {"USER", "USERNAME"}) {
+        if (char const* value = std::getenv(name); value && *value) return value;
+    }
+    return "unknown";
+}
+
+core::result<core::spec::creation_plan> plan_spec_file(std::string const& path,
+                                                        spec_options const& options)
+{
+    auto text = read_text_file(path);
+    if (!text) return text.error();
+    auto parsed = core::spec::read_spec(*text, path);
+    if (!parsed) return parsed.error();
+    core::spec::plan_options plan_options{current_user(), options.resource_monitoring,
+                                          options.skip_checks};
+    return core::spec::plan_spec(*parsed, plan_options);
+}
+
+core::result<std::int64_t> submit_plan(torc_client& client, core::spec::creation_plan plan,
+                                       bool initialize)
+{
+    api::submission sub(std::move(plan), initialize);
+    while (auto call = sub.next()) {
+        auto answer = client.send(call->method, call->path, call->body);
+        auto accepted =
+            answer ? sub.accept(*answer)
+                   : core::result<void>(core::error{call->what + ": " + answer.error().message});
+        if (accepted) continue;
+        auto message = accepted.error().message;
+        if (auto const wf = sub.workflow_id()) {
+            auto const id = std::to_string(*wf);
+            auto removed = client.call("DELETE", "/workflows/" + id);
+            message += removed ? "\ndeleted workflow " + id
+                               : "\ncould not delete workflow " + id + ": " +
+                                     removed.error().message;
+        }
+        return core::error{message};
+    }
+    return sub.workflow_id().value_or(0);
+}
+
+}  // namespace torcrun::apps

@@ -1,0 +1,33 @@
+// A spec file into a workflow on a server, shared by `torcrun submit` and `torcrun run`: the
+// spec read and planned (errors carry file:line:col), then Torc's `workflows create` calls
+// (api::submission) sent one by one, and the half-made workflow deleted again when one fails.
+#pragma once
+
+#include "torc_client.hpp"
+#include "torcrun/common/error.hpp"
+#include "torcrun/spec/creation_plan.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace torcrun::apps {
+
+// $USER, else $USERNAME, else "unknown": the spec's user, as Torc's client takes it.
+std::string current_user();
+
+struct spec_options {
+    bool resource_monitoring = true;  // Torc's default resource monitor
+    bool skip_checks = false;         // Torc's --skip-checks
+};
+
+// The spec's text read, parsed and planned; the first problem otherwise.
+core::result<core::spec::creation_plan> plan_spec_file(std::string const& path,
+                                                        spec_options const& options);
+
+// Creates (and with `initialize`, initializes) the workflow and returns its id. On a failure the
+// message is one line per problem: the failed call, then `deleted workflow N` or why the delete
+// failed too.
+core::result<std::int64_t> submit_plan(torc_client& client, core::spec::creation_plan plan,
+                                       bool initialize);
+
+}  // namespace torcrun::apps

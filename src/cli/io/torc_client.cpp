@@ -1,0 +1,165 @@
+// Flags, settings and calls of the CLI's REST client. Reads the environment (TORC_API_URL,
+// TORC_PASSWORD) as Torc's own client does.
+#include "torc_client.hpp"
+
+#include "cli/positional_command.hpp"
+#include "config_options.hpp"
+#include "torcrun/common/server_message.hpp"
+
+#include <boost/json/parse.hpp>
+
+#include <charconv>
+#include <iostream>
+#include <cstdlib>
+
+namespace torcrun::apps {
+
+namespace po = boost::program_options;
+namespace json = boost::json;
+
+namespace {
+
+std::optional<std::string> environment_value(char const* name)
+{
+    char const* value = std::getenv(name);
+    if (!value || !*value) return std::nullopt;
+    return std::string(value);
+}
+
+// The first line of the file, without its line end.
+core::result<std::string> read_password(std::string const& path)
+{
+    auto text = read_text_file(path);
+    if (!text) return text.error();
+    auto const end = text->find_first_of("\r\n");
+    return core::result<std::string>(boost::system::in_place_value, text->substr(0, end));
+}
+
+std::string failure_message(std::string const& method, std::string const& path,
+                            io::http_error const& e)
+{
+    if (e.kind != io::http_error_kind::http_4xx && e.kind != io::http_error_kind::http_5xx)
+        return e.message;
+    return method + " " + path + ": HTTP " + std::to_string(e.status) + ": " +
+           api::server_message(e.body);
+}
+
+}  // namespace
+
+po::options_description client_options()
+{
+    po::options_description options("server");
+    options.add_options()("url", po::value<std::string>()->value_name("URL"),
+                          "server API base URL (default: $TORC_API_URL, else "
+                          "http://127.0.0.1:8080/torc-service/v1)")(
+        "user", po::value<std::string>()->value_name("NAME"), "HTTP Basic auth user")(
+        "password-file", po::value<std::string>()->value_name("FILE"),
+        "file whose first line is the password (default: $TORC_PASSWORD)");
+    return options;
+}
+
+core::result<io::client_settings> client_settings_from(po::variables_map const& flags)
+{
+    std::string url = default_api_url;
+    if (flags.count("url")) {
+        url = flags["url"].as<std::string>();
+    } else if (auto from_env = environment_value("TORC_API_URL")) {
+        url = *from_env;
+    }
+    auto base = io::parse_base_url(url);
+    if (!base) return core::error{"--url: " + base.error().message};
+    io::client_settings settings;
+    settings.server = std::move(*base);
+    if (!flags.count("user")) return settings;
+    settings.user = flags["user"].as<std::string>();
+    if (flags.count("password-file")) {
+        auto password = read_password(flags["password-file"].as<std::string>());
+        if (!password) return password.error();
+        settings.password = std::move(*password);
+    } else if (auto from_env = environment_value("TORC_PASSWORD")) {
+        settings.password = std::move(*from_env);
+    } else {
+        return core::error{"--user: needs a password (--password-file FILE or TORC_PASSWORD)"};
+    }
+    return settings;
+}
+
+core::result<std::string> torc_client::send(std::string const& method, std::string const& path,
+                                            std::string body)
+{
+    auto reply = http_.request(method, path, std::move(body));
+    if (!reply) return core::error{failure_message(method, path, reply.error())};
+    return core::result<std::string>(boost::system::in_place_value, std::move(reply->body));
+}
+
+core::result<json::value> torc_client::call(std::string const& method, std::string const& path,
+                                            std::string body)
+{
+    auto text = send(method, path, std::move(body));
+    if (!text) return text.error();
+    if (text->empty()) return json::value(nullptr);
+    boost::system::error_code ec;
+    auto value = json::parse(*text, ec);
+    if (ec) return core::error{method + " " + path + ": the answer is not JSON: " + ec.message()};
+    return value;
+}
+
+core::result<std::vector<json::value>> torc_client::list_all(std::string const& path,
+                                                             std::int64_t page_size)
+{
+    std::vector<json::value> items;
+    char const separator = path.find('?') == std::string::npos ? '?' : '&';
+    for (std::int64_t offset = 0;;) {
+        auto const page_path = path + separator + "offset=" + std::to_string(offset) +
+                               "&limit=" + std::to_string(page_size);
+        auto page = call("GET", page_path);
+        if (!page) return page.error();
+        auto const* o = page->if_object();
+        auto const* list = o ? o->if_contains("items") : nullptr;
+        if (!list || !list->is_array())
+            return core::error{"GET " + page_path + ": the answer has no \"items\" array"};
+        for (auto const& item : list->as_array()) items.push_back(item);
+        auto const* more = o->if_contains("has_more");
+        if (list->as_array().empty() || !more || !more->is_bool() || !more->as_bool()) break;
+        offset += static_cast<std::int64_t>(list->as_array().size());
+    }
+    return items;
+}
+
+core::result<std::int64_t> parse_workflow_id(std::string const& text)
+{
+    std::int64_t id = 0;
+    auto const* end = text.data() + text.size();
+    auto const [ptr, ec] = std::from_chars(text.data(), end, id);
+    if (text.empty() || ec != std::errc{} || ptr != end || id <= 0)
+        return core::error{"workflow: \"" + text + "\" is not a workflow id"};
+    return id;
+}
+
+std::variant<workflow_command, int> parse_workflow_command(
+    std::vector<std::string> const& args, boost::program_options::options_description options,
+    std::string const& name)
+{
+    namespace po = boost::program_options;
+    auto const fail = [&](std::string const& message) {
+        std::cerr << "torcrun " << name << ": " << message << "\n";
+        return 2;
+    };
+    options.add(client_options());
+    auto parsed = parse_positional_command(
+        args, options,
+        {name, "workflow", "usage: torcrun " + name + " WF [options]\n",
+         "a workflow id is required (torcrun " + name + " WF)"});
+    if (auto const* status = std::get_if<int>(&parsed)) return *status;
+    workflow_command command;
+    command.flags = std::move(std::get<po::variables_map>(parsed));
+    auto wf = parse_workflow_id(command.flags["workflow"].as<std::string>());
+    if (!wf) return fail(wf.error().message);
+    auto settings = client_settings_from(command.flags);
+    if (!settings) return fail(settings.error().message);
+    command.workflow_id = *wf;
+    command.settings = std::move(*settings);
+    return command;
+}
+
+}  // namespace torcrun::apps

@@ -1,0 +1,68 @@
+// The client side of the Torc REST API for the CLI commands (`submit`, `status`, `jobs`): the
+// shared flags (--url, default $TORC_API_URL, then http://127.0.0.1:8080/torc-service/v1;
+// --user with --password-file or $TORC_PASSWORD), one blocking keep-alive connection, JSON
+// answers, and failures as one message: `GET /workflows/9: HTTP 404: workflows: no workflow 9`.
+#pragma once
+
+#include "torcrun/common/error.hpp"
+#include "torcrun/common/io/http_client.hpp"
+
+#include <boost/json/value.hpp>
+#include <boost/program_options/options_description.hpp>
+#include <boost/program_options/variables_map.hpp>
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace torcrun::apps {
+
+inline constexpr char const* default_api_url = "http://127.0.0.1:8080/torc-service/v1";
+
+// --url URL, --user NAME, --password-file FILE.
+boost::program_options::options_description client_options();
+
+// Errors: `--url: "ftp://x" ...` (the URL parser's reason), `--user: needs a password
+// (--password-file FILE or TORC_PASSWORD)`, or the password file's read error.
+core::result<io::client_settings> client_settings_from(
+    boost::program_options::variables_map const& flags);
+
+class torc_client {
+public:
+    explicit torc_client(io::client_settings settings) : http_(std::move(settings)) {}
+
+    // The body of a 2xx reply.
+    core::result<std::string> send(std::string const& method, std::string const& path,
+                                   std::string body = {});
+    // The parsed JSON answer of a 2xx reply; an empty answer is null.
+    core::result<boost::json::value> call(std::string const& method, std::string const& path,
+                                          std::string body = {});
+
+    // Every item of a paged listing (`items`, `has_more`), `path` carrying its filters
+    // ("/jobs?workflow_id=3"); pages of `page_size` items.
+    core::result<std::vector<boost::json::value>> list_all(std::string const& path,
+                                                           std::int64_t page_size = 10000);
+
+private:
+    io::blocking_http_client http_;
+};
+
+// A workflow id argument: a positive decimal integer. `workflow: "x" is not a workflow id`.
+core::result<std::int64_t> parse_workflow_id(std::string const& text);
+
+// A client command that takes one workflow id (`torcrun status WF`, `torcrun jobs WF`), parsed.
+struct workflow_command {
+    boost::program_options::variables_map flags;
+    std::int64_t workflow_id = 0;
+    io::client_settings settings;
+};
+
+// Parses `args` with the command's own `options` plus the client flags and the positional WF.
+// Returns the parsed command, or the exit status after printing the help (0) or an error (2,
+// `torcrun NAME: message` on stderr).
+std::variant<workflow_command, int> parse_workflow_command(
+    std::vector<std::string> const& args, boost::program_options::options_description options,
+    std::string const& name);
+
+}  // namespace torcrun::apps

@@ -1,0 +1,105 @@
+// The numbers and texts of `torcrun run`. The rate is the average since the start rather than a
+// recent window: with jobs of a few seconds a window jumps between 0 and bursts, and the
+// average is what the ETA of a homogeneous sweep needs.
+#include "torcrun/cli/run_progress.hpp"
+
+#include "torcrun/common/concat.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+namespace torcrun::core {
+
+namespace {
+
+using detail::cat;
+
+std::string fixed(double value, int decimals)
+{
+    std::ostringstream out;
+    out << std::fixed << std::setprecision(decimals) << value;
+    return out.str();
+}
+
+std::string two_digits(long long n) { return cat(n < 10 ? "0" : "", std::to_string(n)); }
+
+std::string job_line(unfinished_job const& j)
+{
+    auto line = cat("  ", j.name, " (job ", std::to_string(j.id), "): ", to_string(j.status));
+    if (j.return_code) line += cat(", return code ", std::to_string(*j.return_code));
+    line += j.log_dir ? cat(", logs ", *j.log_dir) : std::string(", never ran");
+    line += "\n";
+    return line;
+}
+
+}  // namespace
+
+progress_numbers compute_progress(status_counts const& counts, double elapsed_seconds)
+{
+    using st = job_status;
+    progress_numbers p;
+    p.total = counts.total();
+    p.done = counts[st::completed];
+    p.running = counts[st::pending] + counts[st::running];
+    p.failed = counts[st::failed] + counts[st::terminated] + counts[st::canceled];
+    p.remaining = p.total - p.done - p.failed - p.running - counts[st::disabled];
+    auto const left = p.remaining + p.running;
+    if (left == 0) p.eta_seconds = 0.0;
+    auto const finished = p.done + p.failed;
+    if (finished > 0 && elapsed_seconds > 0) {
+        p.rate = static_cast<double>(finished) / elapsed_seconds;
+        p.eta_seconds = static_cast<double>(left) / *p.rate;
+    }
+    return p;
+}
+
+std::string format_elapsed(double seconds)
+{
+    auto const s = std::llround(std::max(seconds, 0.0));
+    if (s < 60) return cat(std::to_string(s), "s");
+    if (s < 3600) return cat(std::to_string(s / 60), "m", two_digits(s % 60), "s");
+    auto const minutes = (s + 30) / 60;
+    return cat(std::to_string(minutes / 60), "h", two_digits(minutes % 60), "m");
+}
+
+std::string format_progress_line(progress_numbers const& p, double elapsed_seconds)
+{
+    auto line = cat("[", format_elapsed(elapsed_seconds), "] done ", std::to_string(p.done), "/",
+                    std::to_string(p.total), "  running ", std::to_string(p.running),
+                    "  failed ", std::to_string(p.failed), "  remaining ",
+                    std::to_string(p.remaining), "  ");
+    line += p.rate ? fixed(*p.rate, 2) : std::string("-");
+    line += cat(" jobs/s  ETA ", p.eta_seconds ? format_elapsed(*p.eta_seconds) : "-");
+    return line;
+}
+
+std::string format_summary(run_summary const& s)
+{
+    auto out = cat("torcrun run: workflow ", std::to_string(s.workflow_id), " (", s.workflow_name,
+                   "): ", std::to_string(s.counts.total()), " jobs in ",
+                   format_elapsed(s.wall_seconds), "\n ");
+    for (auto const status : all_job_statuses) {
+        if (s.counts[status] == 0) continue;
+        out += cat(" ", to_string(status), " ", std::to_string(s.counts[status]));
+    }
+    out += s.counts.total() == 0 ? " no jobs\n" : "\n";
+    if (!s.unfinished.empty()) {
+        out += "jobs that did not complete:\n";
+        auto const shown = std::min(s.unfinished.size(), summary_job_limit);
+        for (std::size_t i = 0; i < shown; ++i) out += job_line(s.unfinished[i]);
+        if (shown < s.unfinished.size())
+            out += cat("  ... and ", std::to_string(s.unfinished.size() - shown), " more\n");
+    }
+    out += cat("database:   ", s.database, "\noutput:     ", s.output_dir, "\n");
+    if (!s.worker_log.empty()) out += cat("worker log: ", s.worker_log, "\n");
+    return out;
+}
+
+int run_exit_status(status_counts const& counts)
+{
+    return counts[job_status::completed] == counts.total() ? 0 : 1;
+}
+
+}  // namespace torcrun::core

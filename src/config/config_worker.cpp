@@ -1,0 +1,213 @@
+// The worker configuration's schema table, its rules between keys, and its entry points.
+#include "torcrun/config/config.hpp"
+
+#include "config_table.hpp"
+
+#include "torcrun/common/json_writer.hpp"
+
+#include <array>
+
+namespace torcrun::core {
+
+namespace {
+
+using detail::choice;
+using detail::key;
+using detail::nullable;
+using detail::rule;
+using k = value_kind;
+using w = worker_config;
+
+constexpr group_rule worker_groups[] = {
+    {"server", "How the worker reaches the workflow server."},
+    {"poll", "How often the worker asks for jobs."},
+    {"termination", "How running jobs are stopped, and when the allocation ends."},
+    {"limits", "When the worker gives up on idleness, and on jobs that overrun."},
+    {"gpu", "How jobs see the GPUs assigned to them."},
+    {"environment", "What jobs inherit from the worker's environment."},
+    {"resources", "Overrides of the resources detected from the allocation."},
+    {"srun", "Job steps in slurm mode."},
+};
+
+constexpr double max_id = 9007199254740991;  // 2^53 - 1: exact in every JSON reader
+
+constexpr auto worker_keys = std::to_array<detail::key_spec<w>>({
+    key<w, &w::server, &w::server_settings::url>(
+        "server.url", rule(k::url), "Base URL of the server's REST API."),
+    key<w, &w::server, &w::server_settings::request_timeout_seconds>(
+        "server.request_timeout_seconds", rule(k::number, 1, 3600),
+        "Seconds one HTTP request may take; more than poll.long_poll_seconds."),
+    key<w, &w::server, &w::server_settings::retry_window_seconds>(
+        "server.retry_window_seconds", rule(k::number, 0, 604800),
+        "Seconds to keep retrying an unreachable server before journaling results offline."),
+    key<w, &w::server, &w::server_settings::use_extensions>(
+        "server.use_extensions", rule(k::boolean),
+        "Use torcrun's API extensions (long-poll claims, batch completion, heartbeats); "
+        "false = plain Torc v0.10 calls only."),
+    key<w, &w::server, &w::server_settings::username>(
+        "server.username", nullable(rule(k::string)),
+        "User name for HTTP basic authentication; null = none."),
+    key<w, &w::server, &w::server_settings::password_file>(
+        "server.password_file", nullable(rule(k::string)),
+        "File whose first line is the basic-authentication password; null = none."),
+    key<w, &w::workflow_id>("workflow_id", nullable(rule(k::integer, 1, max_id)),
+                            "The workflow to run jobs of; null = give it on the command line."),
+    key<w, &w::mode>("mode", choice(detail::run_mode_names),
+                     "auto = slurm in a multi-node allocation, else direct; direct = child "
+                     "processes on this node; slurm = srun steps placed across the allocation."),
+    key<w, &w::output_dir>("output_dir", rule(k::string),
+                           "Directory for the worker's logs and each job's output."),
+    key<w, &w::poll, &w::poll_settings::interval_seconds>(
+        "poll.interval_seconds", rule(k::number, 0.01, 3600),
+        "Seconds between requests for jobs while none are ready."),
+    key<w, &w::poll, &w::poll_settings::min_interval_seconds>(
+        "poll.min_interval_seconds", rule(k::number, 0.01, 3600),
+        "Seconds between requests for jobs while jobs keep coming; at most "
+        "poll.interval_seconds."),
+    key<w, &w::poll, &w::poll_settings::long_poll_seconds>(
+        "poll.long_poll_seconds", rule(k::number, 0, 60),
+        "Seconds the server may hold a request open until jobs are ready (extension); 0 = off."),
+    key<w, &w::termination, &w::termination_settings::signal>(
+        "termination.signal", rule(k::signal), "Signal that asks a job to stop."),
+    key<w, &w::termination, &w::termination_settings::grace_seconds>(
+        "termination.grace_seconds", rule(k::number, 0, 3600),
+        "Seconds between termination.signal and SIGKILL."),
+    key<w, &w::termination, &w::termination_settings::end_time>(
+        "termination.end_time", nullable(rule(k::date_time)),
+        "When the allocation ends: RFC 3339 with a time zone, or Unix seconds; null = ask Slurm."),
+    key<w, &w::termination, &w::termination_settings::drain_buffer_seconds>(
+        "termination.drain_buffer_seconds", rule(k::number, 0, 86400),
+        "Seconds before the end time at which no new jobs start and running ones are stopped."),
+    key<w, &w::limits, &w::limits_settings::idle_timeout_seconds>(
+        "limits.idle_timeout_seconds", rule(k::number, 0, 604800),
+        "Exit after this many seconds with no job running and none to claim; 0 = never."),
+    key<w, &w::limits, &w::limits_settings::runtime_factor>(
+        "limits.runtime_factor", nullable(rule(k::number, 1, 1000)),
+        "Stop a job that runs this many times its requested runtime; null = never."),
+    key<w, &w::limits, &w::limits_settings::enforce_memory>(
+        "limits.enforce_memory", rule(k::boolean),
+        "Stop a job whose memory use exceeds its request (direct mode)."),
+    key<w, &w::gpu, &w::gpu_settings::visibility_variables>(
+        "gpu.visibility_variables", rule(k::variable_names),
+        "Variables set to a job's comma-separated GPU ids."),
+    key<w, &w::gpu, &w::gpu_settings::device_order>(
+        "gpu.device_order", nullable(rule(k::string)),
+        "CUDA_DEVICE_ORDER for jobs, so GPU ids match nvidia-smi; null = leave it unset."),
+    key<w, &w::gpu, &w::gpu_settings::hide_from_cpu_jobs>(
+        "gpu.hide_from_cpu_jobs", rule(k::boolean),
+        "Give jobs that asked for no GPU an empty GPU list."),
+    key<w, &w::environment, &w::environment_settings::scrub>(
+        "environment.scrub", rule(k::boolean),
+        "Remove the launcher's per-step variables (srun, PMI, MPI) before starting a job."),
+    key<w, &w::environment, &w::environment_settings::scrub_patterns>(
+        "environment.scrub_patterns", rule(k::env_patterns),
+        "What environment.scrub removes: names, or prefixes ending in '*'."),
+    key<w, &w::environment, &w::environment_settings::keep_patterns>(
+        "environment.keep_patterns", rule(k::env_patterns),
+        "Variables kept even when a scrub pattern matches them."),
+    key<w, &w::environment, &w::environment_settings::set>(
+        "environment.set", rule(k::variable_map), "Variables added to every job's environment."),
+    key<w, &w::resources, &w::resources_settings::cpus>(
+        "resources.cpus", nullable(rule(k::integer, 1, 1000000)),
+        "CPUs per node to use instead of the detected count; null = detect."),
+    key<w, &w::resources, &w::resources_settings::memory_bytes>(
+        "resources.memory", nullable(rule(k::memory, 1 << 20)),
+        "Memory per node to use instead of the detected amount; null = detect."),
+    key<w, &w::resources, &w::resources_settings::gpus>(
+        "resources.gpus", nullable(rule(k::gpu_ids, 0, 1024)),
+        "GPU ids per node (or a count n, meaning ids 0 to n-1) instead of the detected ones; "
+        "null = detect."),
+    key<w, &w::srun, &w::srun_settings::signal>(
+        "srun.signal", nullable(rule(k::srun_signal)),
+        "srun --signal for each job step, like TERM@120; null = none."),
+    key<w, &w::srun, &w::srun_settings::extra_args>(
+        "srun.extra_args", rule(k::string_list), "Extra arguments for every srun job step."),
+    key<w, &w::log_level>("log_level", choice(detail::log_severity_names),
+                          "The least severe messages that are logged."),
+});
+
+constexpr std::span<detail::key_spec<w> const> table{worker_keys};
+
+std::vector<detail::cross_problem> cross_check(worker_config const& c)
+{
+    std::vector<detail::cross_problem> problems;
+    if (c.poll.min_interval_seconds > c.poll.interval_seconds) {
+        problems.push_back({"poll.min_interval_seconds",
+                            format_number(c.poll.min_interval_seconds)
+                                + " is greater than poll.interval_seconds ("
+                                + format_number(c.poll.interval_seconds) + ")",
+                            "poll.interval_seconds"});
+    }
+    if (c.server.use_extensions && c.poll.long_poll_seconds > 0
+        && c.server.request_timeout_seconds <= c.poll.long_poll_seconds) {
+        problems.push_back({"server.request_timeout_seconds",
+                            format_number(c.server.request_timeout_seconds)
+                                + " must be greater than poll.long_poll_seconds ("
+                                + format_number(c.poll.long_poll_seconds) + ")",
+                            "poll.long_poll_seconds"});
+    }
+    if (c.server.password_file && !c.server.username) {
+        problems.push_back(
+            {"server.password_file", "is set but server.username is not", "server.username"});
+    }
+    return problems;
+}
+
+}  // namespace
+
+std::vector<std::string> default_visibility_variables()
+{
+    return {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
+            "ZE_AFFINITY_MASK"};
+}
+
+std::vector<std::string> default_scrub_patterns()
+{
+    return {"PMI_*",         "PMIX_*",          "SLURM_STEP_*",          "SLURM_PROCID",
+            "SLURM_LOCALID", "SLURM_NODEID",    "SLURM_TASK_PID",        "SLURM_CPU_BIND*",
+            "SLURM_DISTRIBUTION", "SLURM_NTASKS", "SLURM_NPROCS",     "SLURM_TASKS_PER_NODE",
+            "SLURM_SRUN_COMM_*", "SLURM_STEPID", "SLURM_GTIDS",       "SLURM_LAUNCH_NODE_IPADDR",
+            "SLURM_MPI_TYPE", "SLURM_PMIX*",    "SLURM_MEM_PER_*",       "SLURM_GPUS_*",
+            "SLURM_TRES_PER_TASK", "SRUN_*",    "OMPI_*",                "I_MPI_PMI*",
+            "PALS_*",        "FLUX_*"};
+}
+
+std::vector<std::string> default_keep_patterns()
+{
+    return {"SLURM_JOB_*",       "SLURM_JOBID",      "SLURM_ARRAY_*",    "SLURM_CONF",
+            "SLURM_CLUSTER_NAME", "SLURM_SUBMIT_DIR", "SLURM_SUBMIT_HOST"};
+}
+
+std::string_view to_string(run_mode mode) noexcept
+{
+    return detail::run_mode_names[static_cast<std::size_t>(mode)];
+}
+
+result<worker_config> parse_worker_config(std::string_view text, std::string_view origin,
+                                          std::span<config_override const> overrides)
+{
+    return detail::parse_config(table, &cross_check, text, origin, overrides);
+}
+
+result<void> apply_override(worker_config& config, std::string_view key_path,
+                            std::string_view text, std::string_view origin)
+{
+    return detail::apply_override(table, config, key_path, text, origin);
+}
+
+result<void> check_config(worker_config const& config)
+{
+    return detail::check_with(&cross_check, config);
+}
+
+boost::json::value to_json(worker_config const& config)
+{
+    return detail::config_to_json(table, config);
+}
+
+schema_view worker_schema()
+{
+    return detail::make_view<worker_config>("worker", worker_groups, table);
+}
+
+}  // namespace torcrun::core

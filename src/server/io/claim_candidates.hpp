@@ -1,0 +1,33 @@
+// The ready jobs a claim chooses from, read without loading every ready job of the workflow.
+// Internal to src/io (server_claims.cpp).
+#pragma once
+
+#include "store_detail.hpp"
+#include "torcrun/server/claim_selection.hpp"
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace torcrun::io::detail {
+
+// The ready jobs of workflow `wf` that core::select_claim with this `limit` can choose: of each
+// group of jobs sharing resource_requirements_id and scheduler_id (identical to select_claim but
+// for their ids, priority being 0 in the store), only the `limit` lowest ids. select_claim over
+// these picks exactly what it picks over all ready jobs. With many groups it falls back to
+// reading every ready job, which costs less than seeking each group.
+api_result<std::vector<core::claim_candidate>> claim_candidates(store& db, std::int64_t wf,
+                                                                std::int64_t limit,
+                                                                std::string_view what);
+
+// Every ready job of workflow `wf`: what claim_candidates narrows, and its fallback.
+api_result<std::vector<core::claim_candidate>> all_claim_candidates(store& db, std::int64_t wf,
+                                                                    std::string_view what);
+
+// The `limit` lowest ready ids of workflow `wf`, which is what core::select_next_jobs chooses
+// while every priority is 0.
+api_result<std::vector<core::next_candidate>> next_candidates(store& db, std::int64_t wf,
+                                                              std::int64_t limit,
+                                                              std::string_view what);
+
+}  // namespace torcrun::io::detail

@@ -1,0 +1,18 @@
+// Strict JSON parsing of request bodies (as serde_json: no comments, no trailing commas; depth up
+// to 128), with the error offset in the message. Internal to src/server.
+#pragma once
+
+#include "torcrun/common/json_kind.hpp"
+#include "torcrun/server/api_error.hpp"
+
+#include <boost/json/value.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace torcrun::api::detail {
+
+// 400 `<what>: request body is not valid JSON: <reason> at byte <n>`, or `... is empty`.
+api_result<boost::json::value> parse_json(std::string_view text, std::string_view what);
+
+}  // namespace torcrun::api::detail

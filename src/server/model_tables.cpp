@@ -1,0 +1,313 @@
+// The field tables of Torc v0.10's models (torc-openapi-v0.10.0.yaml, components/schemas), with
+// the server-side defaults Torc applies on create (TORC-FACTS §1.4) and the storage of each
+// field. Deliberate differences from Torc, all stricter or safer:
+// - compute_node.is_active defaults to true (Torc stores NULL, which its own reader trips on).
+// - counts have minimums (num_cpus >= 0, num_nodes >= 1, attempt_id >= 1).
+// - resource_requirements.tasks_per_node is a torcrun extension (optional, >= 1).
+// - ids that name other rows (`references`) must exist in the same workflow.
+#include "torcrun/server/model_schema.hpp"
+
+#include "model_hooks.hpp"
+
+// GCC 12 reports members left to their default initializers in designated initializer lists
+// (fixed in GCC 13); every field_spec member has a default on purpose.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+namespace torcrun::api {
+namespace {
+
+using k = field_kind;
+using s = field_storage;
+
+constexpr std::string_view sort_methods[] = {"gpus_runtime_memory", "gpus_memory_runtime", "none"};
+constexpr std::string_view action_types[] = {"run_commands", "schedule_nodes"};
+
+constexpr field_spec id_field{.name = "id", .kind = k::integer, .read_only = true};
+constexpr field_spec workflow_ref{
+    .name = "workflow_id", .kind = k::integer, .required = true, .references = "workflow"};
+
+constexpr field_spec workflow_fields[] = {
+    id_field,
+    {.name = "name", .required = true},
+    {.name = "user", .required = true},
+    {.name = "description"},
+    {.name = "timestamp", .read_only = true},
+    {.name = "compute_node_expiration_buffer_seconds",
+     .kind = k::integer,
+     .default_value = "60",
+     .minimum = 0},
+    {.name = "compute_node_wait_for_new_jobs_seconds",
+     .kind = k::integer,
+     .default_value = "90",
+     .minimum = 0},
+    {.name = "compute_node_ignore_workflow_completion",
+     .kind = k::boolean,
+     .default_value = "false"},
+    {.name = "compute_node_wait_for_healthy_database_minutes",
+     .kind = k::integer,
+     .default_value = "20",
+     .minimum = 0},
+    {.name = "compute_node_min_time_for_new_jobs_seconds",
+     .kind = k::integer,
+     .default_value = "300",
+     .minimum = 0},
+    {.name = "jobs_sort_method", .default_value = "gpus_runtime_memory", .choices = sort_methods},
+    {.name = "resource_monitor_config", .kind = k::json_text},
+    {.name = "slurm_defaults", .kind = k::json_text},
+    {.name = "use_pending_failed", .kind = k::boolean, .default_value = "false"},
+    {.name = "status_id", .kind = k::integer, .read_only = true, .storage = s::computed},
+};
+
+constexpr field_spec workflow_status_fields[] = {
+    id_field,
+    {.name = "is_canceled", .kind = k::boolean, .required = true},
+    {.name = "is_archived", .kind = k::boolean, .default_value = "false"},
+    {.name = "run_id", .kind = k::integer, .required = true, .minimum = 0},
+    {.name = "has_detected_need_to_run_completion_script",
+     .kind = k::boolean,
+     .default_value = "false"},
+};
+
+constexpr field_spec job_fields[] = {
+    id_field,
+    workflow_ref,
+    {.name = "name", .required = true},
+    {.name = "command", .required = true},
+    {.name = "invocation_script"},
+    {.name = "status", .kind = k::job_status},
+    {.name = "cancel_on_blocking_job_failure", .kind = k::boolean, .default_value = "true"},
+    {.name = "supports_termination", .kind = k::boolean, .default_value = "false"},
+    {.name = "depends_on_job_ids", .kind = k::ids, .references = "job", .storage = s::link},
+    {.name = "input_file_ids", .kind = k::ids, .references = "file", .storage = s::link},
+    {.name = "output_file_ids", .kind = k::ids, .references = "file", .storage = s::link},
+    {.name = "input_user_data_ids", .kind = k::ids, .references = "user_data", .storage = s::link},
+    {.name = "output_user_data_ids", .kind = k::ids, .references = "user_data", .storage = s::link},
+    {.name = "resource_requirements_id", .kind = k::integer, .references = "resource_requirements"},
+    {.name = "scheduler_id", .kind = k::integer},
+    {.name = "failure_handler_id", .kind = k::integer, .references = "failure_handler"},
+    {.name = "attempt_id", .kind = k::integer, .default_value = "1", .minimum = 1},
+};
+constexpr std::string_view job_hidden[] = {"active_compute_node_id"};
+
+constexpr field_spec file_fields[] = {
+    id_field,
+    workflow_ref,
+    {.name = "name", .required = true},
+    {.name = "path", .required = true},
+    {.name = "st_mtime", .kind = k::number},
+};
+
+constexpr field_spec user_data_fields[] = {
+    id_field,
+    workflow_ref,
+    {.name = "is_ephemeral", .kind = k::boolean, .default_value = "false"},
+    {.name = "name", .required = true},
+    {.name = "data", .kind = k::json_any},
+};
+
+constexpr field_spec resource_requirements_fields[] = {
+    id_field,
+    workflow_ref,
+    {.name = "name", .required = true},
+    {.name = "num_cpus", .kind = k::integer, .default_value = "1", .minimum = 0},
+    {.name = "num_gpus", .kind = k::integer, .default_value = "0", .minimum = 0},
+    {.name = "num_nodes", .kind = k::integer, .default_value = "1", .minimum = 1},
+    {.name = "memory", .default_value = "1m"},
+    {.name = "runtime", .default_value = "P0DT1M"},
+    // torcrun extension: MPI ranks per node of a multi-node job (absent: one per node).
+    {.name = "tasks_per_node", .kind = k::integer, .minimum = 1},
+};
+constexpr std::string_view resource_requirements_hidden[] = {"memory_bytes", "runtime_s"};
+
+constexpr field_spec failure_handler_fields[] = {
+    id_field,
+    workflow_ref,
+    {.name = "name", .required = true},
+    {.name = "rules", .kind = k::json_text, .required = true},
+};
+
+constexpr field_spec slurm_scheduler_fields[] = {
+    id_field,
+    workflow_ref,
+    {.name = "name"},
+    {.name = "account", .required = true},
+    {.name = "gres"},
+    {.name = "mem"},
+    {.name = "nodes", .kind = k::integer, .required = true, .minimum = 1},
+    {.name = "ntasks_per_node", .kind = k::integer, .minimum = 1},
+    {.name = "partition"},
+    {.name = "qos", .default_value = "normal"},
+    {.name = "tmp"},
+    {.name = "walltime", .required = true},
+    {.name = "extra"},
+};
+
+constexpr field_spec local_scheduler_fields[] = {
+    id_field,
+    workflow_ref,
+    {.name = "name", .default_value = "default"},
+    {.name = "memory"},
+    {.name = "num_cpus", .kind = k::integer, .minimum = 0},
+};
+
+constexpr field_spec compute_node_fields[] = {
+    id_field,
+    workflow_ref,
+    {.name = "hostname", .required = true},
+    {.name = "pid", .kind = k::integer, .required = true},
+    {.name = "start_time", .required = true},
+    {.name = "duration_seconds", .kind = k::number},
+    {.name = "is_active", .kind = k::boolean, .default_value = "true"},
+    {.name = "num_cpus", .kind = k::integer, .required = true, .minimum = 0},
+    {.name = "memory_gb", .kind = k::number, .required = true},
+    {.name = "num_gpus", .kind = k::integer, .required = true, .minimum = 0},
+    {.name = "num_nodes", .kind = k::integer, .required = true, .minimum = 1},
+    {.name = "time_limit"},
+    {.name = "scheduler_config_id", .kind = k::integer},
+    {.name = "compute_node_type", .required = true},
+    {.name = "scheduler", .kind = k::json_any},
+};
+
+constexpr field_spec scheduled_compute_nodes_fields[] = {
+    id_field,
+    workflow_ref,
+    {.name = "scheduler_id", .kind = k::integer, .required = true},
+    {.name = "scheduler_config_id", .kind = k::integer, .required = true},
+    {.name = "scheduler_type", .required = true},
+    {.name = "status", .required = true},
+};
+
+constexpr field_spec result_fields[] = {
+    id_field,
+    {.name = "job_id", .kind = k::integer, .required = true, .references = "job"},
+    workflow_ref,
+    {.name = "run_id", .kind = k::integer, .required = true},
+    {.name = "attempt_id", .kind = k::integer, .default_value = "1", .minimum = 1},
+    {.name = "compute_node_id", .kind = k::integer, .required = true, .references = "compute_node"},
+    {.name = "return_code", .kind = k::integer, .required = true},
+    {.name = "exec_time_minutes", .kind = k::number, .required = true},
+    {.name = "completion_time", .required = true},
+    {.name = "status", .kind = k::job_status, .required = true},
+    {.name = "peak_memory_bytes", .kind = k::integer},
+    {.name = "avg_memory_bytes", .kind = k::integer},
+    {.name = "peak_cpu_percent", .kind = k::number},
+    {.name = "avg_cpu_percent", .kind = k::number},
+};
+
+constexpr field_spec event_fields[] = {
+    id_field,
+    workflow_ref,
+    {.name = "timestamp", .kind = k::integer, .required = true},
+    {.name = "data", .kind = k::json_any, .required = true},
+};
+
+constexpr field_spec workflow_action_fields[] = {
+    id_field,
+    workflow_ref,
+    {.name = "trigger_type", .required = true},
+    {.name = "action_type", .required = true, .choices = action_types},
+    {.name = "action_config", .kind = k::json_object, .required = true},
+    {.name = "job_ids", .kind = k::ids, .references = "job"},
+    {.name = "trigger_count", .kind = k::integer, .default_value = "0", .minimum = 0},
+    {.name = "required_triggers", .kind = k::integer, .read_only = true},
+    {.name = "executed", .kind = k::boolean, .default_value = "false"},
+    {.name = "executed_at"},
+    {.name = "executed_by", .kind = k::integer, .references = "compute_node"},
+    {.name = "persistent", .kind = k::boolean, .default_value = "false"},
+};
+
+constexpr field_spec compute_nodes_resources_fields[] = {
+    {.name = "id", .kind = k::integer},
+    {.name = "num_cpus", .kind = k::integer, .required = true, .minimum = 0},
+    {.name = "memory_gb", .kind = k::number, .required = true},
+    {.name = "num_gpus", .kind = k::integer, .required = true, .minimum = 0},
+    {.name = "num_nodes", .kind = k::integer, .required = true, .minimum = 1},
+    {.name = "time_limit"},
+    {.name = "scheduler_config_id", .kind = k::integer},
+};
+
+constexpr field_spec job_dependency_fields[] = {
+    {.name = "job_id", .kind = k::integer},
+    {.name = "job_name"},
+    {.name = "depends_on_job_id", .kind = k::integer},
+    {.name = "depends_on_job_name"},
+    {.name = "workflow_id", .kind = k::integer},
+};
+
+constexpr field_spec job_file_relationship_fields[] = {
+    {.name = "file_id", .kind = k::integer},
+    {.name = "file_name"},
+    {.name = "file_path"},
+    {.name = "producer_job_id", .kind = k::integer},
+    {.name = "producer_job_name"},
+    {.name = "consumer_job_id", .kind = k::integer},
+    {.name = "consumer_job_name"},
+    {.name = "workflow_id", .kind = k::integer},
+};
+
+constexpr field_spec job_user_data_relationship_fields[] = {
+    {.name = "user_data_id", .kind = k::integer},    {.name = "user_data_name"},
+    {.name = "producer_job_id", .kind = k::integer}, {.name = "producer_job_name"},
+    {.name = "consumer_job_id", .kind = k::integer}, {.name = "consumer_job_name"},
+    {.name = "workflow_id", .kind = k::integer},
+};
+
+}  // namespace
+
+model_spec const workflow_model{"workflow_model", "workflow", workflow_fields};
+model_spec const workflow_status_model{"workflow_status_model", "workflow_status",
+                                       workflow_status_fields};
+model_spec const job_model{"job_model", "job", job_fields, job_hidden};
+model_spec const file_model{"file_model", "file", file_fields};
+model_spec const user_data_model{"user_data_model", "user_data", user_data_fields};
+model_spec const resource_requirements_model{
+    "resource_requirements_model", "resource_requirements", resource_requirements_fields,
+    resource_requirements_hidden, detail::finish_resource_requirements};
+model_spec const failure_handler_model{"failure_handler_model", "failure_handler",
+                                       failure_handler_fields};
+model_spec const slurm_scheduler_model{"slurm_scheduler_model", "slurm_scheduler",
+                                       slurm_scheduler_fields};
+model_spec const local_scheduler_model{"local_scheduler_model", "local_scheduler",
+                                       local_scheduler_fields};
+model_spec const compute_node_model{"compute_node_model", "compute_node", compute_node_fields};
+model_spec const scheduled_compute_nodes_model{
+    "scheduled_compute_nodes_model", "scheduled_compute_node", scheduled_compute_nodes_fields};
+model_spec const result_model{"result_model", "result", result_fields};
+model_spec const event_model{"event_model", "event", event_fields};
+model_spec const workflow_action_model{"workflow_action_model",
+                                       "workflow_action",
+                                       workflow_action_fields,
+                                       {},
+                                       detail::finish_workflow_action};
+model_spec const compute_nodes_resources{"compute_nodes_resources", "",
+                                         compute_nodes_resources_fields};
+model_spec const job_dependency_model{"job_dependency_model", "", job_dependency_fields};
+model_spec const job_file_relationship_model{"job_file_relationship_model", "",
+                                             job_file_relationship_fields};
+model_spec const job_user_data_relationship_model{"job_user_data_relationship_model", "",
+                                                  job_user_data_relationship_fields};
+
+std::span<model_spec const* const> all_models()
+{
+    static model_spec const* const models[] = {&workflow_model,
+                                               &workflow_status_model,
+                                               &job_model,
+                                               &file_model,
+                                               &user_data_model,
+                                               &resource_requirements_model,
+                                               &failure_handler_model,
+                                               &slurm_scheduler_model,
+                                               &local_scheduler_model,
+                                               &compute_node_model,
+                                               &scheduled_compute_nodes_model,
+                                               &result_model,
+                                               &event_model,
+                                               &workflow_action_model,
+                                               &compute_nodes_resources,
+                                               &job_dependency_model,
+                                               &job_file_relationship_model,
+                                               &job_user_data_relationship_model};
+    return models;
+}
+
+}  // namespace torcrun::api

@@ -1,0 +1,82 @@
+// The steps of expand_workflow (private to src/core/spec): template expansion (§11),
+// `${files.*}`/`${user_data.*}` substitution (§12), name and regex resolution with the merge
+// of same-named expansions (§13, §17 item 6), and the graph checks.
+#pragma once
+
+#include "torcrun/spec/parameter_combinations.hpp"
+#include "torcrun/spec/spec_expansion.hpp"
+
+#include <cstddef>
+#include <string>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace torcrun::core::spec::detail {
+
+// One expansion of a job template: its templated fields substituted (§11.5), `params` unused.
+struct job_instance {
+    std::size_t source = 0;
+    std::string written;  // the template's name
+    job_spec job;
+};
+
+// Warnings in first-seen order without repeats (one per template, not per expansion).
+struct warning_list {
+    std::vector<std::string> items;
+    std::unordered_set<std::string> seen;
+    void add(std::string text);
+};
+
+// `jobs[3] "train_{i}"`.
+std::string entry_label(std::string_view list, std::size_t index, std::string_view name);
+
+// `where: jobs[3] "train_{i}" as "train_7": ` (the " as" part only when the names differ).
+std::string instance_prefix(std::string_view where, std::string_view list, std::size_t index,
+                            std::string_view written, std::string_view expanded);
+
+// `"x"`, or `"x_{i}" (here "x_7")` when expansion changed it.
+std::string written_and_expanded(std::string_view written, std::string_view expanded);
+
+// The combinations a template expands over (§11.1-§11.3); messages are prefixed with `label`.
+result<std::vector<combination>>
+template_combinations(template_parameters const& params, raw_parameters const& pool,
+                      std::string_view where, std::string const& label, warning_list& warnings);
+
+result<std::vector<expanded_file>> expand_files(workflow_spec const& spec, warning_list& warnings);
+result<std::vector<expanded_user_data>> expand_user_data(workflow_spec const& spec,
+                                                         warning_list& warnings);
+result<std::vector<job_instance>> expand_job_templates(workflow_spec const& spec,
+                                                       warning_list& warnings);
+
+// What `${files.*}` and `${user_data.*}` stand for: a file's path; user data's compact JSON
+// (serde_json, keys sorted), or nullopt when it has no `data`.
+struct variable_sources {
+    std::unordered_map<std::string, std::string> file_paths;
+    std::unordered_map<std::string, std::optional<std::string>> user_data_text;
+};
+
+variable_sources make_variable_sources(std::vector<expanded_file> const& files,
+                                       std::vector<expanded_user_data> const& user_data);
+
+// §12 with §17 items 10 and 11, on the instance's command and invocation_script.
+void substitute_variables(job_instance& instance, variable_sources const& sources,
+                          warning_list& warnings);
+
+// §13.1-§13.3: checks references, applies regexes, then merges instances by name.
+result<std::vector<expanded_job>> link_jobs(std::vector<job_instance> instances,
+                                            workflow_spec const& spec,
+                                            std::vector<expanded_file> const& files,
+                                            std::vector<expanded_user_data> const& user_data,
+                                            warning_list& warnings);
+
+// §17 item 6: expansions of one template that share a name become one job.
+result<std::vector<expanded_job>> merge_by_name(std::vector<job_instance> instances,
+                                                workflow_spec const& spec, warning_list& warnings);
+
+// A cycle through explicit or implied edges is an error naming the jobs on it.
+result<void> check_cycles(expanded_workflow const& workflow, workflow_spec const& spec);
+
+}  // namespace torcrun::core::spec::detail

@@ -1,0 +1,232 @@
+// Template expansion of files, user data and jobs (TORC-SPEC §11): which parameters a
+// template takes, their combinations, and which fields are substituted (§11.5). Parameterized
+// user data is torcrun's addition (§17 item 5): its name and the strings inside `data`.
+#include "spec_expand.hpp"
+
+#include "message_text.hpp"
+#include "torcrun/spec/template_substitution.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace torcrun::core::spec::detail {
+
+namespace {
+
+std::string apply(std::string_view text, combination const& bindings, std::string const& label,
+                  warning_list& warnings)
+{
+    if (bindings.empty()) return std::string(text);
+    auto substituted = substitute(text, bindings);
+    for (auto& w : substituted.warnings) warnings.add(concat({label, ": ", w}));
+    return std::move(substituted.text);
+}
+
+std::vector<std::string> apply_all(std::vector<std::string> const& texts,
+                                   combination const& bindings, std::string const& label,
+                                   warning_list& warnings)
+{
+    std::vector<std::string> out;
+    out.reserve(texts.size());
+    for (auto const& t : texts) out.push_back(apply(t, bindings, label, warnings));
+    return out;
+}
+
+std::optional<std::string> apply_optional(std::optional<std::string> const& text,
+                                          combination const& bindings, std::string const& label,
+                                          warning_list& warnings)
+{
+    if (!text) return std::nullopt;
+    return apply(*text, bindings, label, warnings);
+}
+
+boost::json::value apply_to_data(boost::json::value const& data, combination const& bindings,
+                                 std::string const& label, warning_list& warnings)
+{
+    if (data.is_string())
+        return boost::json::value(apply(data.get_string(), bindings, label, warnings));
+    if (data.is_array()) {
+        boost::json::array out;
+        for (auto const& e : data.get_array())
+            out.push_back(apply_to_data(e, bindings, label, warnings));
+        return out;
+    }
+    if (data.is_object()) {
+        boost::json::object out;
+        for (auto const& m : data.get_object())
+            out.insert_or_assign(m.key(), apply_to_data(m.value(), bindings, label, warnings));
+        return out;
+    }
+    return data;
+}
+
+// Remembers the names an expansion produced; a repeat is an error naming the first entry.
+class name_register {
+public:
+    explicit name_register(std::string_view list) : list_(list) {}
+
+    result<void> add(std::string const& name, std::string_view prefix, std::size_t index,
+                     std::string_view written)
+    {
+        auto const [it, inserted] = first_.try_emplace(name, index, std::string(written));
+        if (inserted) return {};
+        if (it->second.first == index)
+            return error{concat({prefix, "more than one expansion is named ", quoted(name)})};
+        return error{concat({prefix, "the name ", quoted(name), " is already used by ",
+                             entry_label(list_, it->second.first, it->second.second)})};
+    }
+
+private:
+    std::string_view list_;
+    std::unordered_map<std::string, std::pair<std::size_t, std::string>> first_;
+};
+
+job_spec expand_job(job_spec const& t, combination const& c, std::string const& label,
+                    warning_list& w)
+{
+    job_spec j;
+    j.name = apply(t.name, c, label, w);
+    j.command = apply(t.command, c, label, w);
+    j.invocation_script = apply_optional(t.invocation_script, c, label, w);
+    j.resource_requirements = apply_optional(t.resource_requirements, c, label, w);
+    j.scheduler = apply_optional(t.scheduler, c, label, w);
+    j.failure_handler = t.failure_handler;
+    j.cancel_on_blocking_job_failure = t.cancel_on_blocking_job_failure;
+    j.supports_termination = t.supports_termination;
+    j.depends_on = apply_all(t.depends_on, c, label, w);
+    j.depends_on_regexes = apply_all(t.depends_on_regexes, c, label, w);
+    j.input_files = apply_all(t.input_files, c, label, w);
+    j.input_file_regexes = apply_all(t.input_file_regexes, c, label, w);
+    j.output_files = apply_all(t.output_files, c, label, w);
+    j.output_file_regexes = apply_all(t.output_file_regexes, c, label, w);
+    j.input_user_data = apply_all(t.input_user_data, c, label, w);
+    j.input_user_data_regexes = apply_all(t.input_user_data_regexes, c, label, w);
+    j.output_user_data = apply_all(t.output_user_data, c, label, w);
+    j.output_user_data_regexes = apply_all(t.output_user_data_regexes, c, label, w);
+    j.where = t.where;
+    return j;
+}
+
+void warn_if_empty(std::vector<combination> const& combos, std::string const& label,
+                   std::string_view what, warning_list& warnings)
+{
+    if (combos.empty())
+        warnings.add(concat({label, ": a parameter has no values, so it expands to no ", what,
+                             " (as in Torc 0.10)"}));
+}
+
+}  // namespace
+
+void warning_list::add(std::string text)
+{
+    if (seen.insert(text).second) items.push_back(std::move(text));
+}
+
+std::string entry_label(std::string_view list, std::size_t index, std::string_view name)
+{
+    return concat({list, "[", std::to_string(index), "] ", quoted(name)});
+}
+
+std::string instance_prefix(std::string_view where, std::string_view list, std::size_t index,
+                            std::string_view written, std::string_view expanded)
+{
+    std::string out = concat({where, ": ", entry_label(list, index, written)});
+    if (written != expanded) out.append(concat({" as ", quoted(expanded)}));
+    return out + ": ";
+}
+
+std::string written_and_expanded(std::string_view written, std::string_view expanded)
+{
+    if (written == expanded) return quoted(written);
+    return concat({quoted(written), " (here ", quoted(expanded), ")"});
+}
+
+result<std::vector<combination>>
+template_combinations(template_parameters const& params, raw_parameters const& pool,
+                      std::string_view where, std::string const& label, warning_list& warnings)
+{
+    std::string const prefix = concat({where, ": ", label, ": "});
+    auto const mode = parse_parameter_mode(params.parameter_mode);
+    if (!mode) return error{prefix + mode.error().message};
+    auto selection = select_parameters(params.parameters, params.use_parameters, pool);
+    for (auto const& w : selection.warnings) warnings.add(concat({label, ": ", w}));
+    if (!selection.parameters) return std::vector<combination>(1);
+    std::vector<named_values> named;
+    for (auto const& [name, text] : *selection.parameters) {
+        auto parsed = parse_parameter_values(text, name);
+        if (!parsed) return error{prefix + parsed.error().message};
+        for (auto const& w : parsed->warnings) warnings.add(concat({label, ": ", w}));
+        named.push_back({name, std::move(parsed->values)});
+    }
+    auto combos = combine_parameters(named, params.parameter_mode);
+    if (!combos) return error{prefix + combos.error().message};
+    return combos;
+}
+
+result<std::vector<expanded_file>> expand_files(workflow_spec const& spec, warning_list& warnings)
+{
+    std::vector<expanded_file> out;
+    name_register names("files");
+    for (std::size_t i = 0; i < spec.files.size(); ++i) {
+        auto const& f = spec.files[i];
+        std::string const label = entry_label("files", i, f.name);
+        auto combos = template_combinations(f.params, spec.parameters, f.where, label, warnings);
+        if (!combos) return combos.error();
+        warn_if_empty(*combos, label, "files", warnings);
+        for (auto const& c : *combos) {
+            expanded_file file{apply(f.name, c, label, warnings), apply(f.path, c, label, warnings),
+                               i};
+            auto added = names.add(
+                file.name, instance_prefix(f.where, "files", i, f.name, file.name), i, f.name);
+            if (!added) return added.error();
+            out.push_back(std::move(file));
+        }
+    }
+    return out;
+}
+
+result<std::vector<expanded_user_data>> expand_user_data(workflow_spec const& spec,
+                                                         warning_list& warnings)
+{
+    std::vector<expanded_user_data> out;
+    name_register names("user_data");
+    for (std::size_t i = 0; i < spec.user_data.size(); ++i) {
+        auto const& u = spec.user_data[i];
+        std::string const label = entry_label("user_data", i, u.name);
+        auto const& p = u.params;
+        if (p.parameters || p.use_parameters || p.parameter_mode)
+            warnings.add(concat({label, ": Torc 0.10 rejects parameters on user data; torcrun "
+                                        "expands the entry like a file"}));
+        auto combos = template_combinations(p, spec.parameters, u.where, label, warnings);
+        if (!combos) return combos.error();
+        warn_if_empty(*combos, label, "user data", warnings);
+        for (auto const& c : *combos) {
+            expanded_user_data entry{apply(u.name, c, label, warnings), std::nullopt,
+                                     u.is_ephemeral, i};
+            if (u.data) entry.data = apply_to_data(*u.data, c, label, warnings);
+            auto added =
+                names.add(entry.name, instance_prefix(u.where, "user_data", i, u.name, entry.name),
+                          i, u.name);
+            if (!added) return added.error();
+            out.push_back(std::move(entry));
+        }
+    }
+    return out;
+}
+
+result<std::vector<job_instance>> expand_job_templates(workflow_spec const& spec,
+                                                       warning_list& warnings)
+{
+    std::vector<job_instance> out;
+    for (std::size_t i = 0; i < spec.jobs.size(); ++i) {
+        auto const& t = spec.jobs[i];
+        std::string const label = entry_label("jobs", i, t.name);
+        auto combos = template_combinations(t.params, spec.parameters, t.where, label, warnings);
+        if (!combos) return combos.error();
+        warn_if_empty(*combos, label, "jobs", warnings);
+        for (auto const& c : *combos) out.push_back({i, t.name, expand_job(t, c, label, warnings)});
+    }
+    return out;
+}
+
+}  // namespace torcrun::core::spec::detail

@@ -1,0 +1,79 @@
+// The change record of a job's environment: the difference from the worker's, and its text
+// for environment.txt. One entry per line whatever the value holds, so the file can be read
+// and diffed line by line.
+#include "torcrun/worker/env_policy.hpp"
+
+#include <algorithm>
+
+namespace torcrun::core {
+
+namespace {
+
+bool has_control(std::string_view value)
+{
+    return std::ranges::any_of(value, [](char c) {
+        auto const u = static_cast<unsigned char>(c);
+        return u < 0x20 || u == 0x7f;
+    });
+}
+
+// Bash's $'...' form: readable, one line, and pastes back into a shell unchanged.
+std::string ansi_c_quote(std::string_view value)
+{
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string out = "$'";
+    for (char c : value) {
+        auto const u = static_cast<unsigned char>(c);
+        switch (c) {
+            case '\n': out += "\\n"; break;
+            case '\t': out += "\\t"; break;
+            case '\r': out += "\\r"; break;
+            case '\\': out += "\\\\"; break;
+            case '\'': out += "\\'"; break;
+            default:
+                if (u < 0x20 || u == 0x7f) {
+                    out += "\\x";
+                    out += hex[u >> 4];
+                    out += hex[u & 0xf];
+                } else {
+                    out += c;
+                }
+        }
+    }
+    out += '\'';
+    return out;
+}
+
+}  // namespace
+
+env_change diff_environment(env_map const& before, env_map const& after)
+{
+    env_change change;
+    for (auto const& [name, value] : before)
+        if (!after.contains(name)) change.removed.push_back(name);
+    for (auto const& [name, value] : after) {
+        auto const old = lookup(before, name);
+        if (!old || *old != value) change.set.emplace_back(name, value);
+    }
+    return change;
+}
+
+std::string render_env_change(env_change const& change)
+{
+    std::string out;
+    for (auto const& name : change.removed) {
+        out += "- ";
+        out += name;
+        out += '\n';
+    }
+    for (auto const& [name, value] : change.set) {
+        out += "+ ";
+        out += name;
+        out += '=';
+        out += has_control(value) ? ansi_c_quote(value) : value;
+        out += '\n';
+    }
+    return out;
+}
+
+}  // namespace torcrun::core

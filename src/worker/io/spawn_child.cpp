@@ -1,0 +1,268 @@
+// The parent's side of a spawn. Everything that allocates or can fail with a good message is
+// done here before the fork: the checks of the request, the PATH search, the stdio files, the
+// argv and envp arrays. Then fork with all signals blocked, and read the child's status pipe:
+// end of file means exec succeeded, 8 bytes name the failed step and its errno.
+#include "spawn_child.hpp"
+
+#include "torcrun/common/concat.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <string_view>
+#include <system_error>
+#include <utility>
+
+namespace torcrun::io::detail {
+namespace {
+
+class unique_fd {
+public:
+    explicit unique_fd(int fd = -1) : fd_(fd) {}
+    unique_fd(unique_fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+    unique_fd& operator=(unique_fd&& other) noexcept
+    {
+        if (this != &other) {
+            reset();
+            fd_ = std::exchange(other.fd_, -1);
+        }
+        return *this;
+    }
+    ~unique_fd() { reset(); }
+    int get() const { return fd_; }
+    int release() { return std::exchange(fd_, -1); }
+    void reset()
+    {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = -1;
+    }
+
+private:
+    int fd_;
+};
+
+std::string errno_text(int e) { return std::system_category().message(e); }
+std::string quoted(std::string_view s) { return cat("\"", s, "\""); }
+
+// Moves a descriptor above 0-2, so that the dup2 calls onto 0-2 in the child never overwrite
+// one another (a worker started with closed standard streams gets 0-2 back from open).
+int above_stdio(int fd)
+{
+    if (fd < 0 || fd > 2) return fd;
+    int const moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    int const saved = errno;
+    ::close(fd);
+    errno = saved;
+    return moved;
+}
+
+core::result<int> open_stream(std::string const& path, int flags, std::string_view name)
+{
+    std::string const target = path.empty() ? "/dev/null" : path;
+    int const fd = above_stdio(::open(target.c_str(), flags | O_CLOEXEC, 0644));
+    if (fd < 0)
+        return core::error{cat("spawn: ", name, " ", quoted(target), ": ", errno_text(errno))};
+    return fd;
+}
+
+bool has_nul(std::string_view s) { return s.find('\0') != std::string_view::npos; }
+
+core::result<void> check_request(spawn_request const& r)
+{
+    if (r.argv.empty()) return core::error{"spawn: the command is empty"};
+    for (std::size_t i = 0; i < r.argv.size(); ++i)
+        if (has_nul(r.argv[i]))
+            return core::error{
+                cat("spawn: argument ", std::to_string(i), " contains a NUL character")};
+    for (auto const& [name, value] : r.environment) {
+        if (name.empty() || name.find('=') != std::string::npos || has_nul(name))
+            return core::error{cat("spawn: environment variable name ", quoted(name),
+                                   " is empty or contains '=' or a NUL character")};
+        if (has_nul(value))
+            return core::error{cat("spawn: the value of environment variable ", quoted(name),
+                                   " contains a NUL character")};
+    }
+    if (has_nul(r.working_directory))
+        return core::error{"spawn: the working directory contains a NUL character"};
+    if (has_nul(r.stdout_path))
+        return core::error{"spawn: the stdout path contains a NUL character"};
+    if (has_nul(r.stderr_path))
+        return core::error{"spawn: the stderr path contains a NUL character"};
+    return {};
+}
+
+bool is_executable_file(std::string const& path)
+{
+    struct stat info {};
+    return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
+           ::access(path.c_str(), X_OK) == 0;
+}
+
+// execvp's search, done in the parent so that "not found" is a clear error: the job's own PATH,
+// relative entries taken from the job's working directory, as the kernel will after chdir.
+core::result<std::string> resolve_executable(spawn_request const& r)
+{
+    auto const& name = r.argv.front();
+    if (name.find('/') != std::string::npos) return {boost::system::in_place_value, name};
+    auto const path = core::lookup(r.environment, "PATH").value_or("/bin:/usr/bin");
+    std::string_view rest = path;
+    for (;;) {
+        auto const colon = rest.find(':');
+        auto const dir = rest.substr(0, colon);
+        auto const candidate = cat(dir.empty() ? "." : dir, "/", name);
+        bool const relative = candidate.front() != '/' && !r.working_directory.empty();
+        if (!name.empty() &&
+            is_executable_file(relative ? cat(r.working_directory, "/", candidate) : candidate))
+            return {boost::system::in_place_value, candidate};
+        if (colon == std::string_view::npos) break;
+        rest.remove_prefix(colon + 1);
+    }
+    return core::error{cat("spawn: ", quoted(name), " was not found in PATH ", quoted(path))};
+}
+
+core::error failure_error(child_failure const& f, spawn_request const& r, std::string const& exe)
+{
+    auto const text = errno_text(f.error);
+    switch (static_cast<child_step>(f.step)) {
+    case child_step::session:
+        return {cat("spawn: setsid: ", text)};
+    case child_step::streams:
+        return {cat("spawn: redirecting stdin, stdout and stderr: ", text)};
+    case child_step::working_directory:
+        return {cat("spawn: working directory ", quoted(r.working_directory), ": ", text)};
+    case child_step::descriptors:
+        return {cat("spawn: closing inherited descriptors: ", text)};
+    case child_step::exec:
+        return {cat("spawn: exec ", quoted(exe), ": ", text)};
+    }
+    return {cat("spawn: the child failed at step ", std::to_string(f.step), ": ", text)};
+}
+
+void reap(pid_t pid)
+{
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+}
+
+// Forks with every signal blocked, so that no worker handler runs in the child before the
+// child resets the dispositions (a handler there would write into the worker's signal pipe).
+pid_t fork_blocked(child_plan const& plan, int& fork_errno)
+{
+    sigset_t all, previous;
+    sigfillset(&all);
+    ::pthread_sigmask(SIG_SETMASK, &all, &previous);
+    pid_t const pid = ::fork();
+    if (pid == 0) run_child(plan);
+    fork_errno = errno;
+    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    return pid;
+}
+
+struct std_streams {
+    unique_fd in, out, err;  // err -1: stderr goes to the stdout file
+};
+
+core::result<std_streams> open_streams(spawn_request const& r)
+{
+    int constexpr write_flags = O_WRONLY | O_CREAT | O_TRUNC;
+    auto const in = open_stream("", O_RDONLY, "stdin");
+    if (!in) return in.error();
+    std_streams streams{unique_fd(*in), unique_fd(), unique_fd()};
+    auto const out = open_stream(r.stdout_path, write_flags, "stdout");
+    if (!out) return out.error();
+    streams.out = unique_fd(*out);
+    if (r.stderr_path != r.stdout_path) {
+        auto const err = open_stream(r.stderr_path, write_flags, "stderr");
+        if (!err) return err.error();
+        streams.err = unique_fd(*err);
+    }
+    return streams;
+}
+
+// argv and envp as execve takes them; argv points into the request, envp into `assignments`.
+struct exec_arrays {
+    std::vector<std::string> assignments;
+    std::vector<char*> argv, envp;
+};
+
+exec_arrays make_arrays(spawn_request const& r)
+{
+    exec_arrays arrays;
+    for (auto const& a : r.argv) arrays.argv.push_back(const_cast<char*>(a.c_str()));
+    arrays.argv.push_back(nullptr);
+    for (auto const& [name, value] : r.environment)
+        arrays.assignments.push_back(cat(name, "=", value));
+    for (auto const& a : arrays.assignments) arrays.envp.push_back(const_cast<char*>(a.c_str()));
+    arrays.envp.push_back(nullptr);
+    return arrays;
+}
+
+}  // namespace
+
+core::result<forked_child> fork_child(spawn_request const& request)
+{
+    if (auto checked = check_request(request); !checked) return checked.error();
+    auto exe = resolve_executable(request);
+    if (!exe) return exe.error();
+    auto const streams = open_streams(request);
+    if (!streams) return streams.error();
+    auto const arrays = make_arrays(request);
+
+    int pipe_fds[2];
+    if (::pipe2(pipe_fds, O_CLOEXEC) != 0)
+        return core::error{cat("spawn: pipe: ", errno_text(errno))};
+    unique_fd status_read(above_stdio(pipe_fds[0])), status_write(above_stdio(pipe_fds[1]));
+    if (status_read.get() < 0 || status_write.get() < 0)
+        return core::error{cat("spawn: pipe: ", errno_text(errno))};
+
+    child_plan const plan{
+        exe->c_str(),
+        arrays.argv.data(),
+        arrays.envp.data(),
+        request.working_directory.empty() ? nullptr : request.working_directory.c_str(),
+        streams->in.get(),
+        streams->out.get(),
+        streams->err.get() < 0 ? streams->out.get() : streams->err.get(),
+        status_write.get(),
+        ::getpid()};
+    int fork_errno = 0;
+    pid_t const pid = fork_blocked(plan, fork_errno);
+    if (pid < 0) return core::error{cat("spawn: fork: ", errno_text(fork_errno))};
+    return forked_child{pid, status_read.release(), std::move(*exe)};
+}
+
+core::result<void> child_outcome(forked_child const& child, spawn_request const& request,
+                                 std::size_t bytes, child_failure const& failure, int read_error)
+{
+    if (bytes == 0 && read_error == 0) return {};
+    reap(child.pid);
+    if (read_error != 0)
+        return core::error{cat("spawn: reading the child's status: ", errno_text(read_error))};
+    if (bytes != sizeof failure)
+        return core::error{"spawn: reading the child's status: short read"};
+    return failure_error(failure, request, child.executable);
+}
+
+core::result<pid_t> fork_exec(spawn_request const& request)
+{
+    auto child = fork_child(request);
+    if (!child) return child.error();
+    unique_fd const status(child->status_fd);
+    // Blocks until the child has exec'ed or failed: the time for the child to be scheduled and
+    // set up (a millisecond or more on a loaded machine), or as long as a chdir into a hung file
+    // system takes. launcher::launch waits without blocking the io_context.
+    child_failure failure;
+    ssize_t n;
+    while ((n = ::read(status.get(), &failure, sizeof failure)) < 0 && errno == EINTR) {
+    }
+    auto const outcome = child_outcome(*child, request, n < 0 ? 0 : static_cast<std::size_t>(n),
+                                       failure, n < 0 ? errno : 0);
+    if (!outcome) return outcome.error();
+    return child->pid;
+}
+
+}  // namespace torcrun::io::detail

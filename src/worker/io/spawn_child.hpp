@@ -1,0 +1,56 @@
+// fork/exec of one job, private to src/io (the io tests include it for the descriptor sweep).
+// spawn_child.cpp is the parent's side, exec_child.cpp the child's between fork and exec.
+#pragma once
+
+#include "torcrun/worker/io/launcher.hpp"
+
+#include <cstddef>
+#include <string>
+
+namespace torcrun::io::detail {
+
+// The child's setup steps; the one that fails is sent back with its errno through the status
+// pipe (close-on-exec: end of file means exec succeeded).
+enum class child_step : int { session = 1, streams, working_directory, descriptors, exec };
+
+struct child_failure {
+    int step = 0;
+    int error = 0;
+};
+
+struct forked_child {
+    pid_t pid;
+    int status_fd;           // the status pipe's read end, close-on-exec, owned by the caller
+    std::string executable;  // as exec was given it
+};
+
+// Checks the request, opens its files and forks; the child is on its way to exec.
+core::result<forked_child> fork_child(spawn_request const& request);
+
+// The outcome from what the status pipe gave: `bytes` read before end of file, or the read's
+// errno. On failure the child, which exits at once, is reaped and the error names the step.
+core::result<void> child_outcome(forked_child const& child, spawn_request const& request,
+                                 std::size_t bytes, child_failure const& failure, int read_error);
+
+// Both, reading the status pipe blocking: the pid once exec succeeded.
+core::result<pid_t> fork_exec(spawn_request const& request);
+
+// What the child needs, all of it built before the fork.
+struct child_plan {
+    char const* executable;
+    char* const* argv;
+    char* const* envp;
+    char const* working_directory;  // nullptr: stay
+    int stdin_fd, stdout_fd, stderr_fd, status_fd;
+    pid_t parent;
+};
+
+// The child's side, from fork to exec; never returns.
+[[noreturn]] void run_child(child_plan const& plan) noexcept;
+
+// Closes every descriptor >= 3 except `keep` (-1: none). Only async-signal-safe calls, for the
+// child between fork and exec. Without close_range (Linux < 5.9, or `use_close_range` false)
+// it walks /proc/self/fd with getdents64. Returns 0 or an errno value.
+int close_descriptors(int keep, bool use_close_range) noexcept;
+
+}  // namespace torcrun::io::detail

@@ -1,0 +1,59 @@
+// The worker's journal of results the server has not accepted yet (issue 4, "Server trouble"):
+// JSON lines in <output>/journal/wf<W>_<node>.jsonl, one job_report per line. Appends are
+// fsync'ed before they count; a removal rewrites the file to a temporary name, fsyncs it and
+// renames it over the old one, so a crash leaves either the old or the new list. A lock file
+// held (flock) for the journal's life keeps two live workers off one file: the second one gets
+// a file of its own, named with its pid. What a crashed worker left is read back at open.
+#pragma once
+
+#include "torcrun/common/error.hpp"
+#include "torcrun/worker/worker_actions.hpp"
+#include "torcrun/worker/worker_model.hpp"
+
+#include <boost/json/object.hpp>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace torcrun::io {
+
+// One attempt's result as the worker writes it down (an attempt's result.json, and each journal
+// line with its `kind` added): ResultModel's fields, completion_time in Unix seconds.
+boost::json::object result_json(core::job_result const& result);
+
+// One report as a journal line (no newline), and back: `journal line: <problem>`.
+std::string journal_line(core::job_report const& report);
+core::result<core::job_report> parse_journal_line(std::string_view line);
+
+class results_journal {
+public:
+    // Creates <dir>/journal when needed. Errors name the path and the system's reason.
+    static core::result<results_journal> open(std::string const& output_dir,
+                                              std::int64_t workflow_id,
+                                              std::string const& node_name);
+    results_journal(results_journal&& other) noexcept;
+    results_journal& operator=(results_journal&& other) noexcept;
+    ~results_journal();
+
+    std::string const& path() const noexcept { return path_; }
+    // The reports on disk: what a previous worker left, then what this one appended.
+    std::vector<core::job_report> const& reports() const noexcept { return reports_; }
+    // Lines that did not parse at open (a torn last line after a crash), as `path:line: why`.
+    std::vector<std::string> const& skipped() const noexcept { return skipped_; }
+
+    core::result<void> append(std::span<core::job_report const> reports);
+    core::result<void> remove(std::span<core::worker::report_key const> keys);
+
+private:
+    results_journal() = default;
+    core::result<void> read_back();
+
+    std::string path_;
+    int lock_fd_ = -1;
+    std::vector<core::job_report> reports_;
+    std::vector<std::string> skipped_;
+};
+
+}  // namespace torcrun::io

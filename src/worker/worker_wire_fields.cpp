@@ -1,0 +1,239 @@
+// Reading the server's answers for the worker wire: JSON parsing, typed field reads with the
+// first problem kept, and the endpoint names that start every message.
+#include "worker_wire_detail.hpp"
+
+#include "torcrun/common/json_kind.hpp"
+
+#include <boost/json/parse.hpp>
+
+#include <limits>
+#include <variant>
+
+namespace torcrun::api::wire {
+namespace {
+
+// The start of an answer for a message: at most 80 characters, quoted.
+std::string excerpt(std::string_view body)
+{
+    constexpr std::size_t shown = 80;
+    if (body.size() <= shown) return detail::quoted(body);
+    return detail::quoted(body.substr(0, shown)) + "...";
+}
+
+namespace w = core::worker;
+
+// The contract's operationIds, with the id the path names.
+struct namer {
+    std::size_t step;
+    static std::string id_name(std::string_view name, std::int64_t id)
+    {
+        return std::string(name) + " " + std::to_string(id);
+    }
+    std::string operator()(w::register_node const&) const { return "create_compute_node"; }
+    std::string operator()(w::read_workflow const&) const
+    {
+        return step == 0 ? "get_workflow" : "get_workflow_status";
+    }
+    std::string operator()(w::read_pending_actions const& a) const
+    {
+        return "get_pending_actions " + std::string(core::to_string(a.trigger));
+    }
+    std::string operator()(w::claim_action const& a) const
+    {
+        return id_name("claim_action", a.action_id);
+    }
+    std::string operator()(w::claim_jobs const&) const
+    {
+        return "claim_jobs_based_on_resources";
+    }
+    std::string operator()(w::read_requirements const& a) const
+    {
+        return id_name("get_resource_requirements", a.requirements_id);
+    }
+    std::string operator()(w::start_job const& a) const { return id_name("start_job", a.job_id); }
+    std::string operator()(w::hand_back const& a) const
+    {
+        return id_name("manage_status_change", a.job_id);
+    }
+    std::string operator()(w::read_failure_handler const& a) const
+    {
+        return id_name("get_failure_handler", a.handler_id);
+    }
+    std::string operator()(w::retry_job const& a) const { return id_name("retry_job", a.job_id); }
+    std::string operator()(w::record_result const& a) const
+    {
+        return id_name("create_result", a.result.job_id);
+    }
+    std::string operator()(w::complete_job const& a) const
+    {
+        return id_name("complete_job", a.result.job_id);
+    }
+    std::string operator()(w::complete_jobs const&) const { return "batch_complete_jobs"; }
+    std::string operator()(w::check_workflow const&) const { return "is_workflow_complete"; }
+    std::string operator()(w::deactivate_node const&) const
+    {
+        return step == 0 ? "get_compute_node" : "update_compute_node";
+    }
+    std::string operator()(auto const&) const { return "local work"; }
+};
+
+}  // namespace
+
+core::result<json::value> parse_reply(std::string_view body)
+{
+    if (body.find_first_not_of(" \t\r\n") == std::string_view::npos)
+        return core::error{"the answer is empty"};
+    boost::system::error_code ec;
+    auto v = json::parse(body, ec);
+    if (ec) return core::error{"the answer is not JSON (" + ec.message() + "): " + excerpt(body)};
+    return v;
+}
+
+std::string indexed(std::string_view list, std::size_t index)
+{
+    std::string out(list);
+    out += '[';
+    out += std::to_string(index);
+    out += ']';
+    return out;
+}
+
+std::string root_problem(json::value const& v, std::string_view expected)
+{
+    return "the answer is " + std::string(detail::describe(v)) + ", not " + std::string(expected);
+}
+
+std::string field_reader::path(std::string_view name) const
+{
+    return prefix_.empty() ? std::string(name) : prefix_ + "." + std::string(name);
+}
+
+void field_reader::fail(std::string_view name, std::string problem)
+{
+    if (!error_) error_ = core::error{"field " + detail::quoted(path(name)) + problem};
+}
+
+void field_reader::wrong_type(std::string_view name, std::string_view expected,
+                              json::value const& found)
+{
+    fail(name, ": expected " + std::string(expected) + ", found " +
+                   std::string(detail::describe(found)));
+}
+
+json::value const* field_reader::present(std::string_view name) const
+{
+    auto const* v = object_.if_contains(name);
+    return v == nullptr || v->is_null() ? nullptr : v;
+}
+
+json::value const* field_reader::required(std::string_view name)
+{
+    auto const* v = present(name);
+    if (v == nullptr) fail(name, object_.contains(name) ? " is null" : " is missing");
+    return v;
+}
+
+std::int64_t field_reader::integer(std::string_view name)
+{
+    auto const* v = required(name);
+    if (v == nullptr) return 0;
+    if (v->is_int64()) return v->get_int64();
+    wrong_type(name, "an integer", *v);
+    return 0;
+}
+
+std::optional<std::int64_t> field_reader::optional_integer(std::string_view name)
+{
+    auto const* v = present(name);
+    if (v == nullptr) return std::nullopt;
+    if (v->is_int64()) return v->get_int64();
+    wrong_type(name, "an integer", *v);
+    return std::nullopt;
+}
+
+std::uint32_t field_reader::count(std::string_view name, std::optional<std::uint32_t> fallback,
+                                  std::uint32_t minimum)
+{
+    auto const* v = fallback ? present(name) : required(name);
+    if (v == nullptr) return fallback.value_or(0);
+    if (!v->is_int64()) {
+        wrong_type(name, "an integer", *v);
+        return 0;
+    }
+    auto const n = v->get_int64();
+    if (n < minimum || n > std::numeric_limits<std::uint32_t>::max()) {
+        fail(name, ": " + std::to_string(n) + " is outside " + std::to_string(minimum) + " to " +
+                       std::to_string(std::numeric_limits<std::uint32_t>::max()));
+        return 0;
+    }
+    return static_cast<std::uint32_t>(n);
+}
+
+std::string field_reader::text(std::string_view name, std::optional<std::string_view> fallback)
+{
+    auto const* v = fallback ? present(name) : required(name);
+    if (v == nullptr) return std::string(fallback.value_or(""));
+    if (v->is_string()) return std::string(v->get_string());
+    wrong_type(name, "a string", *v);
+    return {};
+}
+
+std::optional<std::string> field_reader::optional_text(std::string_view name)
+{
+    auto const* v = present(name);
+    if (v == nullptr) return std::nullopt;
+    if (v->is_string()) return std::string(v->get_string());
+    wrong_type(name, "a string", *v);
+    return std::nullopt;
+}
+
+bool field_reader::flag(std::string_view name, std::optional<bool> fallback)
+{
+    auto const* v = fallback ? present(name) : required(name);
+    if (v == nullptr) return fallback.value_or(false);
+    if (v->is_bool()) return v->get_bool();
+    wrong_type(name, "a boolean", *v);
+    return false;
+}
+
+json::array const* field_reader::array(std::string_view name)
+{
+    auto const* v = present(name);
+    if (v == nullptr) return nullptr;
+    if (v->is_array()) return &v->get_array();
+    wrong_type(name, "an array", *v);
+    return nullptr;
+}
+
+json::object const* field_reader::object(std::string_view name)
+{
+    auto const* v = required(name);
+    if (v == nullptr) return nullptr;
+    if (v->is_object()) return &v->get_object();
+    wrong_type(name, "an object", *v);
+    return nullptr;
+}
+
+std::vector<std::int64_t> field_reader::ids(std::string_view name)
+{
+    std::vector<std::int64_t> out;
+    auto const* list = array(name);
+    if (list == nullptr) return out;
+    for (std::size_t i = 0; i < list->size(); ++i) {
+        auto const& item = (*list)[i];
+        if (!item.is_int64()) {
+            fail(indexed(name, i),
+                 ": expected an integer, found " + std::string(detail::describe(item)));
+            return {};
+        }
+        out.push_back(item.get_int64());
+    }
+    return out;
+}
+
+std::string endpoint_of(core::worker_action const& action, std::size_t step)
+{
+    return std::visit(namer{step}, action);
+}
+
+}  // namespace torcrun::api::wire

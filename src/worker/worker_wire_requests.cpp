@@ -1,0 +1,251 @@
+// The worker's server actions as Torc v0.10 requests (TORC-FACTS §1.2, §1.4, §2.4): method,
+// target and body. torcrun's extensions (§1.6) go out only with use_extensions: the claim's
+// `wait_seconds` and `compute_node_id` query parameters and the heartbeat; batch completion is
+// sent when the state machine asks for it (it asks only with extensions on).
+#include "worker_wire_detail.hpp"
+
+#include "torcrun/common/units.hpp"
+
+#include <charconv>
+#include <cmath>
+
+namespace torcrun::api {
+namespace {
+
+namespace w = core::worker;
+namespace json = boost::json;
+
+using std::to_string;
+
+// The shortest text that reads back as `v`, for query strings: "30", "0.25".
+std::string number_text(double v)
+{
+    char buffer[32];
+    auto const end = std::to_chars(buffer, buffer + sizeof buffer, v).ptr;
+    return std::string(buffer, end);
+}
+
+double gigabytes(std::uint64_t bytes) { return static_cast<double>(bytes) / 1073741824.0; }
+
+wire_request make(std::string method, std::string target, std::string body = {})
+{
+    return {std::move(method), std::move(target), std::move(body), 0};
+}
+
+std::string workflow_target(wire_context const& c) { return "/workflows/" + to_string(c.workflow_id); }
+
+// ResultModel (TORC-FACTS §2.4), in Torc's field order; the usage fields only when sampled.
+json::object result_object(core::job_result const& r)
+{
+    json::object o;
+    o["job_id"] = r.job_id;
+    o["workflow_id"] = r.workflow_id;
+    o["run_id"] = r.run_id;
+    o["attempt_id"] = r.attempt_id;
+    o["compute_node_id"] = r.compute_node_id;
+    o["return_code"] = r.return_code;
+    o["exec_time_minutes"] = r.exec_time_minutes;
+    o["completion_time"] = wire::torc_time(r.completion_time);
+    if (r.usage) {
+        o["peak_memory_bytes"] = r.usage->peak_memory_bytes;
+        o["avg_memory_bytes"] = r.usage->avg_memory_bytes;
+        o["peak_cpu_percent"] = r.usage->peak_cpu_percent;
+        o["avg_cpu_percent"] = r.usage->avg_cpu_percent;
+    }
+    o["status"] = core::to_string(r.status);
+    return o;
+}
+
+// The Slurm job id as Torc's runner sends it: a number when it is one.
+json::value slurm_job_id(std::string const& text)
+{
+    std::int64_t n = 0;
+    auto const r = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (r.ec == std::errc{} && r.ptr == text.data() + text.size()) return n;
+    return json::string(text);
+}
+
+// ComputeNodeModel for registration: the pool's totals, always is_active true (§1.4, §9.2.9).
+std::string node_body(w::register_node const& a, wire_context const& c)
+{
+    json::object o;
+    o["workflow_id"] = c.workflow_id;
+    o["hostname"] = c.hostname;
+    o["pid"] = c.pid;
+    o["start_time"] = wire::torc_time(c.start_unix);
+    o["is_active"] = true;
+    o["num_cpus"] = a.cpus;
+    o["memory_gb"] = gigabytes(a.memory_bytes);
+    o["num_gpus"] = a.gpus;
+    o["num_nodes"] = a.nodes;
+    bool const slurm = !c.scheduler_job_id.empty();
+    o["compute_node_type"] = slurm ? "slurm" : "local";
+    if (slurm) o["scheduler"] = {{"type", "slurm"}, {"slurm_job_id", slurm_job_id(c.scheduler_job_id)}};
+    return wire::to_text(o);
+}
+
+// ComputeNodesResources: per node, each dimension the largest any node offers; time_limit left
+// out when no end is known (unlimited).
+wire_request claim_request(w::claim_jobs const& a, wire_context const& c)
+{
+    json::object o;
+    o["num_cpus"] = a.per_node.cpus;
+    o["memory_gb"] = gigabytes(a.per_node.memory_bytes);
+    o["num_gpus"] = a.per_node.gpus;
+    o["num_nodes"] = a.num_nodes;
+    if (a.time_limit_seconds) o["time_limit"] = core::format_duration(*a.time_limit_seconds);
+    auto target = workflow_target(c) + "/claim_jobs_based_on_resources/" + to_string(a.limit);
+    auto out = make("POST", "", wire::to_text(o));
+    if (c.use_extensions) {
+        char separator = '?';
+        if (a.wait_seconds > 0) {
+            target += "?wait_seconds=" + number_text(a.wait_seconds);
+            out.wait_seconds = a.wait_seconds;
+            separator = '&';
+        }
+        if (c.compute_node_id != 0)
+            target += separator + std::string("compute_node_id=") + to_string(c.compute_node_id);
+    }
+    out.target = std::move(target);
+    return out;
+}
+
+std::string batch_body(w::complete_jobs const& a)
+{
+    json::array completions;
+    for (auto const& r : a.results) {
+        completions.push_back({{"job_id", r.job_id},
+                               {"status", core::to_string(r.status)},
+                               {"run_id", r.run_id},
+                               {"result", result_object(r)}});
+    }
+    return wire::to_text(json::object{{"completions", std::move(completions)}});
+}
+
+// The GET's ComputeNodeModel put back with is_active false and the worker's lifetime; nullopt
+// when the GET's answer is not an object (decode_replies then says why).
+std::optional<wire_request> deactivate_request(w::deactivate_node const& a, wire_context const& c,
+                                               wire_reply const& got)
+{
+    auto v = wire::parse_reply(got.body);
+    if (!v || !v->is_object()) return std::nullopt;
+    auto& node = v->get_object();
+    node["is_active"] = false;
+    node["duration_seconds"] = a.duration_seconds;
+    return make("PUT", "/compute_nodes/" + to_string(c.compute_node_id), wire::to_text(node));
+}
+
+bool is_2xx(unsigned status) { return status >= 200 && status < 300; }
+
+struct first_request {
+    wire_context const& c;
+
+    wire_request operator()(w::register_node const& a) const
+    {
+        return make("POST", "/compute_nodes", node_body(a, c));
+    }
+    wire_request operator()(w::read_workflow const&) const { return make("GET", workflow_target(c)); }
+    wire_request operator()(w::read_pending_actions const& a) const
+    {
+        return make("GET", workflow_target(c) + "/actions/pending?trigger_type=" +
+                               std::string(core::to_string(a.trigger)));
+    }
+    wire_request operator()(w::claim_action const& a) const
+    {
+        return make("POST", workflow_target(c) + "/actions/" + to_string(a.action_id) + "/claim",
+                    wire::to_text(json::object{{"compute_node_id", c.compute_node_id}}));
+    }
+    wire_request operator()(w::claim_jobs const& a) const { return claim_request(a, c); }
+    wire_request operator()(w::read_requirements const& a) const
+    {
+        return make("GET", "/resource_requirements/" + to_string(a.requirements_id));
+    }
+    wire_request operator()(w::start_job const& a) const
+    {
+        return make("PUT", "/jobs/" + to_string(a.job_id) + "/start_job/" + to_string(c.run_id) +
+                               "/" + to_string(c.compute_node_id));
+    }
+    wire_request operator()(w::hand_back const& a) const
+    {
+        return make("PUT", "/jobs/" + to_string(a.job_id) + "/manage_status_change/ready/" +
+                               to_string(c.run_id));
+    }
+    wire_request operator()(w::read_failure_handler const& a) const
+    {
+        return make("GET", "/failure_handlers/" + to_string(a.handler_id));
+    }
+    wire_request operator()(w::retry_job const& a) const
+    {
+        return make("POST", "/jobs/" + to_string(a.job_id) + "/retry/" + to_string(c.run_id) +
+                                "?max_retries=" + to_string(a.max_retries));
+    }
+    wire_request operator()(w::record_result const& a) const
+    {
+        return make("POST", "/results", wire::to_text(result_object(a.result)));
+    }
+    // The attempt's own run id: a result journaled before a restart names the run it ran in.
+    wire_request operator()(w::complete_job const& a) const
+    {
+        auto const& r = a.result;
+        return make("POST",
+                    "/jobs/" + to_string(r.job_id) + "/complete_job/" +
+                        std::string(core::to_string(r.status)) + "/" + to_string(r.run_id),
+                    wire::to_text(result_object(r)));
+    }
+    wire_request operator()(w::complete_jobs const& a) const
+    {
+        return make("POST", workflow_target(c) + "/batch_complete_jobs", batch_body(a));
+    }
+    wire_request operator()(w::check_workflow const&) const
+    {
+        return make("GET", workflow_target(c) + "/is_complete");
+    }
+    wire_request operator()(w::deactivate_node const&) const
+    {
+        return make("GET", "/compute_nodes/" + to_string(c.compute_node_id));
+    }
+};
+
+template <class A>
+constexpr bool is_server_request = std::is_invocable_r_v<wire_request, first_request, A const&>;
+
+}  // namespace
+
+std::optional<wire_request> next_request(core::worker_action const& action,
+                                         wire_context const& context,
+                                         std::span<wire_reply const> previous)
+{
+    return std::visit(
+        [&](auto const& a) -> std::optional<wire_request> {
+            using A = std::decay_t<decltype(a)>;
+            if constexpr (!is_server_request<A>) {
+                return std::nullopt;
+            } else {
+                if (previous.empty()) return first_request{context}(a);
+                constexpr bool two_steps =
+                    std::is_same_v<A, w::read_workflow> || std::is_same_v<A, w::deactivate_node>;
+                if (!two_steps || previous.size() != 1 || !is_2xx(previous[0].status))
+                    return std::nullopt;
+                if constexpr (std::is_same_v<A, w::deactivate_node>) {
+                    return deactivate_request(a, context, previous[0]);
+                } else {
+                    auto v = wire::parse_reply(previous[0].body);
+                    if (!v || !v->is_object()) return std::nullopt;
+                    return make("GET", workflow_target(context) + "/status");
+                }
+            }
+        },
+        action);
+}
+
+wire_request heartbeat_request(wire_context const& context)
+{
+    return make("POST", "/compute_nodes/" + to_string(context.compute_node_id) + "/heartbeat");
+}
+
+wire_request read_file_request(std::int64_t file_id)
+{
+    return make("GET", "/files/" + to_string(file_id));
+}
+
+}  // namespace torcrun::api

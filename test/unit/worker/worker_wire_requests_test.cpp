@@ -1,0 +1,255 @@
+// api/worker_wire, the requests: for every server action the method, the target and the body
+// (parsed, compared field by field), the steps of the two-request actions, and the extensions
+// left out of a plain v0.10 request.
+#include "torcrun/worker/worker_wire.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include <string>
+#include <vector>
+
+namespace api = torcrun::api;
+namespace core = torcrun::core;
+namespace w = torcrun::core::worker;
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::uint64_t gib = std::uint64_t{1} << 30;
+
+api::wire_context context(bool extensions = true)
+{
+    api::wire_context c;
+    c.workflow_id = 3;
+    c.compute_node_id = 9;
+    c.run_id = 2;
+    c.use_extensions = extensions;
+    c.hostname = "x1000c0s0b0n0";
+    c.pid = 4242;
+    c.start_unix = 1768862490.123;  // 2026-01-19T22:41:30.123Z
+    c.scheduler_job_id = "123456";
+    return c;
+}
+
+core::job_result result(std::int64_t job, core::result_status status, bool usage)
+{
+    core::job_result r;
+    r.job_id = job;
+    r.workflow_id = 3;
+    r.run_id = 2;
+    r.attempt_id = 2;
+    r.compute_node_id = 9;
+    r.return_code = status == core::result_status::completed ? 0 : 137;
+    r.exec_time_minutes = 1.5;
+    r.completion_time = 1768863301.1234;  // 2026-01-19T22:55:01.123Z
+    r.status = status;
+    if (usage) r.usage = core::job_usage{123456789, 98765432, 180.5, 95.25};
+    return r;
+}
+
+constexpr char const* result_failed_json =
+    R"({"job_id":42,"workflow_id":3,"run_id":2,"attempt_id":2,"compute_node_id":9,)"
+    R"("return_code":137,"exec_time_minutes":1.5,"completion_time":"2026-01-19T22:55:01.123Z",)"
+    R"("peak_memory_bytes":123456789,"avg_memory_bytes":98765432,"peak_cpu_percent":180.5,)"
+    R"("avg_cpu_percent":95.25,"status":"failed"})";
+
+struct request_case {
+    std::string name;
+    core::worker_action action;
+    bool extensions;
+    std::string method;
+    std::string target;
+    std::string body;  // JSON, compared parsed; empty for none
+    double wait_seconds = 0;
+};
+
+w::claim_jobs claim(double wait, std::optional<double> time_limit)
+{
+    w::claim_jobs c;
+    c.request = core::request_id{5};
+    c.limit = 8;
+    c.per_node = {8, 16 * gib, 2};
+    c.num_nodes = 2;
+    c.time_limit_seconds = time_limit;
+    c.wait_seconds = wait;
+    return c;
+}
+
+std::vector<request_case> request_cases()
+{
+    auto const batch = w::complete_jobs{
+        core::request_id{1},
+        {result(42, core::result_status::failed, true),
+         result(43, core::result_status::completed, false)}};
+    return {
+        {"register_node", w::register_node{core::request_id{1}, 104, 240 * gib, 4, 1}, true,
+         "POST", "/compute_nodes",
+         R"({"workflow_id":3,"hostname":"x1000c0s0b0n0","pid":4242,)"
+         R"("start_time":"2026-01-19T22:41:30.123Z","is_active":true,"num_cpus":104,)"
+         R"("memory_gb":240,"num_gpus":4,"num_nodes":1,"compute_node_type":"slurm",)"
+         R"("scheduler":{"type":"slurm","slurm_job_id":123456}})"},
+        {"read_workflow", w::read_workflow{}, true, "GET", "/workflows/3", ""},
+        {"read_pending_actions",
+         w::read_pending_actions{core::request_id{1}, core::action_trigger::on_worker_start}, true,
+         "GET", "/workflows/3/actions/pending?trigger_type=on_worker_start", ""},
+        {"claim_action", w::claim_action{core::request_id{1}, 5}, true, "POST",
+         "/workflows/3/actions/5/claim", R"({"compute_node_id":9})"},
+        {"claim_jobs long poll", claim(30, 3 * 3600 + 57 * 60 + 30), true, "POST",
+         "/workflows/3/claim_jobs_based_on_resources/8?wait_seconds=30&compute_node_id=9",
+         R"({"num_cpus":8,"memory_gb":16,"num_gpus":2,"num_nodes":2,"time_limit":"PT3H57M"})",
+         30},
+        {"claim_jobs fractional wait", claim(0.25, std::nullopt), true, "POST",
+         "/workflows/3/claim_jobs_based_on_resources/8?wait_seconds=0.25&compute_node_id=9",
+         R"({"num_cpus":8,"memory_gb":16,"num_gpus":2,"num_nodes":2})", 0.25},
+        {"claim_jobs no wait", claim(0, std::nullopt), true, "POST",
+         "/workflows/3/claim_jobs_based_on_resources/8?compute_node_id=9",
+         R"({"num_cpus":8,"memory_gb":16,"num_gpus":2,"num_nodes":2})"},
+        {"claim_jobs plain v0.10", claim(30, 7200), false, "POST",
+         "/workflows/3/claim_jobs_based_on_resources/8",
+         R"({"num_cpus":8,"memory_gb":16,"num_gpus":2,"num_nodes":2,"time_limit":"PT2H"})"},
+        {"read_requirements", w::read_requirements{core::request_id{1}, 7}, true, "GET",
+         "/resource_requirements/7", ""},
+        {"start_job", w::start_job{core::request_id{1}, 42}, true, "PUT",
+         "/jobs/42/start_job/2/9", ""},
+        {"hand_back", w::hand_back{core::request_id{1}, 42}, true, "PUT",
+         "/jobs/42/manage_status_change/ready/2", ""},
+        {"read_failure_handler", w::read_failure_handler{core::request_id{1}, 6}, true, "GET",
+         "/failure_handlers/6", ""},
+        {"retry_job", w::retry_job{core::request_id{1}, 42, 3}, true, "POST",
+         "/jobs/42/retry/2?max_retries=3", ""},
+        {"record_result",
+         w::record_result{core::request_id{1}, result(42, core::result_status::failed, true)}, true,
+         "POST", "/results", result_failed_json},
+        {"complete_job",
+         w::complete_job{core::request_id{1}, result(42, core::result_status::failed, true)}, true,
+         "POST", "/jobs/42/complete_job/failed/2", result_failed_json},
+        {"complete_jobs", batch, true, "POST", "/workflows/3/batch_complete_jobs",
+         std::string(R"({"completions":[{"job_id":42,"status":"failed","run_id":2,"result":)") +
+             result_failed_json +
+             R"(},{"job_id":43,"status":"completed","run_id":2,"result":{"job_id":43,)"
+             R"("workflow_id":3,"run_id":2,"attempt_id":2,"compute_node_id":9,"return_code":0,)"
+             R"("exec_time_minutes":1.5,"completion_time":"2026-01-19T22:55:01.123Z",)"
+             R"("status":"completed"}}]})"},
+        {"check_workflow", w::check_workflow{}, true, "GET", "/workflows/3/is_complete", ""},
+        {"deactivate_node", w::deactivate_node{core::request_id{1}, 3600.5}, true, "GET",
+         "/compute_nodes/9", ""},
+    };
+}
+
+void check_request(api::wire_request const& got, std::string const& method,
+                   std::string const& target, std::string const& body, double wait)
+{
+    BOOST_TEST(got.method == method);
+    BOOST_TEST(got.target == target);
+    BOOST_TEST(got.wait_seconds == wait);
+    if (body.empty()) {
+        BOOST_TEST(got.body == "");
+    } else {
+        BOOST_TEST_REQUIRE(!got.body.empty());
+        BOOST_TEST(json::parse(got.body) == json::parse(body), got.body);
+    }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(worker_wire)
+
+BOOST_AUTO_TEST_CASE(every_server_action_as_its_first_request)
+{
+    for (auto const& c : request_cases()) {
+        BOOST_TEST_CONTEXT(c.name)
+        {
+            auto const got = api::next_request(c.action, context(c.extensions), {});
+            BOOST_TEST_REQUIRE(got.has_value());
+            check_request(*got, c.method, c.target, c.body, c.wait_seconds);
+            // One request only, except the two-step actions (tested below).
+            if (c.name != "read_workflow" && c.name != "deactivate_node") {
+                api::wire_reply const ok[] = {{200, "{}"}};
+                BOOST_TEST(!api::next_request(c.action, context(c.extensions), ok).has_value());
+            }
+        }
+    }
+}
+
+// Field order and number forms as Torc's serde models write them.
+BOOST_AUTO_TEST_CASE(result_model_text_is_exact)
+{
+    auto const got = api::next_request(
+        w::complete_job{core::request_id{1}, result(42, core::result_status::failed, true)},
+        context(), {});
+    BOOST_TEST(got->body == result_failed_json);
+}
+
+BOOST_AUTO_TEST_CASE(a_local_worker_registers_without_scheduler)
+{
+    auto c = context();
+    c.scheduler_job_id.clear();
+    c.start_unix = 1768862490.0004;  // milliseconds rounded
+    auto const got =
+        api::next_request(w::register_node{core::request_id{1}, 8, 3 * gib / 2, 0, 1}, c, {});
+    check_request(*got, "POST", "/compute_nodes",
+                  R"({"workflow_id":3,"hostname":"x1000c0s0b0n0","pid":4242,)"
+                  R"("start_time":"2026-01-19T22:41:30.000Z","is_active":true,"num_cpus":8,)"
+                  R"("memory_gb":1.5,"num_gpus":0,"num_nodes":1,"compute_node_type":"local"})",
+                  0);
+}
+
+BOOST_AUTO_TEST_CASE(read_workflow_reads_the_status_after_the_workflow)
+{
+    core::worker_action const action = w::read_workflow{core::request_id{4}};
+    api::wire_reply const workflow[] = {{200, R"({"id":3,"name":"w","user":"u"})"}};
+    auto const second = api::next_request(action, context(), workflow);
+    BOOST_TEST_REQUIRE(second.has_value());
+    check_request(*second, "GET", "/workflows/3/status", "", 0);
+
+    api::wire_reply const both[] = {workflow[0], {200, R"({"id":3,"run_id":2})"}};
+    BOOST_TEST(!api::next_request(action, context(), both).has_value());
+    api::wire_reply const missing[] = {{404, R"({"message":"no workflow 3"})"}};
+    BOOST_TEST(!api::next_request(action, context(), missing).has_value());
+    api::wire_reply const broken[] = {{200, "<html>"}};
+    BOOST_TEST(!api::next_request(action, context(), broken).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(deactivate_node_puts_the_node_back_inactive)
+{
+    core::worker_action const action = w::deactivate_node{core::request_id{4}, 3600.5};
+    std::string const node =
+        R"({"id":9,"workflow_id":3,"hostname":"n1","pid":7,"start_time":"2026-01-19T22:41:30Z",)"
+        R"("is_active":true,"num_cpus":8,"memory_gb":16,"num_gpus":0,"num_nodes":1,)"
+        R"("compute_node_type":"local","scheduler":{"type":"slurm"}})";
+    api::wire_reply const got[] = {{200, node}};
+    auto const put = api::next_request(action, context(), got);
+    BOOST_TEST_REQUIRE(put.has_value());
+    check_request(
+        *put, "PUT", "/compute_nodes/9",
+        R"({"id":9,"workflow_id":3,"hostname":"n1","pid":7,"start_time":"2026-01-19T22:41:30Z",)"
+        R"("is_active":false,"num_cpus":8,"memory_gb":16,"num_gpus":0,"num_nodes":1,)"
+        R"("compute_node_type":"local","scheduler":{"type":"slurm"},"duration_seconds":3600.5})",
+        0);
+
+    api::wire_reply const both[] = {got[0], {200, node}};
+    BOOST_TEST(!api::next_request(action, context(), both).has_value());
+    api::wire_reply const array[] = {{200, "[]"}};
+    BOOST_TEST(!api::next_request(action, context(), array).has_value());
+    api::wire_reply const gone[] = {{404, ""}};
+    BOOST_TEST(!api::next_request(action, context(), gone).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(local_work_sends_nothing)
+{
+    std::vector<core::worker_action> const local = {
+        w::spawn{},          w::signal_job{42, 15}, w::check_outputs{42, {11}},
+        w::run_commands{},   w::journal_append{},   w::arm_timer{},
+        w::log{},            w::exit_worker{0},     w::run_recovery{}};
+    for (auto const& a : local) BOOST_TEST(!api::next_request(a, context(), {}).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(heartbeat_and_file_requests)
+{
+    check_request(api::heartbeat_request(context()), "POST", "/compute_nodes/9/heartbeat", "", 0);
+    check_request(api::read_file_request(11), "GET", "/files/11", "", 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
