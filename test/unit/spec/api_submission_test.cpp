@@ -3,6 +3,8 @@
 // with its message verbatim, and the server messages clients show.
 #include "torcrun/spec/submission.hpp"
 
+#include "torcrun/common/server_message.hpp"
+
 #include "spec_support.hpp"
 
 #include <boost/json/parse.hpp>
