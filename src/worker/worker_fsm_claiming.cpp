@@ -6,13 +6,15 @@
 
 #include "worker_text.hpp"
 
+#include <boost/assert.hpp>
+
 #include <algorithm>
 
 namespace torcrun::core {
 
 bool worker_fsm::impl::claim_possible() const
 {
-    return stage == worker_stage::running && !claim && batch.empty() &&
+    return stage == worker_stage::running && !claims.request && claims.batch.empty() &&
            pool.largest_free_per_node().cpus >= 1;
 }
 
@@ -37,30 +39,30 @@ worker::claim_jobs worker_fsm::impl::fresh_claim(request_id id) const
 
 void worker_fsm::impl::try_claim()
 {
-    if (!claim_possible() || now < claim_not_before) return;
-    claim = send(fresh_claim({}));
-    claim_sent_at = now;
+    if (!claim_possible() || now < claims.not_before) return;
+    claims.request = send(fresh_claim({}));
+    claims.sent_at = now;
 }
 
 void worker_fsm::impl::on(worker::jobs_claimed const& e, worker_action const& sent)
 {
-    claim.reset();
+    claims.request.reset();
     if (e.jobs.empty()) {
-        last_claim_empty = true;
-        status_wanted = jobs.empty();  // with jobs live the workflow cannot be complete
-        claim_no_progress(claim_sent_at);
+        claims.last_empty = true;
+        claims.status_wanted = jobs.empty();  // with jobs live the workflow cannot be complete
+        claim_no_progress(claims.sent_at);
         return;
     }
-    last_claim_empty = false;
-    idle_since.reset();
+    claims.last_empty = false;
+    claims.idle_since.reset();
     auto const limit = std::get<worker::claim_jobs>(sent).limit;
     std::size_t accepted = 0;
     std::size_t extra = 0;
     for (auto const& job : e.jobs) {
         if (auto const held = jobs.find(job.id); held != jobs.end() &&
-                                                  held->second.phase == job_phase::retrying &&
+                                                  held->second.phase() == job_phase::retrying &&
                                                   job.attempt_id > held->second.job.attempt_id) {
-            reclaimed.insert_or_assign(job.id, job);
+            retries.reclaimed.insert_or_assign(job.id, job);
             continue;
         }
         if (jobs.contains(job.id)) {
@@ -77,7 +79,7 @@ void worker_fsm::impl::on(worker::jobs_claimed const& e, worker_action const& se
             hand_back(entry, log_severity::info, "the worker is stopping");
         } else {
             ++accepted;
-            batch.push_back(job.id);
+            claims.batch.push_back(job.id);
         }
     }
     if (extra > 0)
@@ -89,10 +91,10 @@ void worker_fsm::impl::on(worker::jobs_claimed const& e, worker_action const& se
 
 void worker_fsm::impl::fetch_requirements()
 {
-    for (auto const id : batch) {
+    for (auto const id : claims.batch) {
         auto const rr = jobs.at(id).job.resource_requirements_id;
-        if (resources.contains(rr) || fetching_resources.contains(rr)) continue;
-        fetching_resources.insert(rr);
+        if (claims.requirements.contains(rr) || claims.fetching_requirements.contains(rr)) continue;
+        claims.fetching_requirements.insert(rr);
         send(worker::read_requirements{{}, rr});
     }
     place_batch();
@@ -101,20 +103,20 @@ void worker_fsm::impl::fetch_requirements()
 void worker_fsm::impl::on(worker::requirements_read const& e, worker_action const& sent)
 {
     auto const rr = std::get<worker::read_requirements>(sent).requirements_id;
-    fetching_resources.erase(rr);
-    auto& cached = resources[rr] = e.resources;
+    claims.fetching_requirements.erase(rr);
+    auto& cached = claims.requirements[rr] = e.resources;
     cached.id = rr;
     place_batch();
 }
 
 void worker_fsm::impl::requirements_failed(std::int64_t requirements_id, std::string const& why)
 {
-    fetching_resources.erase(requirements_id);
-    for (auto const id : batch) {
+    claims.fetching_requirements.erase(requirements_id);
+    for (auto const id : claims.batch) {
         auto const it = jobs.find(id);
         if (it == jobs.end()) continue;
         auto& job = it->second;
-        if (job.phase == job_phase::requirements &&
+        if (job.phase() == job_phase::requirements &&
             job.job.resource_requirements_id == requirements_id)
             hand_back(
                 job, log_severity::error,
@@ -126,22 +128,23 @@ void worker_fsm::impl::requirements_failed(std::int64_t requirements_id, std::st
 // Places the claimed jobs in the server's order once all their requirements are known.
 void worker_fsm::impl::place_batch()
 {
-    if (!fetching_resources.empty()) return;
+    if (!claims.fetching_requirements.empty()) return;
     bool placed = false;
     bool refused = false;
-    for (auto const id : std::exchange(batch, {})) {
+    for (auto const id : std::exchange(claims.batch, {})) {
         auto const it = jobs.find(id);  // one handed back meanwhile may be gone
-        if (it == jobs.end() || it->second.phase != job_phase::requirements) continue;
+        if (it == jobs.end() || it->second.phase() != job_phase::requirements) continue;
         auto& job = it->second;
         if (stage != worker_stage::running) {
             hand_back(job, log_severity::info, "the worker is stopping");
             continue;
         }
-        auto const& need = resources.at(job.job.resource_requirements_id).need;
+        auto const& need = claims.requirements.at(job.job.resource_requirements_id).need;
         auto const verdict = pool.check(need);
         if (verdict == fit::now) {
-            job.placement = pool.reserve(need, reservation_id{id});
-            job.phase = job_phase::starting;
+            auto placement = pool.reserve(need, reservation_id{id});
+            BOOST_ASSERT(placement);  // check() said it fits now
+            job.state = job_state::starting{std::move(*placement)};
             send(worker::start_job{{}, id});
             placed = true;
         } else {
@@ -164,26 +167,26 @@ void worker_fsm::impl::place_batch()
 void worker_fsm::impl::on_started(std::int64_t job_id)
 {
     auto const it = jobs.find(job_id);
-    if (it == jobs.end() || it->second.phase != job_phase::starting) return;
+    auto* const starting =
+        it == jobs.end() ? nullptr : std::get_if<job_state::starting>(&it->second.state);
+    if (!starting) return;
     auto& job = it->second;
     if (stage != worker_stage::running) {
         hand_back(job, log_severity::info, "the worker is stopping");
         return;
     }
-    job.phase = job_phase::spawning;
+    auto placement = std::move(starting->placement);  // emplace destroys `starting` first
+    auto& spawning = job.state.emplace<job_state::spawning>(std::move(placement));
     std::optional<double> left;
-    if (end_at) left = std::chrono::duration<double>(*end_at - now).count();
-    out.push_back(worker::spawn{job.job, resources.at(job.job.resource_requirements_id),
-                                *job.placement, run_id, left});
+    if (startup.end_at) left = std::chrono::duration<double>(*startup.end_at - now).count();
+    out.push_back(worker::spawn{job.job, claims.requirements.at(job.job.resource_requirements_id),
+                                spawning.placement, startup.run_id, left});
 }
 
 void worker_fsm::impl::hand_back(job_entry& job, log_severity level, std::string const& why)
 {
-    if (job.placement) {
-        pool.release(reservation_id{job.job.id});
-        job.placement.reset();
-    }
-    job.phase = job_phase::handing_back;
+    if (job.placement()) pool.release(reservation_id{job.job.id});
+    job.state = job_state::handing_back{};
     if (!why.empty()) say(level, "job " + std::to_string(job.job.id) + ": handed back: " + why);
     send(worker::hand_back{{}, job.job.id});
 }
@@ -204,7 +207,7 @@ void worker_fsm::impl::on_handed_back(std::int64_t job_id, bool accepted, std::s
 
 void worker_fsm::impl::claim_refused(std::string const& why)
 {
-    claim.reset();
+    claims.request.reset();
     say(log_severity::error, "claim: refused: " + why);
     claim_no_progress(now);
 }
@@ -212,29 +215,31 @@ void worker_fsm::impl::claim_refused(std::string const& why)
 // Something changed that may make jobs claimable: claim at once, and count idle time afresh.
 void worker_fsm::impl::claim_progress()
 {
-    last_claim_empty = false;
-    claim_delay = cfg.poll.min_interval_seconds;
-    claim_not_before = now;
+    claims.last_empty = false;
+    claims.delay = cfg.poll.min_interval_seconds;
+    claims.not_before = now;
 }
 
 void worker_fsm::impl::claim_no_progress(fsm_time from)
 {
-    claim_not_before = from + seconds(claim_delay);
-    claim_delay = std::min(claim_delay * 2, cfg.poll.interval_seconds);
+    claims.not_before = from + seconds(claims.delay);
+    claims.delay = std::min(claims.delay * 2, cfg.poll.interval_seconds);
 }
 
 void worker_fsm::impl::try_status_check()
 {
-    if (status_check) return;
-    if (!status_wanted && now < last_status_check + seconds(cfg.poll.interval_seconds)) return;
-    status_wanted = false;
-    last_status_check = now;
-    status_check = send(worker::check_workflow{});
+    if (claims.status_check) return;
+    if (!claims.status_wanted &&
+        now < claims.last_status_check + seconds(cfg.poll.interval_seconds))
+        return;
+    claims.status_wanted = false;
+    claims.last_status_check = now;
+    claims.status_check = send(worker::check_workflow{});
 }
 
 void worker_fsm::impl::on(worker::workflow_state_read const& e, worker_action const&)
 {
-    status_check.reset();
+    claims.status_check.reset();
     if (stage != worker_stage::running) return;
     auto const workflow = "worker: workflow " + std::to_string(workflow_id);
     if (e.is_canceled) {
@@ -248,12 +253,12 @@ void worker_fsm::impl::on(worker::workflow_state_read const& e, worker_action co
 
 void worker_fsm::impl::check_idle()
 {
-    if (cfg.limits.idle_timeout_seconds <= 0 || !jobs.empty() || !last_claim_empty) {
-        idle_since.reset();
+    if (cfg.limits.idle_timeout_seconds <= 0 || !jobs.empty() || !claims.last_empty) {
+        claims.idle_since.reset();
         return;
     }
-    if (!idle_since) idle_since = now;
-    if (now < *idle_since + seconds(cfg.limits.idle_timeout_seconds)) return;
+    if (!claims.idle_since) claims.idle_since = now;
+    if (now < *claims.idle_since + seconds(cfg.limits.idle_timeout_seconds)) return;
     say(log_severity::info,
         "worker: idle for " + format_seconds(cfg.limits.idle_timeout_seconds) + " s; stopping");
     drain(stop_reason::idle);

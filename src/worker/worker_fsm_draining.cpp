@@ -26,14 +26,15 @@ void worker_fsm::impl::on(worker::signal_received const& e)
         say(log_severity::info, "worker: " + name + " received; stopping the running jobs");
         reason = stop_reason::signal;
         terminate_running();
-    } else if (e.signal == SIGINT && !graceless) {
+    } else if (e.signal == SIGINT && !stopping.graceless) {
         say(log_severity::warning, "worker: SIGINT received again; SIGKILL to every job now");
-        graceless = true;
+        stopping.graceless = true;
         terminate_running();
     } else {
         say(log_severity::info, "worker: " + name + " received; already stopping");
         // e.g. exit actions still running: the stop is bounded from now on
-        if (!hard_stop_at) hard_stop_at = after(cfg.termination.grace_seconds + report_budget);
+        if (!stopping.hard_stop_at)
+            stopping.hard_stop_at = after(cfg.termination.grace_seconds + report_budget);
     }
 }
 
@@ -42,19 +43,19 @@ void worker_fsm::impl::drain(stop_reason why)
     if (stage == worker_stage::starting) {
         reason = why;
         stage = worker_stage::stopping;
-        hard_stop_at = after(report_budget);
-        triggers.clear();
-        queued_actions.clear();
-        action_request.reset();
-        current_action.reset();
-        if (compute_node_id) deactivate();
+        stopping.hard_stop_at = after(report_budget);
+        actions.triggers.clear();
+        actions.queued.clear();
+        actions.request.reset();
+        actions.current.reset();
+        if (startup.compute_node_id) deactivate();
         return;
     }
     if (stage != worker_stage::running) return;
     stage = worker_stage::draining;
     reason = why;
     if (why == stop_reason::server_lost) exit_code = 1;
-    idle_since.reset();
+    claims.idle_since.reset();
     if (terminating()) terminate_running();
 }
 
@@ -62,47 +63,51 @@ void worker_fsm::impl::drain(stop_reason why)
 // report_budget seconds for the reports.
 void worker_fsm::impl::terminate_running()
 {
-    auto const limit = after((graceless ? 0 : cfg.termination.grace_seconds) + report_budget);
-    if (!hard_stop_at || *hard_stop_at > limit) hard_stop_at = limit;
+    auto const grace = stopping.graceless ? 0 : cfg.termination.grace_seconds;
+    auto const limit = after(grace + report_budget);
+    if (!stopping.hard_stop_at || *stopping.hard_stop_at > limit) stopping.hard_stop_at = limit;
     for (auto& [id, job] : jobs)
-        if (job.phase == job_phase::running) stop_job(job, stop_cause::drain);
+        if (auto* run = job.in<job_state::running>()) stop_job(id, *run, stop_cause::drain);
 }
 
 void worker_fsm::impl::hard_stop_due()
 {
-    if (!hard_stop_at || now < *hard_stop_at || stage == worker_stage::stopped) return;
+    if (!stopping.hard_stop_at || now < *stopping.hard_stop_at || stage == worker_stage::stopped)
+        return;
     say(log_severity::error, "worker: the stop ran out of time; exiting now");
-    finish(jobs.empty() && reports.empty() ? exit_code : 1);
+    finish(jobs.empty() && reports.pending.empty() ? exit_code : 1);
 }
 
 void worker_fsm::impl::maybe_stop()
 {
     if (stage == worker_stage::stopping) {
-        bool const registering = std::ranges::any_of(requests, [](auto const& r) {
+        bool const registering = std::ranges::any_of(requests.open, [](auto const& r) {
             return std::holds_alternative<worker::register_node>(r.second.action);
         });
-        if (!compute_node_id && !registering) finish(exit_code);
+        if (!startup.compute_node_id && !registering) finish(exit_code);
         return;
     }
     if (stage != worker_stage::draining) return;
-    if (server_lost) {  // finish once no process runs and no report attempt is under way
+    if (requests.server_lost) {  // finish once no process runs and no report attempt is under way
         bool const local = std::ranges::any_of(jobs, [](auto const& j) {
-            auto const p = j.second.phase;
+            auto const p = j.second.phase();
             return p == job_phase::spawning || p == job_phase::running || p == job_phase::outputs;
         });
-        bool const reporting = std::ranges::any_of(reports, [&](auto const& r) {
-            auto const it = r.request ? requests.find(*r.request) : requests.end();
-            return it != requests.end() && !it->second.retry_at;
+        bool const reporting = std::ranges::any_of(reports.pending, [&](auto const& r) {
+            auto const it = r.request ? requests.open.find(*r.request) : requests.open.end();
+            return it != requests.open.end() && !it->second.retry_at;
         });
         if (!local && !reporting) finish(1);
         return;
     }
-    if (!jobs.empty() || !reports.empty() || claim || !batch.empty()) return;
+    if (!jobs.empty() || !reports.pending.empty() || claims.request || !claims.batch.empty())
+        return;
     stage = worker_stage::stopping;
     if (reason == stop_reason::workflow_complete)
-        triggers = {action_trigger::on_workflow_complete, action_trigger::on_worker_complete};
+        actions.triggers = {action_trigger::on_workflow_complete,
+                            action_trigger::on_worker_complete};
     else if (reason == stop_reason::idle)
-        triggers = {action_trigger::on_worker_complete};
+        actions.triggers = {action_trigger::on_worker_complete};
     next_workflow_action();
 }
 
@@ -114,18 +119,18 @@ void worker_fsm::impl::finish(int code)
     journal_unsent();
     for (auto& [id, job] : jobs) {
         auto const name = "job " + std::to_string(id);
-        if (job.phase == job_phase::reporting) {
+        if (job.phase() == job_phase::reporting) {
             ++ledger.journaled;
             say(log_severity::error, name + ": its result is journaled, not reported");
             continue;
         }
         ++ledger.abandoned;
-        if (job.placement) pool.release(reservation_id{id});
-        say(log_severity::error, name + ": abandoned while " + std::string(to_string(job.phase)) +
+        if (job.placement()) pool.release(reservation_id{id});
+        say(log_severity::error, name + ": abandoned while " + std::string(to_string(job.phase())) +
                                      "; the server keeps it until its lease expires");
     }
     jobs.clear();
-    batch.clear();
+    claims.batch.clear();
     stage = worker_stage::stopped;
     say(log_severity::info,
         "worker: exit " + std::to_string(code) + " (" + std::string(to_string(reason)) + ")");

@@ -1,5 +1,7 @@
-// Internal to worker_fsm: its state and handlers, split over worker_fsm_*.cpp by concern
-// (requests, start-up, claiming, jobs, reporting, draining). Handlers append actions to `out`.
+// Internal to worker_fsm: its state, one struct per phase of the worker's life, and its handlers,
+// one file per phase: worker_fsm.cpp (the core: event dispatch, requests, the pass after each
+// event, invariants), worker_fsm_startup.cpp, worker_fsm_claiming.cpp, worker_fsm_running.cpp
+// (running and reporting), worker_fsm_draining.cpp. Handlers append actions to `out`.
 #pragma once
 
 #include "torcrun/worker/worker_fsm.hpp"
@@ -11,6 +13,76 @@
 
 namespace torcrun::core {
 
+// Requests to the server and whether it answers (worker_fsm.cpp).
+struct request_state {
+    std::uint64_t last_id = 0;
+    std::map<request_id, request_entry> open;
+    std::optional<fsm_time> unreachable_since;
+    bool server_lost = false;
+    std::optional<std::uint64_t> jitter;  // splitmix64 state for the retry delays
+};
+
+// What start-up learns: the node, the run, the clocks (worker_fsm_startup.cpp).
+struct startup_state {
+    bool begun = false;
+    fsm_time started_at{};
+    double unix_offset = 0;  // Unix seconds at the steady clock's epoch
+    std::optional<std::int64_t> compute_node_id;
+    std::int64_t run_id = 0;
+    bool use_pending_failed = false;
+    std::optional<fsm_time> end_at;  // the allocation's end
+};
+
+// The workflow actions the worker runs itself, at start and at stop (worker_fsm_startup.cpp).
+struct action_state {
+    std::deque<action_trigger> triggers;
+    std::deque<workflow_action> queued;
+    std::optional<workflow_action> current;  // claimed or running
+    std::optional<request_id> request;       // a start-up or action step in flight
+};
+
+// Claims, requirements and placement, and what follows from claim replies: the workflow status
+// check and the idle timer (worker_fsm_claiming.cpp).
+struct claim_state {
+    explicit claim_state(double min_delay) : delay(min_delay) {}
+
+    std::optional<request_id> request;
+    fsm_time sent_at{}, not_before{};
+    double delay;
+    bool last_empty = false;
+    std::vector<std::int64_t> batch;  // claimed jobs waiting for placement, in reply order
+    std::map<std::int64_t, job_resources> requirements;  // by requirements id
+    std::set<std::int64_t> fetching_requirements;
+    std::optional<fsm_time> idle_since;
+    std::optional<request_id> status_check;
+    fsm_time last_status_check{};
+    bool status_wanted = false;
+};
+
+// Failure handlers and retried jobs (worker_fsm_running.cpp).
+struct retry_state {
+    std::map<std::int64_t, failure_handler> handlers;  // by handler id
+    std::set<std::int64_t> fetching_handlers;
+    // A job's next attempt that a parked claim returned before the reply to its retry_job came
+    // (two connections, either answer may arrive first); admitted once the retry is accepted.
+    std::map<std::int64_t, claimed_job> reclaimed;
+};
+
+// Attempts waiting for the server to accept them (worker_fsm_running.cpp).
+struct report_queue {
+    explicit report_queue(bool batch) : batch_supported(batch) {}
+
+    std::deque<pending_report> pending;
+    bool batch_supported;
+    std::optional<request_id> batch_request;
+};
+
+// What bounds a stop (worker_fsm_draining.cpp).
+struct stop_state {
+    std::optional<fsm_time> hard_stop_at;
+    bool graceless = false;  // a second SIGINT: SIGKILL without grace
+};
+
 struct worker_fsm::impl {
     impl(worker_config config, std::int64_t workflow, resource_pool resource_pool,
          std::optional<std::uint64_t> seed);
@@ -18,54 +90,33 @@ struct worker_fsm::impl {
     worker_config cfg;
     std::int64_t workflow_id;
     resource_pool pool;
-    std::optional<std::uint64_t> random;  // splitmix64 state for jitter
     worker_stage stage = worker_stage::starting;
     stop_reason reason = stop_reason::none;
     int exit_code = 0;
     fsm_time now{};
     std::vector<worker_action> out;  // the actions of the current event
-    bool begun = false;
-    fsm_time started_at{};
-    double unix_offset = 0;  // Unix seconds at the steady clock's epoch
-    std::optional<std::int64_t> compute_node_id;
-    std::int64_t run_id = 0;
-    bool use_pending_failed = false;
-    std::optional<fsm_time> end_at;
-    std::uint64_t last_request = 0;
-    std::map<request_id, request_entry> requests;
-    std::optional<fsm_time> unreachable_since;
-    bool server_lost = false;
-    std::optional<request_id> claim;
-    fsm_time claim_sent_at{}, claim_not_before{};
-    double claim_delay;
-    bool last_claim_empty = false;
-    std::vector<std::int64_t> batch;  // claimed jobs waiting for placement, in reply order
-    std::map<std::int64_t, job_resources> resources;  // by requirements id
-    std::set<std::int64_t> fetching_resources;
-    std::map<std::int64_t, failure_handler> handlers;  // by handler id
-    std::set<std::int64_t> fetching_handlers;
-    std::optional<fsm_time> idle_since;
-    std::optional<request_id> status_check;
-    fsm_time last_status_check{};
-    bool status_wanted = false;
-    std::map<std::int64_t, job_entry> jobs;
-    // A job's next attempt that a parked claim returned before the reply to its retry_job came
-    // (two connections, either answer may arrive first); admitted once the retry is accepted.
-    std::map<std::int64_t, claimed_job> reclaimed;
-    job_ledger ledger;
-    std::deque<pending_report> reports;
-    bool batch_supported;
-    std::optional<request_id> batch_request;
-    std::deque<action_trigger> triggers;
-    std::deque<workflow_action> queued_actions;
-    std::optional<workflow_action> current_action;  // claimed or running
-    std::optional<request_id> action_request;       // a start-up or action step in flight
-    std::optional<fsm_time> hard_stop_at;
-    bool graceless = false;  // a second SIGINT: SIGKILL without grace
     std::optional<fsm_time> armed;
-    // worker_fsm_dispatch.cpp, worker_fsm.cpp
+    std::map<std::int64_t, job_entry> jobs;
+    job_ledger ledger;
+    request_state requests;
+    startup_state startup;
+    action_state actions;
+    claim_state claims;
+    retry_state retries;
+    report_queue reports;
+    stop_state stopping;
+
+    // worker_fsm.cpp: dispatch, requests, the pass, invariants
     void handle(worker_event const& event);
     void done(worker_action const& sent, request_id id);
+    request_id send(worker_action action);
+    std::optional<worker_action> take(request_id id);
+    void on(worker::request_failed const& e);
+    void give_up(worker_action const& action, worker::request_failed const& e);
+    void resend_due();
+    void note_reachable();
+    void check_server_lost();
+    double backoff(int failures);
     void advance();
     void pass();
     std::optional<fsm_time> next_wake() const;
@@ -74,22 +125,13 @@ struct worker_fsm::impl {
     double unix_at(fsm_time t) const;
     std::optional<fsm_time> drain_at() const;
     std::optional<std::string> invariants() const;
-    // worker_fsm_requests.cpp
-    request_id send(worker_action action);
-    std::optional<worker_action> take(request_id id);
-    void on(worker::request_failed const& e);
-    void give_up(worker_action const& action, worker::request_failed const& e);
-    void refused_at_start(std::string const& message);
-    void resend_due();
-    void note_reachable();
-    void check_server_lost();
-    double backoff(int failures);
     // worker_fsm_startup.cpp
     void on(worker::begin const& e);
     void on(worker::end_time_learned const& e);
     void place_end(double end_unix, double unix_now);
     void on(worker::node_registered const& e, worker_action const&);
     void on(worker::workflow_read const& e, worker_action const&);
+    void refused_at_start(std::string const& message);
     void on(worker::pending_actions_read const& e, worker_action const&);
     void on(worker::action_claim_read const& e, worker_action const&);
     void on(worker::commands_finished const& e);
@@ -115,22 +157,24 @@ struct worker_fsm::impl {
     void try_status_check();
     void on(worker::workflow_state_read const& e, worker_action const&);
     void check_idle();
-    // worker_fsm_jobs.cpp
-    job_entry* live(std::int64_t job_id, job_phase phase, std::string_view what);
+    // worker_fsm_running.cpp: a job from its spawn to its end
+    template <class Phase>
+    std::pair<job_entry*, Phase*> live(std::int64_t job_id, std::string_view what);
     void on(worker::job_spawned const& e);
     void on(worker::spawn_failed const& e);
-    void classify(job_entry& job, worker::job_exited const& e) const;
+    job_result classify(job_entry const& job, job_state::running const& run,
+                        worker::job_exited const& e) const;
     void on(worker::job_exited const& e);
     void on(worker::outputs_checked const& e);
     void on(worker::memory_used const& e);
-    void attempt_over(job_entry& job);
-    void decide_failure(job_entry& job, failure_handler const* handler);
+    void attempt_over(job_entry& job, job_result result);
+    void decide_failure(job_entry& job, job_result result, failure_handler const* handler);
     void on(worker::failure_handler_read const& e, worker_action const& sent);
     void handler_failed(std::int64_t handler_id, std::string const& why);
     void on_retried(std::int64_t job_id, bool accepted, std::string const& why = {});
     void job_timers();
-    void stop_job(job_entry& job, stop_cause cause);
-    // worker_fsm_reporting.cpp
+    void stop_job(std::int64_t job_id, job_state::running& run, stop_cause cause);
+    // worker_fsm_running.cpp: reporting
     void queue_report(job_report report);
     void flush_reports();
     void on(worker::jobs_reported const& e, worker_action const&);

@@ -1,4 +1,7 @@
-// Internal to worker_fsm: what it keeps per job, per request and per report.
+// Internal to worker_fsm: what it keeps per job, per request and per report. A job's phase is a
+// variant of per-phase structs, each holding only what that phase has (a placement while it is
+// placed, the result once it has exited), so no job can hold a reservation after its exit or
+// lack a result while it is reported; each transition builds the next phase from the last.
 #pragma once
 
 #include "torcrun/worker/worker_actions.hpp"
@@ -6,6 +9,7 @@
 #include <chrono>
 #include <optional>
 #include <string_view>
+#include <variant>
 
 namespace torcrun::core {
 
@@ -18,7 +22,7 @@ inline fsm_time::duration seconds(double s)
 
 inline constexpr double report_budget = 5;  // seconds a stop leaves for reports after the grace
 
-enum class job_phase {  // where a live job is; see the diagram in worker_fsm.hpp
+enum class job_phase {  // where a live job is, in the order of job_state's alternatives
     requirements,
     starting,
     spawning,
@@ -33,17 +37,68 @@ std::string_view to_string(job_phase phase);
 
 enum class stop_cause { none, drain, runtime, memory };  // why the worker signalled a job
 
-struct job_entry {
-    claimed_job job;
-    job_phase phase = job_phase::requirements;
-    std::optional<reservation> placement{};  // held in phases starting, spawning, running
-    fsm_time spawned_at{};
+// The phases of one job; see the diagram in worker_fsm.hpp.
+namespace job_state {
+
+struct awaiting_requirements {};  // claimed; its resource requirements are being read
+struct starting {                 // reserved; start_job sent
+    reservation placement;
+};
+struct spawning {  // the server marked it running; spawn sent
+    reservation placement;
+};
+struct running {  // its process runs
+    reservation placement;
+    fsm_time spawned_at;
     std::optional<fsm_time> limit_at{};  // runtime enforcement: stop it then
     std::optional<fsm_time> kill_at{};   // SIGKILL then
     stop_cause cause = stop_cause::none;
     bool killed = false;  // SIGKILL sent
-    job_result result{};  // filled at exit
-    std::optional<failure_rule> retry_rule{};
+};
+struct checking_outputs {  // exited 0; check_outputs sent
+    job_result result;
+};
+struct fetching_handler {  // failed; its failure handler is being read
+    job_result result;
+};
+struct retrying {  // retry_job sent under `rule`
+    job_result result;
+    failure_rule rule;
+};
+struct reporting {};     // its result is in the report queue
+struct handing_back {};  // hand_back sent
+
+}  // namespace job_state
+
+using job_phase_state =
+    std::variant<job_state::awaiting_requirements, job_state::starting, job_state::spawning,
+                 job_state::running, job_state::checking_outputs, job_state::fetching_handler,
+                 job_state::retrying, job_state::reporting, job_state::handing_back>;
+static_assert(std::variant_size_v<job_phase_state> ==
+              static_cast<std::size_t>(job_phase::handing_back) + 1);
+
+struct job_entry {
+    claimed_job job;
+    job_phase_state state{};
+
+    job_phase phase() const { return static_cast<job_phase>(state.index()); }
+    template <class Phase>
+    Phase* in()
+    {
+        return std::get_if<Phase>(&state);
+    }
+    // The reservation it holds: in starting, spawning and running only.
+    reservation const* placement() const
+    {
+        return std::visit(
+            [](auto const& s) -> reservation const* {
+                if constexpr (requires { s.placement; })
+                    return &s.placement;
+                else
+                    return nullptr;
+            },
+            state);
+    }
 };
 
 struct request_entry {

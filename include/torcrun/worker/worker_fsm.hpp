@@ -10,13 +10,24 @@
 //   stopping --[on_workflow_complete], on_worker_complete actions, deactivate node--> stopped
 //   starting --signal--> stopping (deactivate) or stopped (not registered yet)
 //
-// One job, from its claim to its end (every claimed job ends reported, handed back, retried,
-// or - only when the server stays unreachable - journaled or abandoned with an error log):
+// The code follows the worker's life, one file per phase in src/worker/: worker_fsm.cpp (the
+// core: event dispatch, requests and their retries, the pass after each event, invariants),
+// worker_fsm_startup.cpp (registration and the workflow actions), worker_fsm_claiming.cpp
+// (claims, requirements, placement, hand-backs), worker_fsm_running.cpp (a job from its spawn to
+// its report) and worker_fsm_draining.cpp (signals, draining, exit). Each phase keeps its own
+// state struct (worker_fsm_impl.hpp).
 //
-//   claimed -> requirements -> starting -> spawning -> running --exit--> [outputs] --> [handler]
-//      |            |  (reserve)  (start_job)  (spawn)     |                              |
-//      +-> hand back <-------------+-----------+  stopping (signal, grace, SIGKILL)      v
-//                                                                  retry (ready)  or  report
+// One job, from its claim to its end (every claimed job ends reported, handed back, retried,
+// or - only when the server stays unreachable - journaled or abandoned with an error log). Its
+// phase is a std::variant of one struct per phase (worker_fsm_state.hpp), each holding only
+// what that phase has, and each transition builds the next from the last:
+//
+//   awaiting_requirements --reserve--> starting{placement} --start_job--> spawning{placement}
+//     --spawn--> running{placement, spawned_at, limit_at, kill_at, cause, killed}
+//     --exit (placement released)--> [checking_outputs{result}] --> [fetching_handler{result}]
+//     --> retrying{result, rule} (back to ready)  or  reporting (result in the report queue)
+//   awaiting_requirements, starting, spawning --refused, no fit, stopping--> handing_back
+//   running --signal, grace, SIGKILL (cause, kill_at, killed)--> exit as above
 //
 // Placement: a job starts only when resource_pool::reserve succeeds; its GPU ids come from the
 // reservation; what a claim asks for comes from the same pool. Resources are released when the

@@ -23,6 +23,11 @@ namespace {
 
 using state = core::worker_fsm_tamper::impl;
 
+core::job_state::running& running(state& s, std::int64_t job_id)
+{
+    return std::get<core::job_state::running>(s.jobs.at(job_id).state);
+}
+
 struct corruption {
     std::string name;
     std::function<void(state&)> corrupt;
@@ -31,16 +36,17 @@ struct corruption {
 std::ostream& operator<<(std::ostream& os, corruption const& c) { return os << c.name; }
 
 std::vector<corruption> const corruptions{
-    {"a running job without its reservation", [](state& s) { s.jobs.at(42).placement.reset(); },
+    {"a running job without its reservation",
+     [](state& s) { s.pool.release(core::reservation_id{42}); },
      "job 42 holds no reservation while running"},
     {"a reporting job with a reservation",
-     [](state& s) { s.jobs.at(42).phase = core::job_phase::reporting; },
+     [](state& s) { s.jobs.at(42).state = core::job_state::reporting{}; },
      "job 42 holds a reservation while reporting"},
     {"two jobs listing one GPU",
-     [](state& s) { s.jobs.at(43).placement->nodes.front().gpu_ids = {"0"}; },
+     [](state& s) { running(s, 43).placement.nodes.front().gpu_ids = {"0"}; },
      "GPU 0 of n0 is held by two jobs"},
     {"a job's reservation unlike the pool's",
-     [](state& s) { s.jobs.at(42).placement->nodes.front().cpus = 3; },
+     [](state& s) { running(s, 42).placement.nodes.front().cpus = 3; },
      "job 42: the pool does not hold its reservation"},
     {"a reservation of no job",
      [](state& s) { (void)s.pool.reserve(needs(1).need, core::reservation_id{999}); },
