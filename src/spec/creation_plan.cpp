@@ -1,7 +1,8 @@
-// The creation plan: Torc's client defaults for the workflow record, the JSON texts Torc
-// stores (failure-handler rules, monitor settings, slurm_defaults), the level-by-level
-// bulk_jobs batches, the actions and the scheduler checks. Torc keeps a name listed twice in an
-// action's `jobs` and counts it twice in required_triggers; torcrun lists each job once, with a
+// The creation plan (docs/TORC-COMPATIBILITY.md §4.9): Torc's client defaults for the workflow
+// record, the JSON texts Torc stores (failure-handler rules, monitor settings, slurm_defaults), the
+// level-by-level bulk_jobs batches, the actions and the scheduler checks (§4.3, §4.2, §4.8; section
+// numbers in this file are those of docs/TORC-COMPATIBILITY.md). Torc keeps a name listed twice in
+// an action's `jobs` and counts it twice in required_triggers; torcrun lists each job once, with a
 // warning, so the trigger count is the number of jobs.
 #include "torcrun/spec/creation_plan.hpp"
 
@@ -27,7 +28,7 @@ std::string action_prefix(action_spec const& a, std::size_t index)
     return concat({a.where, ": actions[", std::to_string(index), "]: "});
 }
 
-// The jobs an action with `jobs` or `job_name_regexes` selects (§10.2-§10.3).
+// The jobs an action with `jobs` or `job_name_regexes` selects (§4.3).
 result<std::vector<std::string>> select_jobs(action_spec const& a, std::size_t index,
                                              std::vector<expanded_job> const& jobs,
                                              regex_cache& cache, std::vector<std::string>& warnings)
@@ -60,7 +61,7 @@ result<std::vector<std::string>> select_jobs(action_spec const& a, std::size_t i
     return names;
 }
 
-// Each action's job selection against the created jobs.
+// §4.3: each action's job selection against the created jobs.
 result<std::vector<planned_action>> plan_actions(workflow_spec const& spec,
                                                  std::vector<expanded_job> const& jobs,
                                                  std::vector<std::string>& warnings)
@@ -95,7 +96,7 @@ result<std::vector<planned_action>> plan_actions(workflow_spec const& spec,
     return out;
 }
 
-// A multi-node schedule_nodes action needs a job asking for that many nodes.
+// §4.2: a multi-node schedule_nodes action needs a job asking for that many nodes.
 result<void> check_scheduler_nodes(workflow_spec const& spec, std::vector<expanded_job> const& jobs)
 {
     std::unordered_map<std::string, std::int64_t> nodes_of_rr;

@@ -1,5 +1,5 @@
-// The strict field reader behind parse_spec and its messages: how an entry is called, and the
-// known field a misspelt key most likely meant.
+// The strict field reader behind parse_spec (docs/TORC-COMPATIBILITY.md §4.1) and its messages: how
+// an entry is called, and the known field a misspelt key most likely meant.
 #include "field_reader.hpp"
 
 #include "json_text.hpp"

@@ -1,10 +1,10 @@
-// Linking expanded jobs: references to jobs, files, user data, resource requirements,
-// schedulers and failure handlers must name something; regexes add the names they match that
-// are not listed yet and must add at least one. Each expansion is linked on its own, as Torc
-// does, and then same-named expansions of one job template are merged: where Torc 0.10 creates
-// N jobs with one name (and resolves every reference to the last), torcrun creates one job that
-// has the union of their dependencies, files and user data. Expansions that would run different
-// commands cannot be one job, so that is an error.
+// Linking expanded jobs (docs/TORC-COMPATIBILITY.md §4.7): references to jobs, files, user data,
+// resource requirements, schedulers and failure handlers must name something; regexes add the names
+// they match that are not listed yet and must add at least one. Each expansion is linked on its
+// own, as Torc does, and then same-named expansions of one job template are merged (§4.10 item 6):
+// where Torc 0.10 creates N jobs with one name (and resolves every reference to the last), torcrun
+// creates one job that has the union of their dependencies, files and user data. Expansions that
+// would run different commands cannot be one job, so that is an error.
 #include "spec_expand.hpp"
 
 #include "json_text.hpp"
@@ -251,7 +251,7 @@ result<void> merge_copy(expanded_job& job, seen_names& seen, job_instance const&
     return {};
 }
 
-// One warning per template whose expansions share names (§17 item 6).
+// One warning per template whose expansions share names (§4.10 item 6).
 void warn_merged(std::vector<expanded_job> const& jobs, workflow_spec const& spec,
                  warning_list& warnings)
 {
@@ -282,7 +282,7 @@ void warn_merged(std::vector<expanded_job> const& jobs, workflow_spec const& spe
     }
 }
 
-// Expansions of one template that share a name become one job.
+// §4.10 item 6: expansions of one template that share a name become one job.
 result<std::vector<expanded_job>> merge_by_name(std::vector<job_instance> instances,
                                                 workflow_spec const& spec, warning_list& warnings)
 {

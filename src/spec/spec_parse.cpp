@@ -1,9 +1,9 @@
-// parse_spec: the workflow object read entry by entry into a workflow_spec. The template
-// entries (jobs, files and user data) come first, then resource requirements, failure
-// handlers, Slurm schedulers, slurm_defaults, the resource monitor and actions, with the checks
-// Torc leaves to its server (duplicate and reserved names) done here, before anything is
-// created. Each entry reader reports through the shared parse_state and returns what it read
-// so far.
+// parse_spec: the workflow object read entry by entry into a workflow_spec
+// (docs/TORC-COMPATIBILITY.md §4.2-§4.3). The template entries (jobs, files and user data) come
+// first, then resource requirements, failure handlers, Slurm schedulers, slurm_defaults, the
+// resource monitor and actions, with the checks Torc leaves to its server (duplicate and reserved
+// names) done here, before anything is created. Each entry reader reports through the shared
+// parse_state and returns what it read so far.
 #include "field_reader.hpp"
 #include "message_text.hpp"
 #include "torcrun/common/units.hpp"
@@ -196,7 +196,8 @@ failure_handler_rule_spec read_rule(field_reader& r)
     return rule;
 }
 
-// The docs' spellings are read too (§17 item 2); Torc 0.10's code rejects them.
+// The docs' spellings are read too (docs/TORC-COMPATIBILITY.md §4.10 item 2); Torc 0.10's code
+// rejects them.
 std::optional<monitor_granularity> read_granularity(field_reader& r,
                                                     std::vector<std::string>& warnings)
 {

@@ -1,7 +1,7 @@
-// YAML specs: yaml-cpp's event parser drives a builder that produces the same JSON value
-// serde_yaml 0.9 would hand Torc, recording the position of every value and key on the way so
-// errors can point into the file. Scalars are typed by serde_yaml's own rules
-// (`visit_untagged_str` and the core-schema tags, over the Rust number parsers in rust_text),
+// YAML specs (docs/TORC-COMPATIBILITY.md §4.1): yaml-cpp's event parser drives a builder that
+// produces the same JSON value serde_yaml 0.9 would hand Torc, recording the position of every
+// value and key on the way so errors can point into the file. Scalars are typed by serde_yaml's own
+// rules (`visit_untagged_str` and the core-schema tags, over the Rust number parsers in rust_text),
 // not yaml-cpp's: only `~`, `null` and the empty scalar are null, only `true` and `false` are
 // booleans, `0123` is a string, and `.inf`/`.nan` become null because a serde_json value cannot
 // hold them.
