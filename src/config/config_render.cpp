@@ -1,15 +1,112 @@
-// Rendering a schema for people: the commented example file and the Markdown reference table,
-// both from the same rows that validate values, so documentation cannot drift from the code.
+// Showing configuration for people: the wording of a rule's type and range, a normalized value
+// in file form (to_json and the defaults), and the commented example file and the Markdown
+// reference table, both from the same rows that validate values, so documentation cannot
+// drift from the code.
+#include "config_table.hpp"
+
 #include "torcrun/config/config_schema.hpp"
 
 #include "torcrun/common/concat.hpp"
+#include "torcrun/common/date_time.hpp"
 #include "torcrun/common/json_writer.hpp"
+#include "torcrun/common/signal_names.hpp"
+#include "torcrun/common/units.hpp"
 
 #include <boost/json/serialize.hpp>
 
+#include <array>
+#include <cmath>
 #include <vector>
 
 namespace torcrun::core {
+
+std::string type_name(value_rule const& rule)
+{
+    static constexpr std::array<std::string_view, 15> names = {
+        "boolean",
+        "integer",
+        "number",
+        "string",
+        "string",
+        "memory string or integer",
+        "signal name or number",
+        "URL",
+        "date-time string or number",
+        "array of strings",
+        "array of variable names",
+        "array of variable name patterns",
+        "object of strings",
+        "array of strings or integer",
+        "string",
+    };
+    std::string name(names.at(static_cast<std::size_t>(rule.kind)));
+    return rule.nullable ? name + " or null" : name;
+}
+
+std::string range_text(value_rule const& rule)
+{
+    switch (rule.kind) {
+        case value_kind::choice: {
+            std::string out;
+            for (auto const choice : rule.choices)
+                out += (out.empty() ? "" : ", ") + std::string(choice);
+            return out;
+        }
+        case value_kind::url: return "http or https";
+        case value_kind::env_patterns: return "NAME or PREFIX*";
+        case value_kind::srun_signal: return "[R:|B:]SIGNAL[@SECONDS]";
+        case value_kind::integer:
+        case value_kind::number:
+        case value_kind::memory:
+        case value_kind::gpu_ids: break;
+        default: return "";
+    }
+    auto const bound = [&](double b) {
+        return rule.kind == value_kind::memory ? format_memory(static_cast<std::uint64_t>(b))
+                                               : format_number(b);
+    };
+    bool const low = std::isfinite(rule.min), high = std::isfinite(rule.max);
+    if (low && high) return bound(rule.min) + " to " + bound(rule.max);
+    if (low) return "at least " + bound(rule.min);
+    if (high) return "at most " + bound(rule.max);
+    return "";
+}
+
+namespace detail {
+
+boost::json::value file_form(value_rule const& rule, boost::json::value const& v)
+{
+    if (v.is_null()) return v;
+    switch (rule.kind) {
+        case value_kind::choice:
+            return boost::json::string(rule.choices[static_cast<std::size_t>(v.as_int64())]);
+        case value_kind::memory:
+            return boost::json::string(format_memory(v.to_number<std::uint64_t>()));
+        case value_kind::signal: {
+            // Signals without a standard name ("signal 40") are written as their number.
+            std::string const name = signal_name(static_cast<int>(v.as_int64()));
+            if (name.starts_with("signal ")) return v;
+            return boost::json::string(name);
+        }
+        case value_kind::date_time:
+            return boost::json::string(format_date_time(v.to_number<double>()));
+        default: return v;
+    }
+}
+
+void put_path(boost::json::object& root, std::string_view path, boost::json::value value)
+{
+    boost::json::object* at = &root;
+    for (std::size_t dot = path.find('.'); dot != std::string_view::npos; dot = path.find('.')) {
+        auto& next = (*at)[path.substr(0, dot)];
+        if (!next.is_object()) next.emplace_object();
+        at = &next.get_object();
+        path.remove_prefix(dot + 1);
+    }
+    (*at)[path] = std::move(value);
+}
+
+}  // namespace detail
 
 namespace {
 

@@ -1,23 +1,98 @@
-// The typed configuration table (private to src/config): one key_spec per key ties its rule to
-// its member, so a row cannot point at the wrong field, and the generic steps (parse, override,
-// cross-key check, to_json, documentation view) are shared by every configuration.
+// The configuration schema's typed table (private to src/config): one key_spec per key ties its
+// rule to its member, so a row cannot point at the wrong field. A key's member is named by a
+// chain of member pointers (`&worker_config::poll, &poll_settings::interval_seconds`), and the
+// member's type picks the conversion to and from the normalized value, so rows need no
+// hand-written accessors. Values pass through three forms:
+//   file form   what a file or to_json says: "16m", "SIGTERM", "auto", "2025-06-30T17:00:00Z";
+//   normalized  what check_value returns: bytes, signal number, choice index, Unix seconds;
+//   member      the struct field.
 #pragma once
 
-#include "config_fields.hpp"
-#include "config_values.hpp"
-
-#include "torcrun/config/config.hpp"
 #include "torcrun/config/config_schema.hpp"
-#include "torcrun/common/error.hpp"
-#include "torcrun/common/json_reader.hpp"
 
+#include <boost/json/value.hpp>
+
+#include <concepts>
+#include <cstdint>
 #include <limits>
+#include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace torcrun::core::detail {
+
+// Choice names, in the order of the enums they stand for.
+inline constexpr std::string_view run_mode_names[] = {"auto", "direct", "slurm"};
+inline constexpr std::string_view log_severity_names[] = {"error", "warning", "info", "debug"};
+inline constexpr std::string_view lost_job_policy_names[] = {"ready", "failed"};
+
+inline void assign(bool& m, boost::json::value const& v) { m = v.as_bool(); }
+inline void assign(double& m, boost::json::value const& v) { m = v.to_number<double>(); }
+inline void assign(std::string& m, boost::json::value const& v) { m = v.as_string(); }
+template <class I>
+    requires std::integral<I> && (!std::same_as<I, bool>)
+void assign(I& m, boost::json::value const& v)
+{
+    m = v.is_uint64() ? static_cast<I>(v.get_uint64()) : static_cast<I>(v.as_int64());
+}
+template <class E>
+    requires std::is_enum_v<E>
+void assign(E& m, boost::json::value const& v)
+{
+    m = static_cast<E>(v.as_int64());
+}
+void assign(std::vector<std::string>& m, boost::json::value const& v);
+void assign(std::map<std::string, std::string>& m, boost::json::value const& v);
+template <class T>
+void assign(std::optional<T>& m, boost::json::value const& v)
+{
+    if (v.is_null()) return m.reset();
+    T t{};
+    assign(t, v);
+    m = std::move(t);
+}
+
+inline boost::json::value normalize(bool m) { return m; }
+inline boost::json::value normalize(double m) { return m; }
+inline boost::json::value normalize(std::string const& m) { return boost::json::string(m); }
+template <class I>
+    requires std::integral<I> && (!std::same_as<I, bool>)
+boost::json::value normalize(I m)
+{
+    if constexpr (std::is_unsigned_v<I>) return static_cast<std::uint64_t>(m);
+    else return static_cast<std::int64_t>(m);
+}
+template <class E>
+    requires std::is_enum_v<E>
+boost::json::value normalize(E m)
+{
+    return static_cast<std::int64_t>(m);
+}
+boost::json::value normalize(std::vector<std::string> const& m);
+boost::json::value normalize(std::map<std::string, std::string> const& m);
+template <class T>
+boost::json::value normalize(std::optional<T> const& m)
+{
+    return m ? normalize(*m) : boost::json::value(nullptr);
+}
+
+template <auto... Members>
+struct field {
+    template <class C>
+    static void store(C& c, boost::json::value const& v)
+    {
+        assign((c .* ... .* Members), v);
+    }
+    template <class C>
+    static boost::json::value load(C const& c)
+    {
+        return normalize((c .* ... .* Members));
+    }
+};
 
 // Rule shorthands for the tables.
 inline constexpr double unbounded = std::numeric_limits<double>::infinity();
@@ -57,70 +132,9 @@ std::vector<key_rule const*> rules_of(std::span<key_spec<Config> const> table)
     return rules;
 }
 
-// Where a rule between keys is blamed: the last override that set either key (the blamed one
-// first), else the blamed key in the file, else the file.
-std::string blame_location(json_document const& doc, std::span<config_override const> overrides,
-                           cross_problem const& problem);
-
-template <class Config>
-result<void> apply_override(std::span<key_spec<Config> const> table, Config& config,
-                            std::string_view path, std::string_view text, std::string_view origin);
-
-template <class Config>
-result<Config> parse_config(std::span<key_spec<Config> const> table,
-                            std::vector<cross_problem> (*cross_check)(Config const&),
-                            std::string_view text, std::string_view origin,
-                            std::span<config_override const> overrides)
-{
-    auto doc = read_json(text, origin);
-    if (!doc) return doc.error();
-    Config config;
-    auto errors = check_document(*doc, rules_of(table),
-                                 [&](std::size_t i, boost::json::value const& v) {
-                                     table[i].store(config, v);
-                                 });
-    for (auto const& o : overrides) {
-        auto applied = apply_override(table, config, o.key_path, o.text, o.origin);
-        if (!applied) errors.push_back(applied.error().message);
-    }
-    if (errors.empty()) {
-        for (auto const& problem : cross_check(config)) {
-            errors.push_back(cat(blame_location(*doc, overrides, problem), ": ",
-                                 problem.path, ": ", problem.detail));
-        }
-    }
-    if (!errors.empty()) return error{join_lines(errors)};
-    return config;
-}
-
-template <class Config>
-result<void> apply_override(std::span<key_spec<Config> const> table, Config& config,
-                            std::string_view path, std::string_view text, std::string_view origin)
-{
-    for (auto const& spec : table) {
-        if (spec.rule.path != path) continue;
-        auto checked = value_from_text(spec.rule.rule, text);
-        if (checked) checked = check_value(spec.rule.rule, *checked);
-        if (!checked) {
-            return error{cat(origin, checked.error().label_suffix, ": ", checked.error().detail)};
-        }
-        spec.store(config, *checked);
-        return {};
-    }
-    return error{unknown_override_key(rules_of(table), path, origin)};
-}
-
-template <class Config>
-result<void> check_with(std::vector<cross_problem> (*cross_check)(Config const&),
-                        Config const& config)
-{
-    std::vector<std::string> errors;
-    for (auto const& problem : cross_check(config)) {
-        errors.push_back(cat(problem.path, ": ", problem.detail));
-    }
-    if (!errors.empty()) return error{join_lines(errors)};
-    return {};
-}
+// A normalized value in file form (config_render.cpp), and nesting it under its dotted path.
+boost::json::value file_form(value_rule const& rule, boost::json::value const& normalized);
+void put_path(boost::json::object& root, std::string_view path, boost::json::value value);
 
 template <class Config>
 boost::json::value config_to_json(std::span<key_spec<Config> const> table, Config const& config)

@@ -1,13 +1,12 @@
-// The configuration schema engine (private to src/config), untyped part. Values pass through
-// three forms:
-//   file form   what a file or to_json says: "16m", "SIGTERM", "auto", "2025-06-30T17:00:00Z";
-//   normalized  what check_value returns: bytes, signal number, choice index, Unix seconds;
-//   member      the struct field (config_fields.hpp).
-// This part checks file values and override text against a rule and walks whole documents.
+// Reading configuration values (private to src/config): checking a file value or override
+// text against its key's rule, walking a whole document with located errors, and the generic
+// parse and override steps every configuration's table shares.
 #pragma once
 
-#include "torcrun/common/concat.hpp"
+#include "config_table.hpp"
 
+#include "torcrun/common/concat.hpp"
+#include "torcrun/config/config.hpp"
 #include "torcrun/config/config_schema.hpp"
 #include "torcrun/common/error.hpp"
 #include "torcrun/common/json_reader.hpp"
@@ -36,7 +35,6 @@ inline value_problem problem(std::string detail) { return {std::move(detail), {}
 
 checked_value check_value(value_rule const& rule, boost::json::value const& file_value);
 checked_value value_from_text(value_rule const& rule, std::string_view text);
-boost::json::value file_form(value_rule const& rule, boost::json::value const& normalized);
 
 // "a string", "an integer", ... for "expected X, found Y".
 std::string describe_json(boost::json::value const& value);
@@ -65,7 +63,69 @@ std::string join_lines(std::vector<std::string> const& lines);
 std::string pointer_of(
     std::string_view path);  // "poll.interval_seconds" -> "/poll/interval_seconds"
 
-// Nests a file-form value under its dotted path.
-void put_path(boost::json::object& root, std::string_view path, boost::json::value value);
+// Where a rule between keys is blamed: the last override that set either key (the blamed one
+// first), else the blamed key in the file, else the file.
+std::string blame_location(json_document const& doc, std::span<config_override const> overrides,
+                           cross_problem const& problem);
+
+template <class Config>
+result<void> apply_override(std::span<key_spec<Config> const> table, Config& config,
+                            std::string_view path, std::string_view text, std::string_view origin);
+
+template <class Config>
+result<Config> parse_config(std::span<key_spec<Config> const> table,
+                            std::vector<cross_problem> (*cross_check)(Config const&),
+                            std::string_view text, std::string_view origin,
+                            std::span<config_override const> overrides)
+{
+    auto doc = read_json(text, origin);
+    if (!doc) return doc.error();
+    Config config;
+    auto errors = check_document(*doc, rules_of(table),
+                                 [&](std::size_t i, boost::json::value const& v) {
+                                     table[i].store(config, v);
+                                 });
+    for (auto const& o : overrides) {
+        auto applied = apply_override(table, config, o.key_path, o.text, o.origin);
+        if (!applied) errors.push_back(applied.error().message);
+    }
+    if (errors.empty()) {
+        for (auto const& problem : cross_check(config)) {
+            errors.push_back(cat(blame_location(*doc, overrides, problem), ": ",
+                                 problem.path, ": ", problem.detail));
+        }
+    }
+    if (!errors.empty()) return error{join_lines(errors)};
+    return config;
+}
+
+template <class Config>
+result<void> apply_override(std::span<key_spec<Config> const> table, Config& config,
+                            std::string_view path, std::string_view text, std::string_view origin)
+{
+    for (auto const& spec : table) {
+        if (spec.rule.path != path) continue;
+        auto checked = value_from_text(spec.rule.rule, text);
+        if (checked) checked = check_value(spec.rule.rule, *checked);
+        if (!checked) {
+            return error{cat(origin, checked.error().label_suffix, ": ", checked.error().detail)};
+        }
+        spec.store(config, *checked);
+        return {};
+    }
+    return error{unknown_override_key(rules_of(table), path, origin)};
+}
+
+template <class Config>
+result<void> check_with(std::vector<cross_problem> (*cross_check)(Config const&),
+                        Config const& config)
+{
+    std::vector<std::string> errors;
+    for (auto const& problem : cross_check(config)) {
+        errors.push_back(cat(problem.path, ": ", problem.detail));
+    }
+    if (!errors.empty()) return error{join_lines(errors)};
+    return {};
+}
 
 }  // namespace torcrun::core::detail

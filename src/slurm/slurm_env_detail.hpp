@@ -1,4 +1,5 @@
-// Internal pieces of read_allocation shared by slurm_env.cpp and slurm_gpus.cpp.
+// Internal pieces of read_allocation (private to src/slurm): the variable helpers slurm_env.cpp
+// and slurm_gpus.cpp share, and the GPU attribution slurm_env.cpp calls.
 #pragma once
 
 #include "torcrun/slurm/slurm_env.hpp"

@@ -73,10 +73,6 @@ result<std::vector<expanded_job>> link_jobs(std::vector<job_instance> instances,
                                             std::vector<expanded_user_data> const& user_data,
                                             warning_list& warnings);
 
-// §4.10 item 6: expansions of one template that share a name become one job.
-result<std::vector<expanded_job>> merge_by_name(std::vector<job_instance> instances,
-                                                workflow_spec const& spec, warning_list& warnings);
-
 // A cycle through explicit or implied edges is an error naming the jobs on it.
 result<void> check_cycles(expanded_workflow const& workflow, workflow_spec const& spec);
 

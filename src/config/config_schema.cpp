@@ -1,7 +1,10 @@
-// The worker configuration's schema table, its rules between keys, and its entry points.
+// The configuration schema: the worker's and the server's keys, each with its member, type,
+// range or choices and a one-line description, plus the rules between keys, the list defaults
+// and the entry points that run the shared table steps over each configuration.
 #include "torcrun/config/config.hpp"
 
 #include "config_table.hpp"
+#include "config_values.hpp"
 
 #include "torcrun/common/json_writer.hpp"
 
@@ -16,6 +19,9 @@ using detail::key;
 using detail::nullable;
 using detail::rule;
 using k = value_kind;
+
+// -- the worker configuration
+
 using w = worker_config;
 
 constexpr group_rule worker_groups[] = {
@@ -126,9 +132,9 @@ constexpr auto worker_keys = std::to_array<detail::key_spec<w>>({
                           "The least severe messages that are logged."),
 });
 
-constexpr std::span<detail::key_spec<w> const> table{worker_keys};
+constexpr std::span<detail::key_spec<w> const> worker_table{worker_keys};
 
-std::vector<detail::cross_problem> cross_check(worker_config const& c)
+std::vector<detail::cross_problem> worker_cross_check(worker_config const& c)
 {
     std::vector<detail::cross_problem> problems;
     if (c.poll.min_interval_seconds > c.poll.interval_seconds) {
@@ -152,6 +158,41 @@ std::vector<detail::cross_problem> cross_check(worker_config const& c)
     }
     return problems;
 }
+
+// -- the server configuration
+
+using s = server_config;
+
+constexpr group_rule server_groups[] = {
+    {"auth", "Who may use the REST API."},
+};
+
+constexpr auto server_keys = std::to_array<detail::key_spec<s>>({
+    key<s, &s::host>("host", rule(k::string),
+                     "Address to listen on; 127.0.0.1 keeps the server to this machine."),
+    key<s, &s::port>("port", rule(k::integer, 0, 65535), "TCP port; 0 = any free port."),
+    key<s, &s::database>("database", rule(k::string),
+                         "SQLite database file; created when missing."),
+    key<s, &s::auth, &s::auth_settings::htpasswd_file>(
+        "auth.htpasswd_file", nullable(rule(k::string)),
+        "htpasswd file for HTTP basic authentication; null = no authentication."),
+    key<s, &s::max_body_bytes>("max_body_bytes", rule(k::memory, 1 << 10, 1 << 30),
+                               "Largest request body accepted."),
+    key<s, &s::long_poll_max_seconds>("long_poll_max_seconds", rule(k::number, 0, 60),
+                                      "Longest time a request for jobs may be held open."),
+    key<s, &s::worker_lease_seconds>(
+        "worker_lease_seconds", rule(k::number, 5, 86400),
+        "A worker not heard from for this long is lost, and lost_worker_jobs applies."),
+    key<s, &s::lost_worker_jobs>("lost_worker_jobs", choice(detail::lost_job_policy_names),
+                                 "A lost worker's running jobs: ready = run them again, "
+                                 "failed = mark them failed."),
+    key<s, &s::log_level>("log_level", choice(detail::log_severity_names),
+                          "The least severe messages that are logged."),
+});
+
+constexpr std::span<detail::key_spec<s> const> server_table{server_keys};
+
+std::vector<detail::cross_problem> server_cross_check(server_config const&) { return {}; }
 
 }  // namespace
 
@@ -183,31 +224,99 @@ std::string_view to_string(run_mode mode) noexcept
     return detail::run_mode_names[static_cast<std::size_t>(mode)];
 }
 
+std::string_view to_string(log_severity level) noexcept
+{
+    return detail::log_severity_names[static_cast<std::size_t>(level)];
+}
+
+std::string_view to_string(lost_job_policy policy) noexcept
+{
+    return detail::lost_job_policy_names[static_cast<std::size_t>(policy)];
+}
+
 result<worker_config> parse_worker_config(std::string_view text, std::string_view origin,
                                           std::span<config_override const> overrides)
 {
-    return detail::parse_config(table, &cross_check, text, origin, overrides);
+    return detail::parse_config(worker_table, &worker_cross_check, text, origin, overrides);
 }
 
 result<void> apply_override(worker_config& config, std::string_view key_path,
                             std::string_view text, std::string_view origin)
 {
-    return detail::apply_override(table, config, key_path, text, origin);
+    return detail::apply_override(worker_table, config, key_path, text, origin);
 }
 
 result<void> check_config(worker_config const& config)
 {
-    return detail::check_with(&cross_check, config);
+    return detail::check_with(&worker_cross_check, config);
 }
 
 boost::json::value to_json(worker_config const& config)
 {
-    return detail::config_to_json(table, config);
+    return detail::config_to_json(worker_table, config);
 }
 
 schema_view worker_schema()
 {
-    return detail::make_view<worker_config>("worker", worker_groups, table);
+    return detail::make_view<worker_config>("worker", worker_groups, worker_table);
 }
 
+result<server_config> parse_server_config(std::string_view text, std::string_view origin,
+                                          std::span<config_override const> overrides)
+{
+    return detail::parse_config(server_table, &server_cross_check, text, origin, overrides);
+}
+
+result<void> apply_override(server_config& config, std::string_view key_path,
+                            std::string_view text, std::string_view origin)
+{
+    return detail::apply_override(server_table, config, key_path, text, origin);
+}
+
+result<void> check_config(server_config const& config)
+{
+    return detail::check_with(&server_cross_check, config);
+}
+
+boost::json::value to_json(server_config const& config)
+{
+    return detail::config_to_json(server_table, config);
+}
+
+schema_view server_schema()
+{
+    return detail::make_view<server_config>("server", server_groups, server_table);
+}
+
+namespace detail {
+
+void assign(std::vector<std::string>& m, boost::json::value const& v)
+{
+    m.clear();
+    for (auto const& e : v.as_array()) m.emplace_back(e.as_string());
+}
+
+void assign(std::map<std::string, std::string>& m, boost::json::value const& v)
+{
+    m.clear();
+    for (auto const& member : v.as_object()) {
+        m.emplace(member.key(), member.value().as_string());
+    }
+}
+
+boost::json::value normalize(std::vector<std::string> const& m)
+{
+    boost::json::array out;
+    for (auto const& s : m) out.emplace_back(s);
+    return out;
+}
+
+boost::json::value normalize(std::map<std::string, std::string> const& m)
+{
+    boost::json::object out;
+    for (auto const& [k, v] : m) out[k] = v;
+    return out;
+}
+
+}  // namespace detail
 }  // namespace torcrun::core
