@@ -4,7 +4,7 @@
 // shell sends the requests in order and hands every answer back here.
 //
 // Most actions are one request. A few are several, sent in order, each only after the one
-// before succeeded (TORC-FACTS §1.2): read_workflow (GET workflows/{id}, then .../status),
+// before succeeded: read_workflow (GET workflows/{id}, then .../status),
 // deactivate_node (GET compute_nodes/{id}, then PUT it back with is_active false). The shell
 // stops at the first transport failure or non-2xx answer and decodes what it has.
 #pragma once
