@@ -4,10 +4,11 @@
 // never an exception. A claim answer is decoded whole even when it holds more jobs than asked
 // for: the state machine hands the surplus back.
 //
-// Torc's models as the worker needs them: JobModel -> claimed_job, ResourceRequirementsModel ->
-// job_resources (memory strings and ISO-8601 runtimes parsed here), FailureHandlerModel with its
-// rules JSON string -> failure_handler, WorkflowActionModel -> workflow_action, FileModel -> its
-// path. Absent optional fields take the model's defaults.
+// Torc's models as the worker needs them (docs/TORC-COMPATIBILITY.md §2.2, §3.3): JobModel ->
+// claimed_job, ResourceRequirementsModel -> job_resources (memory strings and ISO-8601 runtimes
+// parsed here), FailureHandlerModel with its rules JSON string -> failure_handler,
+// WorkflowActionModel -> workflow_action, FileModel -> its path. Absent optional fields take the
+// model's defaults.
 #include "torcrun/worker/worker_wire.hpp"
 
 #include "worker_wire_fields.hpp"

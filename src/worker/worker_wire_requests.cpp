@@ -1,8 +1,8 @@
-// The worker's server actions as Torc v0.10 requests: method, target and body (the endpoints
-// and models are listed in docs/TORC-COMPATIBILITY.md). torcrun's extensions go out only with
-// use_extensions: the claim's `wait_seconds` and `compute_node_id` query parameters and the
-// heartbeat; batch completion is sent when the state machine asks for it (it asks only with
-// extensions on). Bodies are written as Torc's serde writes them.
+// The worker's server actions as Torc v0.10 requests (docs/TORC-COMPATIBILITY.md §2.1, §2.2, §3.1):
+// method, target and body. torcrun's extensions (§5) go out only with use_extensions: the claim's
+// `wait_seconds` and `compute_node_id` query parameters and the heartbeat; batch completion is sent
+// when the state machine asks for it (it asks only with extensions on). Bodies are written as
+// Torc's serde writes them.
 #include "torcrun/worker/worker_wire.hpp"
 
 #include "worker_wire_fields.hpp"
@@ -106,7 +106,8 @@ wire_request make(std::string method, std::string target, std::string body = {})
 
 std::string workflow_target(wire_context const& c) { return "/workflows/" + to_string(c.workflow_id); }
 
-// ResultModel, in Torc's field order; the usage fields only when sampled.
+// ResultModel (docs/TORC-COMPATIBILITY.md §3.1), in Torc's field order; the usage fields only when
+// sampled.
 json::object result_object(core::job_result const& r)
 {
     json::object o;
@@ -137,8 +138,9 @@ json::value slurm_job_id(std::string const& text)
     return json::string(text);
 }
 
-// ComputeNodeModel for registration: the pool's totals, always is_active true (Torc 0.10's Slurm
-// runner leaves it NULL, which Torc's own GET /compute_nodes/{id} then fails to read).
+// ComputeNodeModel for registration: the pool's totals, always is_active true (Torc 0.10's
+// Slurm runner sends none, and its server cannot read such a node back;
+// docs/TORC-COMPATIBILITY.md §2.1).
 std::string node_body(w::register_node const& a, wire_context const& c)
 {
     json::object o;

@@ -8,8 +8,8 @@
 // - One job attempt, from the spawn action to job_exited: the launch plan (core decides argv,
 //   environment and paths), the attempt directory with command.txt and environment.txt, the
 //   non-blocking launch, /proc tracking, and the exit with the usage of the whole tree.
-// - Failure-rule recovery scripts (the result is only logged: as in Torc, a failing script does
-//   not undo the retry) and run_commands actions (each command in order with `bash -c` in the
+// - Failure-rule recovery scripts (docs/TORC-COMPATIBILITY.md §3.3; the result is only logged:
+//   as in Torc, a failing script does not undo the retry) and run_commands actions (each command in order with `bash -c` in the
 //   output directory, the first failure stops them). Both run as helper processes: launched
 //   like jobs, killed with them by kill_all().
 #include "torcrun/worker/io/job_runner.hpp"
@@ -370,8 +370,8 @@ net::awaitable<core::result<core::exit_status>> job_runner::impl::run_helper(
     co_return report.status;
 }
 
-// The environment of a job of this attempt (its TORC_* variables, scrubbed, no GPU), plus
-// TORC_RETURN_CODE and where the failed attempt's output is, so the script can look at it.
+// The environment of a job of this attempt (TORC_* of docs/TORC-COMPATIBILITY.md §2.5,
+// scrubbed, no GPU), plus TORC_RETURN_CODE and where the failed attempt's output is, so the script can look at it.
 net::awaitable<void> job_runner::impl::run_recovery(std::shared_ptr<impl> self,
                                                     core::worker::run_recovery action)
 {

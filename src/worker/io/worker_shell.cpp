@@ -3,7 +3,7 @@
 // the state machine is never entered from inside itself; actions are carried out in order, each
 // by the handler for its alternative (a visit that does not compile when one is missing).
 //
-// Server requests: each request action as its REST exchanges (api/worker_wire), sent on a
+// Server requests: each request action as its REST exchanges (worker_wire.hpp), sent on a
 // coroutine of its own and answered exactly once. Besides: output-file checks, the result.json
 // of every reported attempt, heartbeats, and the allocation end from squeue.
 #include "torcrun/worker/io/worker_shell.hpp"
