@@ -1,13 +1,12 @@
 // Reading the server's answers for the worker wire: JSON parsing, typed field reads with the
-// first problem kept, and the endpoint names that start every message.
-#include "worker_wire_detail.hpp"
+// first problem kept.
+#include "worker_wire_fields.hpp"
 
 #include "torcrun/common/json_kind.hpp"
 
 #include <boost/json/parse.hpp>
 
 #include <limits>
-#include <variant>
 
 namespace torcrun::api::wire {
 namespace {
@@ -19,63 +18,6 @@ std::string excerpt(std::string_view body)
     if (body.size() <= shown) return detail::quoted(body);
     return detail::quoted(body.substr(0, shown)) + "...";
 }
-
-namespace w = core::worker;
-
-// The contract's operationIds, with the id the path names.
-struct namer {
-    std::size_t step;
-    static std::string id_name(std::string_view name, std::int64_t id)
-    {
-        return std::string(name) + " " + std::to_string(id);
-    }
-    std::string operator()(w::register_node const&) const { return "create_compute_node"; }
-    std::string operator()(w::read_workflow const&) const
-    {
-        return step == 0 ? "get_workflow" : "get_workflow_status";
-    }
-    std::string operator()(w::read_pending_actions const& a) const
-    {
-        return "get_pending_actions " + std::string(core::to_string(a.trigger));
-    }
-    std::string operator()(w::claim_action const& a) const
-    {
-        return id_name("claim_action", a.action_id);
-    }
-    std::string operator()(w::claim_jobs const&) const
-    {
-        return "claim_jobs_based_on_resources";
-    }
-    std::string operator()(w::read_requirements const& a) const
-    {
-        return id_name("get_resource_requirements", a.requirements_id);
-    }
-    std::string operator()(w::start_job const& a) const { return id_name("start_job", a.job_id); }
-    std::string operator()(w::hand_back const& a) const
-    {
-        return id_name("manage_status_change", a.job_id);
-    }
-    std::string operator()(w::read_failure_handler const& a) const
-    {
-        return id_name("get_failure_handler", a.handler_id);
-    }
-    std::string operator()(w::retry_job const& a) const { return id_name("retry_job", a.job_id); }
-    std::string operator()(w::record_result const& a) const
-    {
-        return id_name("create_result", a.result.job_id);
-    }
-    std::string operator()(w::complete_job const& a) const
-    {
-        return id_name("complete_job", a.result.job_id);
-    }
-    std::string operator()(w::complete_jobs const&) const { return "batch_complete_jobs"; }
-    std::string operator()(w::check_workflow const&) const { return "is_workflow_complete"; }
-    std::string operator()(w::deactivate_node const&) const
-    {
-        return step == 0 ? "get_compute_node" : "update_compute_node";
-    }
-    std::string operator()(auto const&) const { return "local work"; }
-};
 
 }  // namespace
 
@@ -229,11 +171,6 @@ std::vector<std::int64_t> field_reader::ids(std::string_view name)
         out.push_back(item.get_int64());
     }
     return out;
-}
-
-std::string endpoint_of(core::worker_action const& action, std::size_t step)
-{
-    return std::visit(namer{step}, action);
 }
 
 }  // namespace torcrun::api::wire

@@ -1,10 +1,16 @@
 // The worker's server actions as Torc v0.10 requests (docs/TORC-COMPATIBILITY.md §2.1, §2.2, §3.1):
 // method, target and body. torcrun's extensions (§5) go out only with use_extensions: the claim's
 // `wait_seconds` and `compute_node_id` query parameters and the heartbeat; batch completion is sent
-// when the state machine asks for it (it asks only with extensions on).
-#include "worker_wire_detail.hpp"
+// when the state machine asks for it (it asks only with extensions on). Bodies are written as
+// Torc's serde writes them.
+#include "torcrun/worker/worker_wire.hpp"
 
+#include "worker_wire_fields.hpp"
+
+#include "torcrun/common/date_time.hpp"
 #include "torcrun/common/units.hpp"
+
+#include <boost/json/serialize.hpp>
 
 #include <charconv>
 #include <cmath>
@@ -16,6 +22,72 @@ namespace w = core::worker;
 namespace json = boost::json;
 
 using std::to_string;
+
+// Compact JSON text with numbers as people write them ("240", "0.5"; Boost.JSON's serializer
+// writes "2.4E2"), as Torc's serde and torcrun's server write them.
+void append(std::string& out, json::value const& v)
+{
+    switch (v.kind()) {
+    case json::kind::object: {
+        char separator = '{';
+        for (auto const& kv : v.get_object()) {
+            out += separator;
+            out += json::serialize(json::string(kv.key()));
+            out += ':';
+            append(out, kv.value());
+            separator = ',';
+        }
+        out += v.get_object().empty() ? "{}" : "}";
+        return;
+    }
+    case json::kind::array: {
+        char separator = '[';
+        for (auto const& item : v.get_array()) {
+            out += separator;
+            append(out, item);
+            separator = ',';
+        }
+        out += v.get_array().empty() ? "[]" : "]";
+        return;
+    }
+    case json::kind::double_: {
+        auto const d = v.get_double();
+        if (!std::isfinite(d)) {
+            out += "null";
+            return;
+        }
+        char buffer[32];
+        auto const r = std::trunc(d) == d && std::fabs(d) < 9007199254740992.0
+                           ? std::to_chars(buffer, buffer + sizeof buffer,
+                                           static_cast<std::int64_t>(d))
+                           : std::to_chars(buffer, buffer + sizeof buffer, d);
+        out.append(buffer, r.ptr);
+        return;
+    }
+    default:
+        out += json::serialize(v);  // strings, integers, booleans, null
+    }
+}
+
+std::string to_text(json::value const& v)
+{
+    std::string out;
+    append(out, v);
+    return out;
+}
+
+// Unix seconds -> "2026-01-19T22:55:01.123Z" (Torc's %Y-%m-%dT%H:%M:%S%.3fZ, UTC).
+std::string torc_time(double unix_seconds)
+{
+    auto const ms = std::isfinite(unix_seconds) && unix_seconds > 0
+                        ? static_cast<std::int64_t>(std::llround(unix_seconds * 1000))
+                        : std::int64_t{0};
+    auto text = core::format_date_time(static_cast<double>(ms / 1000));  // "...:SSZ"
+    auto const fraction = std::to_string(1000 + ms % 1000).substr(1);    // "007"
+    text.insert(text.size() - 1, "." + fraction);
+    return text;
+}
+
 
 // The shortest text that reads back as `v`, for query strings: "30", "0.25".
 std::string number_text(double v)
@@ -46,7 +118,7 @@ json::object result_object(core::job_result const& r)
     o["compute_node_id"] = r.compute_node_id;
     o["return_code"] = r.return_code;
     o["exec_time_minutes"] = r.exec_time_minutes;
-    o["completion_time"] = wire::torc_time(r.completion_time);
+    o["completion_time"] = torc_time(r.completion_time);
     if (r.usage) {
         o["peak_memory_bytes"] = r.usage->peak_memory_bytes;
         o["avg_memory_bytes"] = r.usage->avg_memory_bytes;
@@ -75,7 +147,7 @@ std::string node_body(w::register_node const& a, wire_context const& c)
     o["workflow_id"] = c.workflow_id;
     o["hostname"] = c.hostname;
     o["pid"] = c.pid;
-    o["start_time"] = wire::torc_time(c.start_unix);
+    o["start_time"] = torc_time(c.start_unix);
     o["is_active"] = true;
     o["num_cpus"] = a.cpus;
     o["memory_gb"] = gigabytes(a.memory_bytes);
@@ -84,7 +156,7 @@ std::string node_body(w::register_node const& a, wire_context const& c)
     bool const slurm = !c.scheduler_job_id.empty();
     o["compute_node_type"] = slurm ? "slurm" : "local";
     if (slurm) o["scheduler"] = {{"type", "slurm"}, {"slurm_job_id", slurm_job_id(c.scheduler_job_id)}};
-    return wire::to_text(o);
+    return to_text(o);
 }
 
 // ComputeNodesResources: per node, each dimension the largest any node offers; time_limit left
@@ -98,7 +170,7 @@ wire_request claim_request(w::claim_jobs const& a, wire_context const& c)
     o["num_nodes"] = a.num_nodes;
     if (a.time_limit_seconds) o["time_limit"] = core::format_duration(*a.time_limit_seconds);
     auto target = workflow_target(c) + "/claim_jobs_based_on_resources/" + to_string(a.limit);
-    auto out = make("POST", "", wire::to_text(o));
+    auto out = make("POST", "", to_text(o));
     if (c.use_extensions) {
         char separator = '?';
         if (a.wait_seconds > 0) {
@@ -122,7 +194,7 @@ std::string batch_body(w::complete_jobs const& a)
                                {"run_id", r.run_id},
                                {"result", result_object(r)}});
     }
-    return wire::to_text(json::object{{"completions", std::move(completions)}});
+    return to_text(json::object{{"completions", std::move(completions)}});
 }
 
 // The GET's ComputeNodeModel put back with is_active false and the worker's lifetime; nullopt
@@ -135,7 +207,7 @@ std::optional<wire_request> deactivate_request(w::deactivate_node const& a, wire
     auto& node = v->get_object();
     node["is_active"] = false;
     node["duration_seconds"] = a.duration_seconds;
-    return make("PUT", "/compute_nodes/" + to_string(c.compute_node_id), wire::to_text(node));
+    return make("PUT", "/compute_nodes/" + to_string(c.compute_node_id), to_text(node));
 }
 
 bool is_2xx(unsigned status) { return status >= 200 && status < 300; }
@@ -156,7 +228,7 @@ struct first_request {
     wire_request operator()(w::claim_action const& a) const
     {
         return make("POST", workflow_target(c) + "/actions/" + to_string(a.action_id) + "/claim",
-                    wire::to_text(json::object{{"compute_node_id", c.compute_node_id}}));
+                    to_text(json::object{{"compute_node_id", c.compute_node_id}}));
     }
     wire_request operator()(w::claim_jobs const& a) const { return claim_request(a, c); }
     wire_request operator()(w::read_requirements const& a) const
@@ -184,7 +256,7 @@ struct first_request {
     }
     wire_request operator()(w::record_result const& a) const
     {
-        return make("POST", "/results", wire::to_text(result_object(a.result)));
+        return make("POST", "/results", to_text(result_object(a.result)));
     }
     // The attempt's own run id: a result journaled before a restart names the run it ran in.
     wire_request operator()(w::complete_job const& a) const
@@ -193,7 +265,7 @@ struct first_request {
         return make("POST",
                     "/jobs/" + to_string(r.job_id) + "/complete_job/" +
                         std::string(core::to_string(r.status)) + "/" + to_string(r.run_id),
-                    wire::to_text(result_object(r)));
+                    to_text(result_object(r)));
     }
     wire_request operator()(w::complete_jobs const& a) const
     {

@@ -1,21 +1,163 @@
-// io::job_runner's public calls and what all its work shares: event delivery (always posted,
-// never from inside a call), the one /proc sampling loop (alive only while jobs run; memory
-// reports when limits.enforce_memory), signals to job groups and the kills of the end.
-#include "job_runner_impl.hpp"
+// io::job_runner: the worker's local work on its io_context. Each piece of work is a coroutine
+// holding the impl, so a job_runner destroyed mid-work leaves nothing dangling: its children are
+// SIGKILLed, their exits still reaped, and no event is delivered any more.
+//
+// - Event delivery is always posted, never from inside a call.
+// - One /proc sampling loop, alive only while jobs run; memory reports when
+//   limits.enforce_memory.
+// - One job attempt, from the spawn action to job_exited: the launch plan (core decides argv,
+//   environment and paths), the attempt directory with command.txt and environment.txt, the
+//   non-blocking launch, /proc tracking, and the exit with the usage of the whole tree.
+// - Failure-rule recovery scripts (docs/TORC-COMPATIBILITY.md §3.3; the result is only logged:
+//   as in Torc, a failing script does not undo the retry) and run_commands actions (each command in order with `bash -c` in the
+//   output directory, the first failure stops them). Both run as helper processes: launched
+//   like jobs, killed with them by kill_all().
+#include "torcrun/worker/io/job_runner.hpp"
 
 #include "torcrun/common/concat.hpp"
+#include "torcrun/worker/env_policy.hpp"
+#include "torcrun/worker/launch_plan.hpp"
+#include "torcrun/worker/step_exit.hpp"
+#include "torcrun/worker/io/launcher.hpp"
+#include "torcrun/worker/io/proc_sampler.hpp"
 
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/awaitable.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <algorithm>
+#include <cerrno>
 #include <csignal>
+#include <cstdio>
+#include <cstring>
 #include <exception>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
 
 namespace torcrun::io {
 
 namespace net = boost::asio;
+
+struct job_runner::impl : std::enable_shared_from_this<impl> {
+    struct job_entry {
+        std::shared_ptr<child_process> child;  // null while it is being launched
+        std::optional<int> pending_signal;     // sent while launching; delivered once it runs
+    };
+
+    impl(boost::asio::any_io_executor executor, job_runner_settings settings, event_sink sink,
+         logger log);
+
+    // Hands `event` to the sink from a handler of its own (posted, so order is kept); after
+    // close() nothing is delivered.
+    void deliver(core::worker_event event);
+    // Starts the one sampling loop unless it runs; it ends by itself when no job is tracked.
+    void start_sampling();
+    void signal_job(std::int64_t job_id, int signal);
+    void kill_all();
+    void close();  // the job_runner is gone: kill everything, stop sampling, deliver nothing
+    // Runs `co` with a completion handler that logs what it threw.
+    void spawn_task(boost::asio::awaitable<void> co, std::string what);
+
+    core::result<core::launch_plan> prepare(core::worker::spawn const& action) const;
+    void spawn_failed(std::int64_t job_id, std::string message);
+    // slurm mode: Slurm's verdict on an ended step from srun's exit and its stderr's tail; a
+    // step that queued for resources is logged as an error.
+    core::step_exit judge_step(std::int64_t job_id, core::exit_status const& srun,
+                               std::string const& stderr_file) const;
+
+    static boost::asio::awaitable<void> run_attempt(std::shared_ptr<impl> self,
+                                                    core::worker::spawn action);
+    static boost::asio::awaitable<void> run_recovery(std::shared_ptr<impl> self,
+                                                     core::worker::run_recovery action);
+    static boost::asio::awaitable<void> run_commands(std::shared_ptr<impl> self,
+                                                     core::worker::run_commands action);
+    static boost::asio::awaitable<void> sample_loop(std::shared_ptr<impl> self);
+    // Launches a helper process (recovery script, action command), waits for its exit.
+    static boost::asio::awaitable<core::result<core::exit_status>> run_helper(
+        std::shared_ptr<impl> self, spawn_request request);
+
+    boost::asio::any_io_executor executor_;
+    job_runner_settings settings_;
+    event_sink sink_;
+    logger log_;
+    launcher launcher_;
+    proc_sampler sampler_;
+    boost::asio::steady_timer sample_timer_;
+    bool sampling_ = false;
+    bool closed_ = false;
+    std::map<std::int64_t, job_entry> jobs_;            // spawned and not yet exited
+    std::set<std::shared_ptr<child_process>> helpers_;  // running recovery scripts, commands
+    std::int64_t last_run_id_ = 0;  // run_recovery carries none; the run of the last spawn
+};
+
+namespace {
+
+core::result<void> write_text(std::string const& path, std::string const& text)
+{
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (out) out << text;
+    if (out) out.close();
+    if (!out)
+        return core::error{detail::cat("spawn: write \"", path, "\": ", std::strerror(errno))};
+    return {};
+}
+
+std::string gpu_list(core::reservation const& placement)
+{
+    std::string out;
+    for (auto const& node : placement.nodes)
+        for (auto const& id : node.gpu_ids) {
+            if (!out.empty()) out += ',';
+            out += id;
+        }
+    return out;
+}
+
+std::string fixed3(double value)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3f", value);
+    return text;
+}
+
+// The last step_stderr_tail_bytes of the step's stderr file, where srun and slurmstepd print
+// their view of the step; empty when it cannot be read (the verdict is then srun's exit alone).
+std::string stderr_tail(std::string const& path)
+{
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in) return {};
+    auto const size = static_cast<std::uint64_t>(in.tellg());
+    auto const take = std::min<std::uint64_t>(size, core::step_stderr_tail_bytes);
+    in.seekg(static_cast<std::streamoff>(size - take));
+    std::string text(take, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(take));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    return text;
+}
+
+core::job_usage to_job_usage(core::usage_summary const& s)
+{
+    return {s.peak_memory_bytes, s.avg_memory_bytes, s.peak_cpu_percent, s.avg_cpu_percent};
+}
+
+// The worker's environment without torcrun's own variables of a parent job, plus the three
+// that name the workflow, the server and the output directory.
+core::env_map command_environment(job_runner_settings const& settings)
+{
+    auto env = settings.worker_env;
+    for (auto const& name : core::torc_owned_variables()) env.erase(name);
+    env["TORC_WORKFLOW_ID"] = std::to_string(settings.workflow_id);
+    env["TORC_API_URL"] = settings.config.server.url;
+    env["TORC_OUTPUT_DIR"] = settings.config.output_dir;
+    return env;
+}
+
+}  // namespace
 
 job_runner::impl::impl(net::any_io_executor executor, job_runner_settings settings,
                        event_sink sink, logger log)
@@ -105,6 +247,209 @@ void job_runner::impl::close()
     kill_all();
     closed_ = true;
     sample_timer_.cancel();
+}
+
+core::result<core::launch_plan> job_runner::impl::prepare(core::worker::spawn const& action) const
+{
+    core::launch_request request;
+    request.mode = settings_.mode;
+    request.identity = {settings_.workflow_id, action.job.id,  action.job.name,
+                        action.run_id,         action.job.attempt_id,
+                        settings_.workflow_submission_dir};
+    request.command = action.job.command;
+    request.invocation_script = action.job.invocation_script;
+    request.placement = action.placement;
+    request.tasks_per_node = action.resources.tasks_per_node;
+    request.working_dir = settings_.working_dir;
+    request.slurm_job_id = settings_.slurm_job_id;
+    request.seconds_left = action.seconds_left;
+    auto plan = core::plan_launch(request, settings_.config, settings_.worker_env);
+    if (!plan) return plan;
+
+    std::error_code ec;
+    std::filesystem::create_directories(plan->paths.dir, ec);
+    if (ec)
+        return core::error{
+            detail::cat("spawn: attempt directory \"", plan->paths.dir, "\": ", ec.message())};
+    if (auto ok = write_text(plan->paths.command_file,
+                             core::render_command_line(plan->argv) + "\n");
+        !ok)
+        return ok.error();
+    if (auto ok = write_text(plan->paths.environment_file,
+                             core::render_env_change(plan->env_changes));
+        !ok)
+        return ok.error();
+    return plan;
+}
+
+core::step_exit job_runner::impl::judge_step(std::int64_t job_id, core::exit_status const& srun,
+                                            std::string const& stderr_file) const
+{
+    auto step = core::classify_step_exit(srun, stderr_tail(stderr_file));
+    if (step.waited_for_resources)
+        log_.write(log_level::err, "runner",
+                   "the step waited for resources: the worker's model of the allocation is wrong",
+                   {{"job", std::to_string(job_id)}, {"stderr", stderr_file}});
+    if (step.cause != core::step_cause::exited)
+        log_.write(log_level::warning, "runner", "Slurm ended the step",
+                   {{"job", std::to_string(job_id)}, {"evidence", step.evidence}});
+    return step;
+}
+
+void job_runner::impl::spawn_failed(std::int64_t job_id, std::string message)
+{
+    log_.write(log_level::warning, "runner", "job spawn failed",
+               {{"job", std::to_string(job_id)}, {"error", message}});
+    deliver(core::worker::spawn_failed{job_id, std::move(message)});
+}
+
+net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
+                                                   core::worker::spawn action)
+{
+    auto const id = action.job.id;
+    auto plan = self->prepare(action);
+    if (!plan) {
+        self->jobs_.erase(id);
+        self->spawn_failed(id, plan.error().message);
+        co_return;
+    }
+    // The argv and environment move into the request and the environment change is on disk:
+    // what stays in this frame for the job's whole run is the paths (500 sleeping jobs held a
+    // copy of the environment each).
+    spawn_request request{std::move(plan->argv), std::move(plan->env), plan->working_dir,
+                          plan->paths.stdout_file, plan->paths.stderr_file};
+    plan->env_changes = {};
+    auto launched = co_await self->launcher_.launch(std::move(request));
+    if (!launched) {
+        self->jobs_.erase(id);
+        self->spawn_failed(id, launched.error().message);
+        co_return;
+    }
+    auto const child = *launched;
+    auto& job = self->jobs_.at(id);
+    job.child = child;
+    self->sampler_.track(child->pid(), child->started());
+    self->start_sampling();
+    auto const gpus = gpu_list(action.placement);
+    self->log_.write(log_level::info, "runner", "job started",
+                     {{"job", std::to_string(id)},
+                      {"pid", std::to_string(child->pid())},
+                      {"gpus", gpus.empty() ? "none" : gpus},
+                      {"dir", plan->paths.dir}});
+    self->deliver(core::worker::job_spawned{id});
+    if (self->closed_) job.pending_signal = SIGKILL;
+    if (job.pending_signal) self->signal_job(id, *job.pending_signal);
+
+    auto const report = co_await child->wait();
+    auto const usage = self->sampler_.finish(child->pid(), report);
+    self->jobs_.erase(id);
+    auto const seconds = std::chrono::duration<double>(report.ended - report.started).count();
+    self->log_.write(log_level::info, "runner", "job exited",
+                     {{"job", std::to_string(id)},
+                      {"rc", std::to_string(report.status.return_code())},
+                      {"status", report.status.describe()},
+                      {"seconds", fixed3(seconds)},
+                      {"peak_memory_bytes", std::to_string(usage.peak_memory_bytes)},
+                      {"avg_cpu_percent", fixed3(usage.avg_cpu_percent)}});
+    core::worker::job_exited exited{id, report.status, to_job_usage(usage), std::nullopt};
+    if (self->settings_.mode == core::execution_mode::slurm)
+        exited.step = self->judge_step(id, report.status, plan->paths.stderr_file);
+    self->deliver(std::move(exited));
+}
+
+net::awaitable<core::result<core::exit_status>> job_runner::impl::run_helper(
+    std::shared_ptr<impl> self, spawn_request request)
+{
+    auto launched = co_await self->launcher_.launch(std::move(request));
+    if (!launched) co_return launched.error();
+    auto const child = *launched;
+    self->helpers_.insert(child);
+    if (self->closed_) (void)child->signal_group(SIGKILL);
+    auto const report = co_await child->wait();
+    self->helpers_.erase(child);
+    co_return report.status;
+}
+
+// The environment of a job of this attempt (TORC_* of docs/TORC-COMPATIBILITY.md §2.5,
+// scrubbed, no GPU), plus TORC_RETURN_CODE and where the failed attempt's output is, so the script can look at it.
+net::awaitable<void> job_runner::impl::run_recovery(std::shared_ptr<impl> self,
+                                                    core::worker::run_recovery action)
+{
+    auto const& settings = self->settings_;
+    core::torc_job_identity const identity{settings.workflow_id,     action.job_id,
+                                           action.job_name,          self->last_run_id_,
+                                           action.attempt_id,        settings.workflow_submission_dir};
+    auto const paths = core::attempt_log_paths(settings.config.output_dir, identity);
+    auto const job = std::to_string(action.job_id);
+    core::job_env_request const env_request{core::execution_mode::direct, identity, {}, {}, {}};
+    auto env = core::make_job_environment(settings.worker_env, settings.config, env_request);
+    if (!env) {
+        self->log_.write(log_level::warning, "runner", "recovery script not run",
+                         {{"job", job}, {"error", env.error().message}});
+        co_return;
+    }
+    env->env["TORC_RETURN_CODE"] = std::to_string(action.return_code);
+    env->env["TORC_JOB_STDOUT"] = paths.stdout_file;
+    env->env["TORC_JOB_STDERR"] = paths.stderr_file;
+    std::error_code ec;
+    std::filesystem::create_directories(paths.dir, ec);
+    spawn_request request{{"bash", "-c", action.script},
+                          std::move(env->env),
+                          settings.working_dir,
+                          paths.dir + "/recovery.stdout",
+                          paths.dir + "/recovery.stderr"};
+    auto const status = co_await run_helper(self, std::move(request));
+    if (!status) {
+        self->log_.write(log_level::warning, "runner", "recovery script failed",
+                         {{"job", job}, {"error", status.error().message}});
+    } else {
+        bool const ok = status->how == core::exit_status::kind::exited && status->code == 0;
+        self->log_.write(ok ? log_level::info : log_level::warning, "runner",
+                         ok ? "recovery script succeeded" : "recovery script failed",
+                         {{"job", job},
+                          {"rc", std::to_string(status->return_code())},
+                          {"status", status->describe()},
+                          {"dir", paths.dir}});
+    }
+}
+
+net::awaitable<void> job_runner::impl::run_commands(std::shared_ptr<impl> self,
+                                                    core::worker::run_commands action)
+{
+    auto const& settings = self->settings_;
+    auto const id = std::to_string(action.action_id);
+    auto const dir = settings.config.output_dir + "/actions/action_" + id;
+    auto finish = [&](bool ok, std::string detail) {
+        self->log_.write(ok ? log_level::info : log_level::warning, "runner",
+                         ok ? "action commands succeeded" : "action commands failed",
+                         {{"action", id}, {"detail", detail}, {"dir", dir}});
+        self->deliver(core::worker::commands_finished{action.action_id, ok, std::move(detail)});
+    };
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) {
+        finish(false, detail::cat("run_commands: directory \"", dir, "\": ", ec.message()));
+        co_return;
+    }
+    auto const env = command_environment(settings);
+    for (std::size_t i = 0; i < action.commands.size(); ++i) {
+        auto const& command = action.commands[i];
+        auto const n = std::to_string(i + 1);
+        spawn_request request{{"bash", "-c", command}, env, settings.config.output_dir,
+                              detail::cat(dir, "/command_", n, ".stdout"),
+                              detail::cat(dir, "/command_", n, ".stderr")};
+        auto const status = co_await run_helper(self, std::move(request));
+        auto const which = detail::cat("command ", n, " \"", command, "\": ");
+        if (!status) {
+            finish(false, which + status.error().message);
+            co_return;
+        }
+        if (status->how != core::exit_status::kind::exited || status->code != 0) {
+            finish(false, which + status->describe());
+            co_return;
+        }
+    }
+    finish(true, detail::cat(std::to_string(action.commands.size()), " commands exited with 0"));
 }
 
 job_runner::job_runner(net::any_io_executor executor, job_runner_settings settings,

@@ -1,5 +1,5 @@
 // The parent side of the launcher: the exit watches (pidfd, or SIGCHLD where pidfd_open is
-// missing), the reap with its group kill, group signals and the terminate sequence. fork/exec
+// missing), the reap with its group kill, and group signals. fork/exec
 // itself is in spawn_child.cpp.
 #include "torcrun/worker/io/launcher.hpp"
 
@@ -12,11 +12,9 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/buffer.hpp>
-#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/read.hpp>
 #include <boost/asio/signal_set.hpp>
-#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/assert.hpp>
 #include <boost/system/system_error.hpp>
@@ -241,23 +239,6 @@ std::shared_ptr<child_process> launcher::adopt(pid_t pid, steady_clock::time_poi
     }
     (early_reaper ? early_reaper : reaper())->watch(child);
     return child;
-}
-
-net::awaitable<exit_report> terminate(std::shared_ptr<child_process> child, int signal,
-                                      steady_clock::duration grace)
-{
-    using namespace net::experimental::awaitable_operators;
-    if (!child->running()) co_return *child->report();
-    child->count_leftovers();
-    // A refused signal (a set-uid member) changes nothing: SIGKILL follows after the grace.
-    [[maybe_unused]] auto const sent = child->signal_group(signal);
-    auto const executor = co_await net::this_coro::executor;
-    net::steady_timer grace_timer(executor, grace);
-    auto const first = co_await (child->wait() || grace_timer.async_wait(net::use_awaitable));
-    if (first.index() == 0) co_return std::get<0>(first);
-    [[maybe_unused]] auto const killed = child->signal_group(SIGKILL);
-    auto const report = co_await child->wait();
-    co_return report;
 }
 
 }  // namespace torcrun::io

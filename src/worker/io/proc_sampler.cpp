@@ -3,10 +3,6 @@
 // usage_stats).
 #include "torcrun/worker/io/proc_sampler.hpp"
 
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/this_coro.hpp>
-#include <boost/asio/use_awaitable.hpp>
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -19,7 +15,6 @@
 
 namespace torcrun::io {
 
-namespace net = boost::asio;
 
 namespace {
 
@@ -115,19 +110,6 @@ std::optional<core::usage_sample> proc_sampler::latest(pid_t session) const
 {
     if (auto it = jobs_.find(session); it != jobs_.end()) return it->second.latest;
     return std::nullopt;
-}
-
-net::awaitable<void> run_sampler(proc_sampler& sampler,
-                                 std::chrono::steady_clock::duration interval)
-{
-    auto const executor = co_await net::this_coro::executor;
-    net::steady_timer timer(executor);
-    for (;;) {
-        timer.expires_after(interval);
-        auto const [ec] = co_await timer.async_wait(net::as_tuple(net::use_awaitable));
-        if (ec) co_return;
-        sampler.sample(proc_sampler::clock::now());
-    }
 }
 
 }  // namespace torcrun::io

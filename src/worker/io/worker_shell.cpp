@@ -1,25 +1,56 @@
 // The worker's reactor (worker_shell.hpp): run_worker builds the shell, feeds `begin`, and
 // waits until exit_worker and the last job's exit. Events are queued and fed one at a time, so
-// the state machine is never entered from inside itself; actions are carried out in order.
-#include "worker_shell_state.hpp"
+// the state machine is never entered from inside itself; actions are carried out in order, each
+// by the handler for its alternative (a visit that does not compile when one is missing).
+//
+// Server requests: each request action as its REST exchanges (worker_wire.hpp), sent on a
+// coroutine of its own and answered exactly once. Besides: output-file checks, the result.json
+// of every reported attempt, heartbeats, and the allocation end from squeue.
+#include "torcrun/worker/io/worker_shell.hpp"
+
+#include "end_time_lookup.hpp"
+#include "worker_journal.hpp"
 
 #include "torcrun/common/concat.hpp"
+#include "torcrun/common/io/http_client.hpp"
+#include "torcrun/worker/io/job_runner.hpp"
+#include "torcrun/worker/io/launcher.hpp"
+#include "torcrun/worker/launch_plan.hpp"
+#include "torcrun/worker/worker_fsm.hpp"
+#include "torcrun/worker/worker_wire.hpp"
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/redirect_error.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/json/serialize.hpp>
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <csignal>
+#include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <random>
+#include <type_traits>
+#include <variant>
 
 namespace torcrun::io {
 
 namespace asio = boost::asio;
-using detail::worker_shell;
 
 namespace {
+
+constexpr auto long_poll_margin = std::chrono::seconds(15);
+constexpr auto heartbeat_interval = std::chrono::seconds(15);
 
 log_level level_of(core::log_severity s)
 {
@@ -59,9 +90,150 @@ core::result<client_settings> client_for(core::worker_config const& config)
     return settings;
 }
 
-}  // namespace
+// Three beats per lease the server names in its reply, so that one late beat does not cost a
+// live worker its lease; at most heartbeat_interval apart. `previous` stands when the reply
+// names no lease (or the beat failed).
+std::chrono::duration<double> beat_interval(http_result<http_reply> const& reply,
+                                            std::chrono::duration<double> previous)
+{
+    auto const lease = reply ? api::heartbeat_lease_seconds(reply->body) : std::nullopt;
+    if (!lease) return previous;
+    return std::chrono::duration<double>(
+        std::clamp(*lease / 3, 0.5, std::chrono::duration<double>(heartbeat_interval).count()));
+}
 
-namespace detail {
+core::http_failure failure_of(http_error_kind kind)
+{
+    switch (kind) {
+    case http_error_kind::connect_refused: return core::http_failure::connect;
+    case http_error_kind::dns: return core::http_failure::dns;
+    case http_error_kind::timeout: return core::http_failure::timeout;
+    case http_error_kind::closed: return core::http_failure::reset;
+    case http_error_kind::http_4xx: return core::http_failure::http_4xx;
+    case http_error_kind::http_5xx:
+    case http_error_kind::protocol: return core::http_failure::http_5xx;
+    }
+    return core::http_failure::http_5xx;
+}
+
+std::optional<std::chrono::milliseconds> timeout_for(api::wire_request const& r)
+{
+    if (r.wait_seconds <= 0) return std::nullopt;  // the client's request_timeout
+    return std::chrono::milliseconds(static_cast<std::int64_t>(r.wait_seconds * 1000)) +
+           long_poll_margin;
+}
+
+// The state machine, the event queue that feeds it one event at a time, and the parts that
+// carry out its actions. Held by a shared_ptr that every coroutine and handler of the shell
+// keeps, so none outlives what it touches.
+struct worker_shell : std::enable_shared_from_this<worker_shell> {
+    worker_shell(asio::io_context& ioc, worker_setup s, logger l, results_journal j);
+
+    // Queues an event and, unless the queue is being drained already, feeds it (and whatever
+    // carrying out its actions produced) to the state machine in order.
+    void post(core::worker_event event);
+    void carry_out(core::worker_action const& action);
+    void finish(int code);  // exit_worker: stop everything, wake run_worker
+
+    void send(core::worker_action action);  // one server action, all its exchanges
+    void check_outputs(core::worker::check_outputs action);
+    void write_result(core::job_result const& r);  // result.json of one reported attempt
+    void arm_timer(std::chrono::steady_clock::time_point at);
+    void start_heartbeats();
+    void look_up_end_time();
+
+    void say(log_level level, std::string_view message,
+             std::initializer_list<log_field> fields = {}) const;
+
+    asio::io_context& ioc_;
+    worker_setup setup_;
+    logger log_;
+    core::worker_fsm fsm_;
+    api::wire_context wire_;
+    http_client client_;
+    launcher launcher_;
+    results_journal journal_;
+    std::optional<job_runner> runner_;
+    asio::steady_timer timer_;
+    std::uint64_t timer_generation_ = 0;
+    asio::steady_timer heartbeat_;
+    asio::signal_set signals_;
+    asio::steady_timer done_;  // never expires; cancelled when the worker may return
+    std::deque<core::worker_event> queue_;
+    bool feeding_ = false;
+    bool heartbeats_started_ = false;
+    std::optional<int> exit_code_;
+};
+
+namespace w = core::worker;
+
+// One handler per alternative of core::worker_action, and no catch-all: an action the shell
+// does not carry out is a compile error here (the static_assert below), not an action dropped.
+// Server requests are sent (after the result.json of the attempts they report); local work is
+// done at once or started on a coroutine of its own.
+struct action_handler {
+    worker_shell& shell;
+    core::worker_action const& action;  // the whole action, for send()
+
+    void send() const { shell.send(action); }
+
+    // ---- requests to the server
+    void operator()(w::register_node const&) const { send(); }
+    void operator()(w::read_workflow const&) const { send(); }
+    void operator()(w::read_pending_actions const&) const { send(); }
+    void operator()(w::claim_action const&) const { send(); }
+    void operator()(w::claim_jobs const&) const { send(); }
+    void operator()(w::read_requirements const&) const { send(); }
+    void operator()(w::start_job const&) const { send(); }
+    void operator()(w::hand_back const&) const { send(); }
+    void operator()(w::read_failure_handler const&) const { send(); }
+    void operator()(w::retry_job const&) const { send(); }
+    void operator()(w::record_result const& a) const
+    {
+        shell.write_result(a.result);
+        send();
+    }
+    void operator()(w::complete_job const& a) const
+    {
+        shell.write_result(a.result);
+        send();
+    }
+    void operator()(w::complete_jobs const& a) const
+    {
+        for (auto const& r : a.results) shell.write_result(r);
+        send();
+    }
+    void operator()(w::check_workflow const&) const { send(); }
+    void operator()(w::deactivate_node const&) const { send(); }
+
+    // ---- local work
+    void operator()(w::run_commands const& a) const { shell.runner_->run_commands(a); }
+    void operator()(w::spawn const& a) const { shell.runner_->spawn(a); }
+    void operator()(w::signal_job const& a) const { shell.runner_->signal(a); }
+    void operator()(w::check_outputs const& a) const { shell.check_outputs(a); }
+    void operator()(w::run_recovery const& a) const { shell.runner_->run_recovery(a); }
+    void operator()(w::journal_append const& a) const
+    {
+        if (auto const done = shell.journal_.append(a.reports); !done)
+            shell.say(log_level::err, done.error().message);
+    }
+    void operator()(w::journal_remove const& a) const
+    {
+        if (auto const done = shell.journal_.remove(a.keys); !done)
+            shell.say(log_level::err, done.error().message);
+    }
+    void operator()(w::arm_timer const& a) const { shell.arm_timer(a.at); }
+    void operator()(w::log const& a) const { shell.say(level_of(a.level), a.message); }
+    void operator()(w::exit_worker const& a) const { shell.finish(a.code); }
+};
+
+template <class Handler, class Variant>
+struct handles_every_alternative;
+template <class Handler, class... Alternatives>
+struct handles_every_alternative<Handler, std::variant<Alternatives...>>
+    : std::bool_constant<(std::is_invocable_v<Handler const&, Alternatives const&> && ...)> {};
+static_assert(handles_every_alternative<action_handler, core::worker_action>::value,
+              "action_handler needs an operator() for every alternative of core::worker_action");
 
 worker_shell::worker_shell(asio::io_context& ioc, worker_setup s, logger l, results_journal j)
     : ioc_(ioc),
@@ -104,11 +276,12 @@ void worker_shell::post(core::worker_event event)
     while (!queue_.empty() && !exit_code_) {
         auto const next = std::move(queue_.front());
         queue_.pop_front();
+        // The two events whose values the requests need from then on (wire_context).
         if (auto const* r = std::get_if<core::worker::node_registered>(&next)) {
             wire_.compute_node_id = r->compute_node_id;
             start_heartbeats();
-        } else if (auto const* w = std::get_if<core::worker::workflow_read>(&next)) {
-            wire_.run_id = w->run_id;
+        } else if (auto const* wf = std::get_if<core::worker::workflow_read>(&next)) {
+            wire_.run_id = wf->run_id;
         }
         for (auto const& action : fsm_.on(next, std::chrono::steady_clock::now())) {
             if (exit_code_) break;
@@ -122,43 +295,15 @@ void worker_shell::carry_out(core::worker_action const& action)
 {
     if (log_.enabled(log_level::debug) && !std::holds_alternative<core::worker::log>(action))
         say(log_level::debug, "action", {{"do", core::describe(action)}});
-    if (core::request_of(action)) {
-        write_results(action);
-        send(action);
-    } else {
-        carry_out_local(action);
-    }
+    std::visit(action_handler{*this, action}, action);
 }
 
-void worker_shell::carry_out_local(core::worker_action const& action)
+void worker_shell::arm_timer(std::chrono::steady_clock::time_point at)
 {
-    namespace w = core::worker;
-    if (auto const* a = std::get_if<w::spawn>(&action)) {
-        runner_->spawn(*a);
-    } else if (auto const* s = std::get_if<w::signal_job>(&action)) {
-        runner_->signal(*s);
-    } else if (auto const* r = std::get_if<w::run_recovery>(&action)) {
-        runner_->run_recovery(*r);
-    } else if (auto const* c = std::get_if<w::run_commands>(&action)) {
-        runner_->run_commands(*c);
-    } else if (auto const* o = std::get_if<w::check_outputs>(&action)) {
-        check_outputs(*o);
-    } else if (auto const* ja = std::get_if<w::journal_append>(&action)) {
-        if (auto const done = journal_.append(ja->reports); !done)
-            say(log_level::err, done.error().message);
-    } else if (auto const* jr = std::get_if<w::journal_remove>(&action)) {
-        if (auto const done = journal_.remove(jr->keys); !done)
-            say(log_level::err, done.error().message);
-    } else if (auto const* t = std::get_if<w::arm_timer>(&action)) {
-        timer_.expires_at(t->at);
-        timer_.async_wait([self = shared_from_this(), gen = ++timer_generation_](auto ec) {
-            if (!ec && gen == self->timer_generation_) self->post(core::worker::tick{});
-        });
-    } else if (auto const* l = std::get_if<w::log>(&action)) {
-        say(level_of(l->level), l->message);
-    } else if (auto const* e = std::get_if<w::exit_worker>(&action)) {
-        finish(e->code);
-    }
+    timer_.expires_at(at);
+    timer_.async_wait([self = shared_from_this(), gen = ++timer_generation_](auto ec) {
+        if (!ec && gen == self->timer_generation_) self->post(core::worker::tick{});
+    });
 }
 
 void worker_shell::finish(int code)
@@ -187,7 +332,134 @@ void arm_signals(std::shared_ptr<worker_shell> self)
     });
 }
 
-}  // namespace detail
+// The exchanges of one server action in order; the first transport failure is request_failed,
+// otherwise the replies (the last one perhaps non-2xx) are decoded into the action's event.
+asio::awaitable<void> exchange(std::shared_ptr<worker_shell> self, core::worker_action action)
+{
+    std::vector<api::wire_reply> replies;
+    while (auto const request = api::next_request(action, self->wire_, replies)) {
+        auto reply = co_await self->client_.request(request->method, request->target,
+                                                    request->body, timeout_for(*request));
+        if (reply) {
+            replies.push_back({reply->status, std::move(reply->body)});
+            continue;
+        }
+        auto const& e = reply.error();
+        if (e.kind == http_error_kind::http_4xx || e.kind == http_error_kind::http_5xx) {
+            replies.push_back({e.status, e.body});  // decode_replies names it
+            break;
+        }
+        self->post(core::worker::request_failed{*core::request_of(action), failure_of(e.kind), 0,
+                                                e.message});
+        co_return;
+    }
+    self->post(api::decode_replies(action, replies));
+}
+
+void worker_shell::send(core::worker_action action)
+{
+    asio::co_spawn(ioc_, exchange(shared_from_this(), std::move(action)), asio::detached);
+}
+
+void worker_shell::write_result(core::job_result const& r)
+{
+    core::torc_job_identity id;
+    id.workflow_id = r.workflow_id;
+    id.job_id = r.job_id;
+    id.run_id = r.run_id;
+    id.attempt_id = r.attempt_id;
+    auto const paths = core::attempt_log_paths(setup_.config.output_dir, id);
+    std::error_code ec;
+    std::filesystem::create_directories(paths.dir, ec);  // a job that never spawned
+    auto const& path = paths.result_file;
+    std::ofstream out(path, std::ios::trunc);
+    out << boost::json::serialize(result_json(r)) << "\n";
+    if (!out) say(log_level::warning, detail::cat("result.json: cannot write \"", path, "\""));
+}
+
+void worker_shell::check_outputs(core::worker::check_outputs action)
+{
+    auto run = [](std::shared_ptr<worker_shell> self,
+                  core::worker::check_outputs a) -> asio::awaitable<void> {
+        core::worker::outputs_checked checked{.job_id = a.job_id, .missing = {}};
+        for (auto const id : a.file_ids) {
+            auto const request = api::read_file_request(id);
+            auto reply = co_await self->client_.request(request.method, request.target);
+            auto const path = reply ? api::file_path_of(reply->body)
+                                    : core::result<std::string>(core::error{reply.error().message});
+            struct ::stat st{};
+            if (!path)
+                checked.missing.push_back(
+                    detail::cat("file ", std::to_string(id), " (", path.error().message, ")"));
+            else if (::stat(path->c_str(), &st) != 0)
+                checked.missing.push_back(*path);
+        }
+        self->post(std::move(checked));
+    };
+    asio::co_spawn(ioc_, run(shared_from_this(), std::move(action)), asio::detached);
+}
+
+void worker_shell::start_heartbeats()
+{
+    if (heartbeats_started_ || !setup_.config.server.use_extensions) return;
+    heartbeats_started_ = true;
+    // The first beat goes out at once: until then the server holds no lease for this node,
+    // and a worker killed then would leave its jobs `running` for good.
+    auto beat = [](std::shared_ptr<worker_shell> self) -> asio::awaitable<void> {
+        std::chrono::duration<double> interval = heartbeat_interval;
+        while (!self->exit_code_) {
+            auto const request = api::heartbeat_request(self->wire_);
+            auto reply = co_await self->client_.request(request.method, request.target,
+                                                        request.body);
+            if (!reply) self->say(log_level::debug, "heartbeat failed",
+                                  {{"error", reply.error().message}});
+            interval = beat_interval(reply, interval);
+            boost::system::error_code ec;
+            self->heartbeat_.expires_after(
+                std::chrono::ceil<std::chrono::steady_clock::duration>(interval));
+            co_await self->heartbeat_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+            if (ec) co_return;
+        }
+    };
+    asio::co_spawn(ioc_, beat(shared_from_this()), asio::detached);
+}
+
+void worker_shell::look_up_end_time()
+{
+    if (setup_.slurm_job_id.empty()) return;
+    auto run = [](std::shared_ptr<worker_shell> self) -> asio::awaitable<void> {
+        auto const out = detail::cat(self->journal_.path(), ".squeue");
+        auto end = co_await io::look_up_end_time(self->launcher_, self->setup_.slurm_job_id,
+                                                 self->setup_.worker_env, out,
+                                                 std::chrono::seconds(30));
+        if (!end) {
+            self->say(log_level::warning,
+                      detail::cat("allocation end unknown: ", end.error().message));
+            co_return;
+        }
+        self->post(core::worker::end_time_learned{*end, unix_now()});
+    };
+    asio::co_spawn(ioc_, run(shared_from_this()), asio::detached);
+}
+
+// The job runner, its events fed back through post() for as long as the shell lives.
+void start_runner(std::shared_ptr<worker_shell> const& self, asio::io_context& ioc)
+{
+    job_runner_settings runs;
+    runs.config = self->setup_.config;
+    runs.mode = self->setup_.mode;
+    runs.worker_env = self->setup_.worker_env;
+    runs.workflow_id = self->wire_.workflow_id;
+    runs.slurm_job_id = self->setup_.slurm_job_id;
+    self->runner_.emplace(
+        ioc.get_executor(), std::move(runs),
+        [weak = std::weak_ptr(self)](core::worker_event e) {
+            if (auto s = weak.lock()) s->post(std::move(e));
+        },
+        self->log_);
+}
+
+}  // namespace
 
 asio::awaitable<int> run_worker(worker_setup setup, logger log)
 {
@@ -212,21 +484,10 @@ asio::awaitable<int> run_worker(worker_setup setup, logger log)
     auto self = std::make_shared<worker_shell>(ioc, std::move(setup), log, std::move(*journal));
     for (auto const& line : self->journal_.skipped())
         self->say(log_level::warning, detail::cat("journal: a line was skipped: ", line));
-    job_runner_settings runs;
-    runs.config = self->setup_.config;
-    runs.mode = self->setup_.mode;
-    runs.worker_env = self->setup_.worker_env;
-    runs.workflow_id = self->wire_.workflow_id;
-    runs.slurm_job_id = self->setup_.slurm_job_id;
-    self->runner_.emplace(
-        ioc.get_executor(), std::move(runs),
-        [weak = std::weak_ptr(self)](core::worker_event e) {
-            if (auto s = weak.lock()) s->post(std::move(e));
-        },
-        self->log_);
+    start_runner(self, ioc);
     if (self->setup_.handle_signals) {
         for (int s : {SIGTERM, SIGINT, SIGUSR1}) self->signals_.add(s);
-        detail::arm_signals(self);
+        arm_signals(self);
     }
     if (self->setup_.look_up_end_time && !self->setup_.config.termination.end_time)
         self->look_up_end_time();

@@ -4,6 +4,7 @@
 // terminate cutting the first short, and a job that had already exited; with both exit watches.
 #include "torcrun/worker/io/launcher.hpp"
 
+#include "child_control.hpp"
 #include "child_fixture.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -54,7 +55,7 @@ BOOST_DATA_TEST_CASE(a_job_that_obeys_ends_at_once, both_watches, watch)
     io::launcher launcher(ioc.get_executor(), watch);
     auto const job = start(ioc, launcher, {"fork-tree", "0", "30000"}, dir);
     auto const before = clock_type::now();
-    auto const report = test::run_coro(ioc, io::terminate(job.child, SIGTERM, 20s), 10s);
+    auto const report = test::run_coro(ioc, test::terminate(job.child, SIGTERM, 20s), 10s);
     BOOST_TEST((clock_type::now() - before < 2s));
     BOOST_TEST((report.status == torcrun::core::exit_status{kind::signaled, 0, SIGTERM, false}));
     BOOST_TEST(report.status.return_code() == 143);
@@ -71,7 +72,7 @@ BOOST_DATA_TEST_CASE(a_tree_that_ignores_sigterm_is_killed_after_the_grace, both
     BOOST_TEST_REQUIRE(job.children.size() == 3u);
     auto const grace = 300ms;
     auto const before = clock_type::now();
-    auto const report = test::run_coro(ioc, io::terminate(job.child, SIGTERM, grace), 10s);
+    auto const report = test::run_coro(ioc, test::terminate(job.child, SIGTERM, grace), 10s);
     auto const took = clock_type::now() - before;
     BOOST_TEST((took >= grace));
     BOOST_TEST((took < grace + 1500ms));
@@ -90,7 +91,7 @@ BOOST_DATA_TEST_CASE(children_left_by_an_obedient_leader_are_counted_and_killed,
     auto const job = start(ioc, launcher, {"fork-tree", "3", "30000"}, dir);
     BOOST_TEST_REQUIRE(job.children.size() == 3u);
     auto const before = clock_type::now();
-    auto const report = test::run_coro(ioc, io::terminate(job.child, SIGTERM, 20s), 10s);
+    auto const report = test::run_coro(ioc, test::terminate(job.child, SIGTERM, 20s), 10s);
     BOOST_TEST((clock_type::now() - before < 2s));  // the grace is not waited out
     BOOST_TEST(report.status.return_code() == 143);
     BOOST_TEST_REQUIRE(report.leftovers.has_value());
@@ -106,10 +107,10 @@ BOOST_AUTO_TEST_CASE(a_second_terminate_without_grace_cuts_the_first_short)
     io::launcher launcher(ioc.get_executor());
     auto const job = start(ioc, launcher, {"ignore-term", "30000", "2"}, dir);
     std::optional<io::exit_report> first;
-    boost::asio::co_spawn(ioc, io::terminate(job.child, SIGTERM, 60s),
+    boost::asio::co_spawn(ioc, test::terminate(job.child, SIGTERM, 60s),
                           [&](std::exception_ptr, io::exit_report r) { first = r; });
     auto const before = clock_type::now();
-    auto const second = test::run_coro(ioc, io::terminate(job.child, SIGKILL, 0s), 10s);
+    auto const second = test::run_coro(ioc, test::terminate(job.child, SIGKILL, 0s), 10s);
     BOOST_TEST_REQUIRE(test::run_until(
         ioc, [&] { return first.has_value(); }, 2s));
     BOOST_TEST((clock_type::now() - before < 2s));
@@ -125,7 +126,7 @@ BOOST_AUTO_TEST_CASE(terminating_a_finished_job_returns_its_report)
     io::launcher launcher(ioc.get_executor());
     auto const child = launcher.spawn(test::fake_job_request({"exit", "5"}, dir)).value();
     auto const exited = test::run_coro(ioc, child->wait(), 10s);
-    auto const report = test::run_coro(ioc, io::terminate(child, SIGTERM, 10s), 1s);
+    auto const report = test::run_coro(ioc, test::terminate(child, SIGTERM, 10s), 1s);
     BOOST_TEST(report.status.return_code() == 5);
     BOOST_TEST((report.ended == exited.ended));
     BOOST_TEST(!report.leftovers.has_value());
@@ -137,7 +138,7 @@ BOOST_AUTO_TEST_CASE(the_signal_given_is_the_one_sent)
     boost::asio::io_context ioc;
     io::launcher launcher(ioc.get_executor());
     auto const job = start(ioc, launcher, {"fork-tree", "0", "30000"}, dir);
-    auto const report = test::run_coro(ioc, io::terminate(job.child, SIGINT, 10s), 10s);
+    auto const report = test::run_coro(ioc, test::terminate(job.child, SIGINT, 10s), 10s);
     BOOST_TEST(report.status.return_code() == 130);
     BOOST_TEST(report.status.describe() == "killed by SIGINT (2)");
 }

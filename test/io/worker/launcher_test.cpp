@@ -225,7 +225,7 @@ BOOST_AUTO_TEST_CASE(what_a_finished_job_leaves_in_its_group_is_killed)
     auto const request = test::fake_job_request({"fork-tree", "2", "20000", "0"}, dir);
     auto const report = run_to_exit(request);
     BOOST_TEST(report.status.return_code() == 0);
-    BOOST_TEST(!report.leftovers.has_value());  // not counted outside terminate()
+    BOOST_TEST(!report.leftovers.has_value());  // not counted outside test::terminate()
     auto const left = test::printed_pids(request.stdout_path);
     BOOST_TEST_REQUIRE(left.size() == 2u);
     BOOST_TEST(test::wait_until_gone(left, 2000ms));

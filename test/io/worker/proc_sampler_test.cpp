@@ -5,6 +5,7 @@
 
 #include "torcrun/worker/io/launcher.hpp"
 
+#include "child_control.hpp"
 #include "child_fixture.hpp"
 
 #include <boost/asio/bind_cancellation_slot.hpp>
@@ -150,7 +151,7 @@ BOOST_AUTO_TEST_CASE(a_jobs_session_is_its_whole_tree)
     std::sort(members.begin(), members.end());
     std::sort(printed.begin(), printed.end());
     BOOST_TEST(members == printed, tt::per_element());
-    test::run_coro(ioc, io::terminate(child, SIGKILL, 1s), 10s);
+    test::run_coro(ioc, test::terminate(child, SIGKILL, 1s), 10s);
 }
 
 struct sampled {
@@ -171,7 +172,7 @@ sampled sample_job(std::vector<std::string> args)
     boost::asio::cancellation_signal stop;
     bool stopped = false;
     auto on_stop = [&stopped](std::exception_ptr) { stopped = true; };
-    boost::asio::co_spawn(ioc, io::run_sampler(sampler, 50ms),
+    boost::asio::co_spawn(ioc, test::run_sampler(sampler, 50ms),
                           boost::asio::bind_cancellation_slot(stop.slot(), on_stop));
     auto const report = test::run_coro(ioc, child->wait(), 20s);
     BOOST_TEST(report.status.return_code() == 0);

@@ -8,10 +8,11 @@
 // rest of the group gets SIGKILL, so a finished job leaves nothing running in its group. The raw
 // wait status is classified by core::classify_wait_status.
 //
-// Limits: processes that leave the group (setpgid, setsid) are outside that kill; terminate()
-// also kills the session's other groups. If the worker itself dies, only each leader gets the
-// parent-death SIGKILL, so a leader's own children outlive it (bash -c with a simple command
-// execs it and has none); covering them needs a subreaper or cgroups.
+// Limits: processes that leave the group (setpgid, setsid) are outside that kill; a child set to
+// count_leftovers() also has the session's other groups killed at the reap. If the worker itself
+// dies, only each leader gets the parent-death SIGKILL, so a leader's own children outlive it
+// (bash -c with a simple command execs it and has none); covering them needs a subreaper or
+// cgroups.
 //
 // Life: running -> exited (report() set, wait() resolves). A child_process stays alive while it
 // runs (its watch holds it), so nothing destroys a running job by accident; should the
@@ -62,7 +63,8 @@ struct exit_report {
     double cpu_seconds = 0;           // user + system of the leader and the children it reaped
     std::uint64_t max_rss_bytes = 0;  // peak RSS of the largest single one of those
     // Processes of the job's session still alive when the leader was reaped (all then killed);
-    // counted only for a child being terminated, as the count costs a scan of /proc.
+    // counted only after count_leftovers(), as the count costs a scan of /proc (the worker does
+    // not ask for it; the tests' terminate sequence does).
     std::optional<std::size_t> leftovers;
 };
 
@@ -141,11 +143,5 @@ private:
     exit_watch watch_;
     std::weak_ptr<sigchld_reaper> reaper_;
 };
-
-// The terminate sequence: `signal` to the group, up to `grace` for the leader to exit, then
-// SIGKILL to the group; the report counts what was left of the session at the exit (killed too).
-// Returns the existing report for a child that already exited. `signal` must be valid.
-boost::asio::awaitable<exit_report> terminate(std::shared_ptr<child_process> child, int signal,
-                                              std::chrono::steady_clock::duration grace);
 
 }  // namespace torcrun::io

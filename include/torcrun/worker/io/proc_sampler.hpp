@@ -9,7 +9,6 @@
 #include "torcrun/worker/usage_stats.hpp"
 #include "torcrun/worker/io/launcher.hpp"
 
-#include <boost/asio/awaitable.hpp>
 
 #include <sys/types.h>
 
@@ -56,10 +55,5 @@ private:
     std::uint64_t page_bytes_;
     std::map<pid_t, tracked_job> jobs_;
 };
-
-// Samples every `interval` until cancelled; cancellation ends it quietly. `sampler` is held by
-// reference: its owner (the worker) outlives the coroutine.
-boost::asio::awaitable<void> run_sampler(proc_sampler& sampler,
-                                         std::chrono::steady_clock::duration interval);
 
 }  // namespace torcrun::io

@@ -1,9 +1,8 @@
-// Pieces shared by the worker wire's files (internal to src/worker): reading the server's answers
-// field by field with the first problem kept, the model decoders, and the endpoint names that
-// start every message ("start_job 42", the contract's operationIds).
+// Reading the server's answers for the worker wire (internal to src/worker): the body parsed as
+// JSON, and the fields of one object read with the first problem kept.
 #pragma once
 
-#include "torcrun/worker/worker_wire.hpp"
+#include "torcrun/common/error.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -60,26 +59,10 @@ private:
     std::optional<core::error> error_;
 };
 
-// The models, from parsed answers; errors are `field "...": ...` without the endpoint.
-core::result<core::claimed_job> decode_job(json::value const& v, std::string const& path);
-core::result<core::job_resources> decode_requirements(json::value const& v);
-core::result<core::failure_handler> decode_failure_handler(json::value const& v);
-core::result<core::workflow_action> decode_action(json::value const& v, std::string const& path);
-
 // "jobs[3]" (list may be empty: "[3]"), built so that GCC 12 sees no -Wrestrict (PR 105651).
 std::string indexed(std::string_view list, std::size_t index);
 
 // "an object" -> for messages about the answer's root.
 std::string root_problem(json::value const& v, std::string_view expected);
-
-// The name of the request a server action sends at `step` (0 for the first).
-std::string endpoint_of(core::worker_action const& action, std::size_t step);
-
-// Compact JSON text with numbers as people write them ("240", "0.5"; Boost.JSON's serializer
-// writes "2.4E2"), as Torc's serde and torcrun's server write them.
-std::string to_text(json::value const& v);
-
-// Unix seconds -> "2026-01-19T22:55:01.123Z" (Torc's %Y-%m-%dT%H:%M:%S%.3fZ, UTC).
-std::string torc_time(double unix_seconds);
 
 }  // namespace torcrun::api::wire
