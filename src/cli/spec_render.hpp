@@ -1,4 +1,4 @@
-// How `torcrun spec` shows a creation plan (private to src/apps): a readable summary, or one
+// How `torcrun spec` shows a creation plan (private to src/cli): a readable summary, or one
 // JSON document with every record, the bulk_jobs batches, both kinds of edges and the warnings.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The JSON reader's lexer (private to src/core): a position in the text that knows its line and
+// The JSON reader's lexer (private to src/common): a position in the text that knows its line and
 // column, skips white space and comments, reads the scalar tokens and formats errors as
 // "origin:line:col: message". The first error stops the reader; functions return false then.
 #pragma once

@@ -1,6 +1,6 @@
-// Torc's value formats (TORC-FACTS §4.2, §4.3): memory strings with one binary unit letter, and
-// ISO-8601 durations converted with Torc's calendar constants. Both parsers trim surrounding
-// whitespace first; every error quotes the input exactly as it was given.
+// Torc's value formats (docs/TORC-COMPATIBILITY.md §2.4): memory strings with one binary unit
+// letter, and ISO-8601 durations converted with Torc's calendar constants. Both parsers trim
+// surrounding whitespace first; every error quotes the input exactly as it was given.
 #include "torcrun/common/units.hpp"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Struct members <-> normalized configuration values (private to src/core). A key's member is
+// Struct members <-> normalized configuration values (private to src/config). A key's member is
 // named by a chain of member pointers (`&worker_config::poll, &poll_settings::interval_seconds`),
 // and the member's type picks the conversion, so table rows need no hand-written accessors.
 #pragma once

@@ -1,4 +1,4 @@
-// The typed configuration table (private to src/core): one key_spec per key ties its rule to
+// The typed configuration table (private to src/config): one key_spec per key ties its rule to
 // its member, so a row cannot point at the wrong field, and the generic steps (parse, override,
 // cross-key check, to_json, documentation view) are shared by every configuration.
 #pragma once

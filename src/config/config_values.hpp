@@ -1,4 +1,4 @@
-// The configuration schema engine (private to src/core), untyped part. Values pass through
+// The configuration schema engine (private to src/config), untyped part. Values pass through
 // three forms:
 //   file form   what a file or to_json says: "16m", "SIGTERM", "auto", "2025-06-30T17:00:00Z";
 //   normalized  what check_value returns: bytes, signal number, choice index, Unix seconds;

@@ -1,5 +1,5 @@
 // Job status names and codes on the wire and in the database: thin adapters over
-// core::job_status (TORC-FACTS §2.1), which owns the one table of names and integers.
+// core::job_status (docs/TORC-COMPATIBILITY.md §1), which owns the one table of names and integers.
 #include "torcrun/server/model_schema.hpp"
 
 #include "torcrun/server/job_status.hpp"

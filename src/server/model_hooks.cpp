@@ -1,6 +1,6 @@
 // Model checks beyond single fields. Resource requirements keep their memory and runtime strings
 // as sent (Torc echoes them back) plus the parsed values the claim query compares; workflow
-// actions follow the action_config rules of Torc's server (TORC-SPEC §10.2).
+// actions follow the action_config rules of Torc's server (docs/TORC-COMPATIBILITY.md §4.3).
 #include "model_hooks.hpp"
 
 #include "json_parse.hpp"

@@ -1,5 +1,5 @@
 // Model-level checks that span fields or derive stored values; wired into the tables of
-// model_tables.cpp. Internal to src/api.
+// model_tables.cpp. Internal to src/server.
 #pragma once
 
 #include "torcrun/server/model_schema.hpp"

@@ -1,6 +1,7 @@
-// The field tables of Torc v0.10's models (torc-openapi-v0.10.0.yaml, components/schemas), with
-// the server-side defaults Torc applies on create (TORC-FACTS §1.4) and the storage of each
-// field. Deliberate differences from Torc, all stricter or safer:
+// The field tables of Torc v0.10's models (test/data/torc-openapi-v0.10.0-prism.yaml,
+// components/schemas), with the server-side defaults Torc applies on create
+// (docs/TORC-COMPATIBILITY.md §2.2) and the storage of each field. Deliberate differences from
+// Torc, all stricter or safer:
 // - compute_node.is_active defaults to true (Torc stores NULL, which its own reader trips on).
 // - counts have minimums (num_cpus >= 0, num_nodes >= 1, attempt_id >= 1).
 // - resource_requirements.tasks_per_node is a torcrun extension (optional, >= 1).

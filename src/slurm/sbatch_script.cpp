@@ -1,5 +1,5 @@
 // The sbatch script: option checks (each message names the option and quotes its text), then
-// the text. Why the per-node launch has each srun flag (SLURM-LAB.md, TORC-FACTS §5.7):
+// the text. Why the per-node launch has each srun flag (docs/TORC-COMPATIBILITY.md §2.6, §7):
 //   --ntasks-per-node=1  one worker per node, each a 1-node pool of its own node;
 //   --overlap            the worker step holds nothing, so the jobs' own steps never wait on it;
 //   --mpi=none           the worker step gets no PMI/PMIx namespace its jobs could join;
@@ -155,7 +155,7 @@ std::string sbatch_lines(sbatch_request const& r, checked const& c)
     if (r.gpus_per_node) line("gpus-per-node", *r.gpus_per_node);
     if (r.cpus_per_task) line("cpus-per-task", *r.cpus_per_task);
     // Neither given: whole nodes. --ntasks-per-node=1 alone holds one CPU per node, and every
-    // job step of the worker would queue behind it (SLURM-LAB.md).
+    // job step of the worker would queue behind it (docs/TORC-COMPATIBILITY.md §7).
     if (r.exclusive || !r.cpus_per_task) line("exclusive", "");
     if (r.mem) line("mem", *r.mem);
     auto const stem = r.output_dir + "/slurm_output_wf" + std::to_string(r.workflow_id) + "_sl%j";

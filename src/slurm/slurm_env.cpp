@@ -1,7 +1,7 @@
 // read_allocation: the scope, the node names, CPUs and memory per node. GPUs are worked out in
 // slurm_gpus.cpp. A step (node_task) trusts only its step variables (SLURM_CPUS_ON_NODE, the
-// visible-device lists, SLURMD_NODENAME): the job-wide values it inherits can be stale
-// (SLURM-LAB, dump (c)).
+// visible-device lists, SLURMD_NODENAME): the job-wide values it inherits can be stale, as a
+// step inside a worker step on Slurm 22.05 showed (docs/TORC-COMPATIBILITY.md §7).
 #include "torcrun/slurm/slurm_env.hpp"
 
 #include "slurm_env_detail.hpp"

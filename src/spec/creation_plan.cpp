@@ -1,5 +1,5 @@
-// The creation plan (TORC-SPEC §15): Torc's client defaults for the workflow record, the
-// JSON texts Torc stores (failure-handler rules, monitor settings, slurm_defaults), the
+// The creation plan (docs/TORC-COMPATIBILITY.md §4.9): Torc's client defaults for the workflow
+// record, the JSON texts Torc stores (failure-handler rules, monitor settings, slurm_defaults), the
 // level-by-level bulk_jobs batches, and the actions.
 #include "torcrun/spec/creation_plan.hpp"
 

@@ -1,4 +1,4 @@
-// Names in parse_spec's messages (private to src/core/spec): how an entry is called, and the
+// Names in parse_spec's messages (private to src/spec): how an entry is called, and the
 // known field a misspelt key most likely meant.
 #include "field_reader.hpp"
 

@@ -1,4 +1,4 @@
-// The strict field reader behind parse_spec (TORC-SPEC §2.4) and its messages.
+// The strict field reader behind parse_spec (docs/TORC-COMPATIBILITY.md §4.1) and its messages.
 #include "field_reader.hpp"
 
 #include "json_text.hpp"

@@ -1,8 +1,8 @@
-// Strict reading of one spec object into typed fields (private to src/core/spec), with the
-// rules of TORC-SPEC §2.4: unknown keys are errors, `null` means absent, integers must be JSON
-// integers in range, booleans JSON booleans. The first problem is kept in the shared
-// parse_state and later reads return defaults, so a parser reads as a plain list of fields
-// and checks for an error once at the end.
+// Strict reading of one spec object into typed fields (private to src/spec), with the rules of
+// docs/TORC-COMPATIBILITY.md §4.1: unknown keys are errors, `null` means absent, integers must be
+// JSON integers in range, booleans JSON booleans. The first problem is kept in the shared
+// parse_state and later reads return defaults, so a parser reads as a plain list of fields and
+// checks for an error once at the end.
 #pragma once
 
 #include "torcrun/common/error.hpp"

@@ -1,4 +1,4 @@
-// JSON text as Torc's client writes it with serde_json (private to src/core/spec): compact,
+// JSON text as Torc's client writes it with serde_json (private to src/spec): compact,
 // object keys sorted bytewise (serde_json's BTreeMap map), floats in ryu's shortest form
 // (`1.0`, `0.95`, `1e-7`, `1.5e300`), and serde_json's string escapes. Torc stores user data,
 // failure-handler rules, slurm_defaults and the monitor settings in this form, and substitutes

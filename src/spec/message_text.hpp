@@ -1,4 +1,4 @@
-// Message building shared by the spec sources (private to src/core/spec). Messages are built
+// Message building shared by the spec sources (private to src/spec). Messages are built
 // by appending: GCC 12 at -O3 reports a false -Wrestrict on `"literal" + std::string&&`
 // (GCC PR 105329), and -Werror turns it into a build failure.
 #pragma once

@@ -1,6 +1,6 @@
-// Parameter selection and combination for templates (TORC-SPEC §11.1, §11.3). Torc's
+// Parameter selection and combination for templates (docs/TORC-COMPATIBILITY.md §4.4). Torc's
 // `resolve_parameters`, `cartesian_product` and `zip_parameters`, with a fixed order and with
-// errors or warnings where Torc is silent (§17 item 14, missing `use_parameters` names).
+// errors or warnings where Torc is silent (§4.10 item 14, missing `use_parameters` names).
 #include "torcrun/spec/parameter_combinations.hpp"
 
 #include "message_text.hpp"

@@ -1,7 +1,7 @@
-// Torc's parameter value grammar (TORC-SPEC §11.2; Torc 0.10 `parse_parameter_value`): trim,
-// unwrap `{...}`, then a list, a range or a single scalar. Only the failure modes change:
-// Torc's errors become messages naming the parameter, and ranges that never end in Torc are
-// bounded by max_parameter_values.
+// Torc's parameter value grammar (Torc 0.10 `parse_parameter_value`, docs/TORC-COMPATIBILITY.md
+// §4.4): trim, unwrap `{...}`, then a list, a range or a single scalar. Only the failure modes
+// change: Torc's errors become messages naming the parameter, and ranges that never end in Torc
+// are bounded by max_parameter_values.
 #include "torcrun/spec/parameter_values.hpp"
 
 #include "torcrun/spec/rust_text.hpp"

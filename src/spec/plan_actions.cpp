@@ -1,5 +1,5 @@
-// Actions in the creation plan (TORC-SPEC §10) and the scheduler checks of §9.2 and §14.
-// Torc keeps a name listed twice in `jobs` and counts it twice in required_triggers; torcrun
+// Actions in the creation plan and the scheduler checks (docs/TORC-COMPATIBILITY.md §4.3, §4.2,
+// §4.8). Torc keeps a name listed twice in `jobs` and counts it twice in required_triggers; torcrun
 // lists each job once, with a warning, so the trigger count is the number of jobs.
 #include "plan_actions.hpp"
 
@@ -19,7 +19,7 @@ std::string action_prefix(action_spec const& a, std::size_t index)
     return concat({a.where, ": actions[", std::to_string(index), "]: "});
 }
 
-// The jobs an action with `jobs` or `job_name_regexes` selects (§10.2-§10.3).
+// The jobs an action with `jobs` or `job_name_regexes` selects (docs/TORC-COMPATIBILITY.md §4.3).
 result<std::vector<std::string>> select_jobs(action_spec const& a, std::size_t index,
                                              std::vector<expanded_job> const& jobs,
                                              regex_cache& cache, std::vector<std::string>& warnings)

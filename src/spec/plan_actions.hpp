@@ -1,4 +1,5 @@
-// The action and scheduler steps of plan_creation (private to src/core/spec).
+// The action and scheduler steps of plan_creation (private to src/spec). Section numbers are
+// those of docs/TORC-COMPATIBILITY.md.
 #pragma once
 
 #include "torcrun/spec/creation_plan.hpp"
@@ -8,12 +9,12 @@
 
 namespace torcrun::core::spec::detail {
 
-// §10.2-§10.3: each action's job selection against the created jobs.
+// §4.3: each action's job selection against the created jobs.
 result<std::vector<planned_action>> plan_actions(workflow_spec const& spec,
                                                  std::vector<expanded_job> const& jobs,
                                                  std::vector<std::string>& warnings);
 
-// §9.2: a multi-node schedule_nodes action needs a job asking for that many nodes.
+// §4.2: a multi-node schedule_nodes action needs a job asking for that many nodes.
 result<void> check_scheduler_nodes(workflow_spec const& spec,
                                    std::vector<expanded_job> const& jobs);
 

@@ -1,6 +1,7 @@
-// The steps of expand_workflow (private to src/core/spec): template expansion (§11),
-// `${files.*}`/`${user_data.*}` substitution (§12), name and regex resolution with the merge
-// of same-named expansions (§13, §17 item 6), and the graph checks.
+// The steps of expand_workflow (private to src/spec): template expansion (§4.4-§4.5),
+// `${files.*}`/`${user_data.*}` substitution (§4.6), name and regex resolution with the merge
+// of same-named expansions (§4.7, §4.10 item 6), and the graph checks. Section numbers in this
+// file are those of docs/TORC-COMPATIBILITY.md.
 #pragma once
 
 #include "torcrun/spec/parameter_combinations.hpp"
@@ -16,7 +17,7 @@
 
 namespace torcrun::core::spec::detail {
 
-// One expansion of a job template: its templated fields substituted (§11.5), `params` unused.
+// One expansion of a job template: its templated fields substituted (§4.5), `params` unused.
 struct job_instance {
     std::size_t source = 0;
     std::string written;  // the template's name
@@ -40,7 +41,7 @@ std::string instance_prefix(std::string_view where, std::string_view list, std::
 // `"x"`, or `"x_{i}" (here "x_7")` when expansion changed it.
 std::string written_and_expanded(std::string_view written, std::string_view expanded);
 
-// The combinations a template expands over (§11.1-§11.3); messages are prefixed with `label`.
+// The combinations a template expands over (§4.4); messages are prefixed with `label`.
 result<std::vector<combination>>
 template_combinations(template_parameters const& params, raw_parameters const& pool,
                       std::string_view where, std::string const& label, warning_list& warnings);
@@ -61,18 +62,18 @@ struct variable_sources {
 variable_sources make_variable_sources(std::vector<expanded_file> const& files,
                                        std::vector<expanded_user_data> const& user_data);
 
-// §12 with §17 items 10 and 11, on the instance's command and invocation_script.
+// §4.6 with §4.10 items 10 and 11, on the instance's command and invocation_script.
 void substitute_variables(job_instance& instance, variable_sources const& sources,
                           warning_list& warnings);
 
-// §13.1-§13.3: checks references, applies regexes, then merges instances by name.
+// §4.7: checks references, applies regexes, then merges instances by name.
 result<std::vector<expanded_job>> link_jobs(std::vector<job_instance> instances,
                                             workflow_spec const& spec,
                                             std::vector<expanded_file> const& files,
                                             std::vector<expanded_user_data> const& user_data,
                                             warning_list& warnings);
 
-// §17 item 6: expansions of one template that share a name become one job.
+// §4.10 item 6: expansions of one template that share a name become one job.
 result<std::vector<expanded_job>> merge_by_name(std::vector<job_instance> instances,
                                                 workflow_spec const& spec, warning_list& warnings);
 

@@ -1,6 +1,7 @@
-// Template expansion of files, user data and jobs (TORC-SPEC §11): which parameters a
-// template takes, their combinations, and which fields are substituted (§11.5). Parameterized
-// user data is torcrun's addition (§17 item 5): its name and the strings inside `data`.
+// Template expansion of files, user data and jobs (docs/TORC-COMPATIBILITY.md §4.4-§4.5): which
+// parameters a template takes, their combinations, and which fields are substituted (§4.5).
+// Parameterized user data is torcrun's addition (§4.10 item 5): its name and the strings inside
+// `data`.
 #include "spec_expand.hpp"
 
 #include "message_text.hpp"

@@ -1,6 +1,6 @@
-// expand_workflow's driver and the job graph: explicit and implied edges (TORC-SPEC §13.1,
-// §13.4) and the cycle check over both. Torc 0.10 checks only explicit edges; a cycle through
-// files leaves its jobs blocked forever there, so torcrun refuses it too.
+// expand_workflow's driver and the job graph: explicit and implied edges
+// (docs/TORC-COMPATIBILITY.md §4.7) and the cycle check over both. Torc 0.10 checks only explicit
+// edges; a cycle through files leaves its jobs blocked forever there, so torcrun refuses it too.
 #include "spec_expand.hpp"
 
 #include "message_text.hpp"

@@ -1,4 +1,4 @@
-// Linking expanded jobs (TORC-SPEC §13.1-§13.3): references to jobs, files, user data,
+// Linking expanded jobs (docs/TORC-COMPATIBILITY.md §4.7): references to jobs, files, user data,
 // resource requirements, schedulers and failure handlers must name something; regexes add
 // the names they match that are not listed yet and must add at least one. Each expansion is
 // linked on its own, as Torc does, before spec_merge joins those that share a name.

@@ -1,7 +1,7 @@
-// The merge of same-named expansions of one job template (TORC-SPEC §17 item 6): where Torc
-// 0.10 creates N jobs with one name (and resolves every reference to the last), torcrun
-// creates one job that has the union of their dependencies, files and user data. Expansions
-// that would run different commands cannot be one job, so that is an error.
+// The merge of same-named expansions of one job template (docs/TORC-COMPATIBILITY.md §4.10 item 6):
+// where Torc 0.10 creates N jobs with one name (and resolves every reference to the last), torcrun
+// creates one job that has the union of their dependencies, files and user data. Expansions that
+// would run different commands cannot be one job, so that is an error.
 #include "spec_expand.hpp"
 
 #include "json_text.hpp"
@@ -88,7 +88,7 @@ result<void> merge_copy(expanded_job& job, seen_names& seen, job_instance const&
     return {};
 }
 
-// One warning per template whose expansions share names (§17 item 6).
+// One warning per template whose expansions share names (§4.10 item 6).
 void warn_merged(std::vector<expanded_job> const& jobs, workflow_spec const& spec,
                  warning_list& warnings)
 {

@@ -1,4 +1,4 @@
-// The per-entry parsers behind parse_spec (private to src/core/spec). Each reads one list of
+// The per-entry parsers behind parse_spec (private to src/spec). Each reads one list of
 // the spec, reports through the shared parse_state, and returns what it read so far.
 #pragma once
 

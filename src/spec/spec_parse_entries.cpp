@@ -1,7 +1,7 @@
-// parse_spec's non-template entries: resource requirements, failure handlers, Slurm
-// schedulers, slurm_defaults, the resource monitor and actions (TORC-SPEC §7-§10), with the
-// checks Torc leaves to its server (duplicate and reserved names) done here, before anything
-// is created.
+// parse_spec's non-template entries: resource requirements, failure handlers, Slurm schedulers,
+// slurm_defaults, the resource monitor and actions (docs/TORC-COMPATIBILITY.md §4.2-§4.3), with the
+// checks Torc leaves to its server (duplicate and reserved names) done here, before anything is
+// created.
 #include "spec_parse.hpp"
 
 #include "message_text.hpp"
@@ -46,7 +46,8 @@ failure_handler_rule_spec read_rule(field_reader& r)
     return rule;
 }
 
-// The docs' spellings are read too (§17 item 2); Torc 0.10's code rejects them.
+// The docs' spellings are read too (docs/TORC-COMPATIBILITY.md §4.10 item 2); Torc 0.10's code
+// rejects them.
 std::optional<monitor_granularity> read_granularity(field_reader& r,
                                                     std::vector<std::string>& warnings)
 {

@@ -1,4 +1,5 @@
-// parse_spec's top level and the template entries: jobs, files and user data (TORC-SPEC §3-§6).
+// parse_spec's top level and the template entries: jobs, files and user data
+// (docs/TORC-COMPATIBILITY.md §4.2).
 #include "spec_parse.hpp"
 
 #include "message_text.hpp"

@@ -1,5 +1,5 @@
-// Format detection (TORC-SPEC §2.1), the located document every format becomes, and
-// read_spec. `.json` stays strict as in Torc: core::read_json reads JSON5, so a JSON file is
+// Format detection (docs/TORC-COMPATIBILITY.md §4.1), the located document every format becomes,
+// and read_spec. `.json` stays strict as in Torc: core::read_json reads JSON5, so a JSON file is
 // checked once more with Boost.JSON's RFC 8259 parser.
 #include "torcrun/spec/spec_reader.hpp"
 

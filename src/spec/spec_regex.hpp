@@ -1,5 +1,5 @@
 // Regular expressions for the `*_regexes` fields and action job selection (private to
-// src/core/spec). Torc uses Rust's `regex` crate; RE2 has the same syntax family (no
+// src/spec). Torc uses Rust's `regex` crate; RE2 has the same syntax family (no
 // look-around, no backreferences) and the same unanchored `is_match` search. One difference:
 // RE2's `\d`, `\w` and `\s` are ASCII-only where Rust's are Unicode.
 #pragma once

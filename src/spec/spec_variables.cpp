@@ -1,8 +1,8 @@
 // `${files.input.NAME}`, `${files.output.NAME}`, `${user_data.input.NAME}` and
-// `${user_data.output.NAME}` in commands and invocation scripts (TORC-SPEC §12). torcrun adds
-// the names found to the job's explicit lists (§17 item 11; Torc 0.10 lets the command's names
-// replace them) and substitutes user data without `data` by its name (item 10; Torc leaves the
-// placeholder literal and records nothing).
+// `${user_data.output.NAME}` in commands and invocation scripts (docs/TORC-COMPATIBILITY.md §4.6).
+// torcrun adds the names found to the job's explicit lists (§4.10 item 11; Torc 0.10 lets the
+// command's names replace them) and substitutes user data without `data` by its name (item 10;
+// Torc leaves the placeholder literal and records nothing).
 #include "spec_expand.hpp"
 
 #include "json_text.hpp"

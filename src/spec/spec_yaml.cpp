@@ -1,6 +1,6 @@
-// YAML specs (TORC-SPEC §2.5): yaml-cpp's event parser drives a builder that produces the same
-// JSON value serde_yaml 0.9 would hand Torc (scalar typing in yaml_scalar.cpp), recording the
-// position of every value and key on the way so errors can point into the file.
+// YAML specs (docs/TORC-COMPATIBILITY.md §4.1): yaml-cpp's event parser drives a builder that
+// produces the same JSON value serde_yaml 0.9 would hand Torc (scalar typing in yaml_scalar.cpp),
+// recording the position of every value and key on the way so errors can point into the file.
 #include "torcrun/spec/spec_reader.hpp"
 
 #include "message_text.hpp"

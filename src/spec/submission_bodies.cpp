@@ -1,5 +1,6 @@
-// Request bodies of `torcrun submit`, as Torc 0.10's `workflows create` sends them (TORC-SPEC
-// §15, §10.3), except the nulls its contract does not allow (submission.hpp).
+// Request bodies of `torcrun submit`, as Torc 0.10's `workflows create` sends them
+// (docs/TORC-COMPATIBILITY.md §4.9, §4.3), except the nulls its contract does not allow
+// (submission.hpp).
 #include "submission_bodies.hpp"
 
 #include <boost/assert.hpp>

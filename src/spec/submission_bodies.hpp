@@ -1,4 +1,4 @@
-// The JSON bodies of a submission's calls (private to src/api): Torc's wire field names, absent
+// The JSON bodies of a submission's calls (private to src/spec): Torc's wire field names, absent
 // optional fields left out, names swapped for the ids the server returned.
 #pragma once
 

@@ -1,6 +1,7 @@
-// Template substitution (TORC-SPEC §11.4) in two flavours: torcrun's single pass that replaces
-// every placeholder, and Torc 0.10's per-name `find` + `replace` that skips all but the first
-// formatted variant. The second exists only to tell users where the first differs (§17 item 7).
+// Template substitution (docs/TORC-COMPATIBILITY.md §4.5) in two flavours: torcrun's single pass
+// that replaces every placeholder, and Torc 0.10's per-name `find` + `replace` that skips all but
+// the first formatted variant. The second exists only to tell users where the first differs (§4.10
+// item 7).
 #include "torcrun/spec/template_substitution.hpp"
 
 #include "torcrun/spec/rust_text.hpp"

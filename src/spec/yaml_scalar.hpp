@@ -1,8 +1,8 @@
-// How serde_yaml 0.9 types a YAML scalar when Torc reads a spec into a serde_json value
-// (private to src/core/spec; TORC-SPEC §2.5). Plain scalars are resolved by serde_yaml's own
-// rules, not yaml-cpp's: only `~`, `null` and the empty scalar are null, only `true` and
-// `false` are booleans, `0123` is a string, and `.inf`/`.nan` become null because a
-// serde_json value cannot hold them.
+// How serde_yaml 0.9 types a YAML scalar when Torc reads a spec into a serde_json value (private to
+// src/spec; docs/TORC-COMPATIBILITY.md §4.1). Plain scalars are resolved by serde_yaml's own rules,
+// not yaml-cpp's: only `~`, `null` and the empty scalar are null, only `true` and `false` are
+// booleans, `0123` is a string, and `.inf`/`.nan` become null because a serde_json value cannot
+// hold them.
 #pragma once
 
 #include "torcrun/common/error.hpp"

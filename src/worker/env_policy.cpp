@@ -13,11 +13,11 @@ namespace {
 
 using detail::cat;
 
-// Each srun input variable (srun(1) INPUT ENVIRONMENT VARIABLES; env_vars[] of srun's opt.c
-// in 21.08, plus the newer SRUN_CPUS_PER_TASK and SLURM_TRES_PER_TASK) that changes what a
-// step gets or how it runs. SLURM-LAB.md: an inherited SLURM_GPUS_PER_NODE=4 turned a
-// `--gpus=1` step into a 4-GPU one. Left alone, because torcrun passes them explicitly or they
-// do not change the step: SLURM_JOB_ID, SLURM_JOB_NAME, SLURM_JOB_NUM_NODES (overridden by
+// Each srun input variable (srun(1) INPUT ENVIRONMENT VARIABLES; env_vars[] of srun's opt.c in
+// 21.08, plus the newer SRUN_CPUS_PER_TASK and SLURM_TRES_PER_TASK) that changes what a step gets
+// or how it runs: on Slurm 22.05 an inherited SLURM_GPUS_PER_NODE=4 turned a `--gpus=1` step into a
+// 4-GPU one (docs/TORC-COMPATIBILITY.md §7). Left alone, because torcrun passes them explicitly or
+// they do not change the step: SLURM_JOB_ID, SLURM_JOB_NAME, SLURM_JOB_NUM_NODES (overridden by
 // --jobid, --job-name, --nodes), SLURM_JOB_NODELIST (the allocation), SLURM_CONF, and the
 // accounting names (account, partition, QOS, reservation).
 std::vector<std::string> const srun_inputs{

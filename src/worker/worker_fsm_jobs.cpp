@@ -1,5 +1,5 @@
-// One job's life after start_job: spawn, exit (resources released at once), the attempt's
-// result and status, output files, failure handlers (TORC-FACTS §2.5), runtime and memory
+// One job's life after start_job: spawn, exit (resources released at once), the attempt's result
+// and status, output files, failure handlers (docs/TORC-COMPATIBILITY.md §3.3), runtime and memory
 // enforcement, and stopping a job (its signal, the grace, SIGKILL).
 #include "worker_fsm_impl.hpp"
 
@@ -13,7 +13,7 @@
 namespace torcrun::core {
 namespace {
 
-constexpr int timeout_exit_code = 152;  // 128 + SIGXCPU, Slurm's TIMEOUT convention (§2.3)
+constexpr int timeout_exit_code = 152;  // 128 + SIGXCPU, Slurm's TIMEOUT convention
 constexpr int oom_exit_code = 137;      // 128 + SIGKILL
 
 std::string job_name(std::int64_t id) { return "job " + std::to_string(id); }
@@ -51,8 +51,8 @@ void worker_fsm::impl::on(worker::spawn_failed const& e)
 }
 
 // The attempt's status and return code from how it ended and why the worker stopped it
-// (TORC-FACTS §2.3): a runtime kill is 152 terminated, a memory kill 137 failed, a drain
-// terminated (canceled for a canceled workflow); an exit 0 after a stop signal is completed.
+// (docs/TORC-COMPATIBILITY.md §3.2): a runtime kill is 152 terminated, a memory kill 137 failed, a
+// drain terminated (canceled for a canceled workflow); an exit 0 after a stop signal is completed.
 // A slurm-mode step starts from Slurm's verdict (OOM 137 failed, time limit 152 terminated).
 void worker_fsm::impl::classify(job_entry& job, worker::job_exited const& e) const
 {

@@ -1,4 +1,4 @@
-// Pieces shared by the worker wire's files (internal to src/api): reading the server's answers
+// Pieces shared by the worker wire's files (internal to src/worker): reading the server's answers
 // field by field with the first problem kept, the model decoders, and the endpoint names that
 // start every message ("start_job 42", the contract's operationIds).
 #pragma once

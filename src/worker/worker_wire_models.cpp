@@ -1,7 +1,8 @@
-// Torc's models as the worker needs them (TORC-FACTS §1.4, §2.5): JobModel -> claimed_job,
-// ResourceRequirementsModel -> job_resources (memory strings and ISO-8601 runtimes parsed here),
-// FailureHandlerModel with its rules JSON string -> failure_handler, WorkflowActionModel ->
-// workflow_action, FileModel -> its path. Absent optional fields take the model's defaults.
+// Torc's models as the worker needs them (docs/TORC-COMPATIBILITY.md §2.2, §3.3): JobModel ->
+// claimed_job, ResourceRequirementsModel -> job_resources (memory strings and ISO-8601 runtimes
+// parsed here), FailureHandlerModel with its rules JSON string -> failure_handler,
+// WorkflowActionModel -> workflow_action, FileModel -> its path. Absent optional fields take the
+// model's defaults.
 #include "worker_wire_detail.hpp"
 
 #include "torcrun/common/json_kind.hpp"

@@ -1,7 +1,7 @@
-// The worker's server actions as Torc v0.10 requests (TORC-FACTS §1.2, §1.4, §2.4): method,
-// target and body. torcrun's extensions (§1.6) go out only with use_extensions: the claim's
-// `wait_seconds` and `compute_node_id` query parameters and the heartbeat; batch completion is
-// sent when the state machine asks for it (it asks only with extensions on).
+// The worker's server actions as Torc v0.10 requests (docs/TORC-COMPATIBILITY.md §2.1, §2.2, §3.1):
+// method, target and body. torcrun's extensions (§5) go out only with use_extensions: the claim's
+// `wait_seconds` and `compute_node_id` query parameters and the heartbeat; batch completion is sent
+// when the state machine asks for it (it asks only with extensions on).
 #include "worker_wire_detail.hpp"
 
 #include "torcrun/common/units.hpp"
@@ -34,7 +34,8 @@ wire_request make(std::string method, std::string target, std::string body = {})
 
 std::string workflow_target(wire_context const& c) { return "/workflows/" + to_string(c.workflow_id); }
 
-// ResultModel (TORC-FACTS §2.4), in Torc's field order; the usage fields only when sampled.
+// ResultModel (docs/TORC-COMPATIBILITY.md §3.1), in Torc's field order; the usage fields only when
+// sampled.
 json::object result_object(core::job_result const& r)
 {
     json::object o;
@@ -65,7 +66,9 @@ json::value slurm_job_id(std::string const& text)
     return json::string(text);
 }
 
-// ComputeNodeModel for registration: the pool's totals, always is_active true (§1.4, §9.2.9).
+// ComputeNodeModel for registration: the pool's totals, always is_active true (Torc 0.10's
+// Slurm runner sends none, and its server cannot read such a node back;
+// docs/TORC-COMPATIBILITY.md §2.1).
 std::string node_body(w::register_node const& a, wire_context const& c)
 {
     json::object o;

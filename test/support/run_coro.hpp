@@ -1,6 +1,6 @@
-// Bounded driving of an io_context from a test (STYLE C.8): run until a condition holds or a
-// coroutine finishes, never longer than a limit, so a hung test fails instead of hanging ctest.
-// Other work on the io_context (a listening server) may stay pending afterwards.
+// Bounded driving of an io_context from a test: run until a condition holds or a coroutine
+// finishes, never longer than a limit, so a hung test fails instead of hanging ctest. Other work on
+// the io_context (a listening server) may stay pending afterwards.
 #pragma once
 
 #include <boost/asio/awaitable.hpp>

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# `torcrun allocation` on the real binary, each run under `env -i` with a chosen environment:
-# the first node of Torc #249's 2-node x 4-GPU allocation (8 GPUs in all, 4 per node), a
-# per-node worker on n2 (SLURM-LAB dump (b): exactly its own node's 4), no Slurm at all (the
-# machine as measured), and malformed input (exit 2, the variable named).
+# `torcrun allocation` on the real binary, each run under `env -i` with a chosen environment: the
+# first node of Torc #249's 2-node x 4-GPU allocation (8 GPUs in all, 4 per node), a per-node worker
+# on n2 (as recorded on Slurm 22.05, docs/TORC-COMPATIBILITY.md §7 (b): exactly its own node's 4),
+# no Slurm at all (the machine as measured), and malformed input (exit 2, the variable named).
 set -euo pipefail
 torcrun=$1
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -42,7 +42,8 @@ grep -qx '  n2: 8 CPUs, .* GPUs: 4 (ids assigned by Slurm)' <<<"$text" \
 grep -qxF "nodes: 2, 16 CPUs, $(field "d['totals']['memory']" <<<"$out"), 8 GPUs" <<<"$text" \
     || fail "text form, totals: $text"
 
-# SLURM-LAB dump (b), the worker step on n2 (with the allocation's variables it inherits).
+# (b) of docs/TORC-COMPATIBILITY.md §7, the worker step on n2 (with the allocation's variables it
+# inherits).
 worker=(SLURM_CLUSTER_NAME=lab SLURM_JOB_ID=6 SLURM_JOBID=6 SLURM_JOB_NAME=interactive
         'SLURM_JOB_NODELIST=n[1-2]' SLURM_JOB_NUM_NODES=2 SLURM_JOB_PARTITION=debug
         SLURM_SUBMIT_HOST=vm CUDA_VISIBLE_DEVICES=0,1,2,3 GPU_DEVICE_ORDINAL=0,1,2,3

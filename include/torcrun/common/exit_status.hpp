@@ -1,6 +1,6 @@
 // How a child ended, classified from its raw wait status (waitpid, or Process v2's
 // native_exit_code()). Never judge a child by exit_code() alone: it cannot tell "exit 15" from
-// "killed by SIGTERM" (STYLE.md C.4).
+// "killed by SIGTERM".
 #pragma once
 
 #include "torcrun/common/error.hpp"

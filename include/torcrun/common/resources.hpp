@@ -1,5 +1,5 @@
 // The value types of the resource model, shared by the Slurm environment reader, the pool and
-// the launch planner. All job values are per node, as in Torc (TORC-FACTS §4.1).
+// the launch planner. All job values are per node, as in Torc (docs/TORC-COMPATIBILITY.md §2.4).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Torc's value formats: memory strings ("512m", "2g", bytes when unitless) and ISO-8601
-// durations ("PT30M", "P1DT12H", "P2W"), with Torc's constants (TORC-FACTS §4.2, §4.3).
+// durations ("PT30M", "P1DT12H", "P2W"), with Torc's constants (docs/TORC-COMPATIBILITY.md §2.4).
 #pragma once
 
 #include "torcrun/common/error.hpp"

@@ -1,6 +1,6 @@
 // Which ready jobs a claim hands out, as Torc 0.10's prepare_ready_jobs decides it
-// (TORC-FACTS §1.5): filter each job against the worker's per-node request, order by the
-// workflow's jobs_sort_method, keep the first `limit` rows, fall back to jobs of other
+// (docs/TORC-COMPATIBILITY.md §2.3): filter each job against the worker's per-node request, order
+// by the workflow's jobs_sort_method, keep the first `limit` rows, fall back to jobs of other
 // schedulers when none matched, then accumulate greedily. The store supplies the ready jobs and
 // marks the chosen ones pending in the same transaction.
 //
@@ -22,7 +22,7 @@ namespace torcrun::core {
 
 enum class jobs_sort_method { gpus_runtime_memory, gpus_memory_runtime, none };
 
-// What the server stores when a workflow does not name one (TORC-SPEC §16 item 3).
+// What the server stores when a workflow names none (docs/TORC-COMPATIBILITY.md §4.10 item 3).
 inline constexpr jobs_sort_method default_jobs_sort_method = jobs_sort_method::gpus_runtime_memory;
 
 std::string_view to_string(jobs_sort_method m);

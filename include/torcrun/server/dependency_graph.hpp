@@ -1,6 +1,6 @@
 // Dependency edges as Torc stores them (job_depends_on: job_id waits for depends_on_job_id), the
-// edges initialize_jobs adds from files and user data (TORC-SPEC §13.4), and the graph checks
-// the workflow-spec side needs: Kahn levels and one cycle to name in an error (§13.1 item 4).
+// edges initialize_jobs adds from files and user data, and the graph checks the workflow-spec
+// side needs: Kahn levels and one cycle to name in an error (docs/TORC-COMPATIBILITY.md §4.7).
 #pragma once
 
 #include <cstddef>

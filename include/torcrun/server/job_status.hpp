@@ -1,5 +1,6 @@
 // Torc's job status: the integer stored in the database and the lower-case string used in JSON,
-// paths and queries (TORC-FACTS §2.1), plus the status sets the server's decisions are made of.
+// paths and queries (docs/TORC-COMPATIBILITY.md §1), plus the status sets the server's decisions
+// are made of.
 //
 //   uninitialized -initialize-> blocked | ready      blocked -last blocker done-> ready | canceled
 //   ready -claim-> pending -start_job-> running -complete_job-> completed | failed | canceled

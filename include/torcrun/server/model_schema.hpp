@@ -27,7 +27,7 @@ enum class field_kind : std::uint8_t {
     json_object,  // a JSON object, stored as its text
     json_any,     // any JSON value but null, stored as its text (user data, scheduler info)
     ids,          // JSON array of integers
-    job_status,   // status string on the wire, integer (TORC-FACTS §2.1) in storage
+    job_status,   // status string on the wire, integer (docs/TORC-COMPATIBILITY.md §1) in storage
 };
 
 enum class field_storage : std::uint8_t {
@@ -90,7 +90,7 @@ extern model_spec const job_user_data_relationship_model;
 // Every table above, for tests that walk them all.
 std::span<model_spec const* const> all_models();
 
-// Job statuses (TORC-FACTS §2.1): 0 uninitialized ... 10 pending_failed.
+// Job statuses (docs/TORC-COMPATIBILITY.md §1): 0 uninitialized ... 10 pending_failed.
 std::optional<std::int64_t> job_status_code(std::string_view name);
 std::string_view job_status_name(std::int64_t code);  // empty for an unknown code
 std::string_view job_status_list();                   // "uninitialized, blocked, ..."

@@ -16,7 +16,8 @@
 
 namespace torcrun::core {
 
-// Torc's ORPHANED_JOB_RETURN_CODE, used by `torc recover` and `torc watch` (TORC-FACTS §2.3).
+// Torc's ORPHANED_JOB_RETURN_CODE, used by `torc recover` and `torc watch` to fail jobs stuck
+// `running` (docs/TORC-COMPATIBILITY.md §3.2).
 inline constexpr std::int64_t orphaned_return_code = -128;
 
 struct worker_heartbeat {

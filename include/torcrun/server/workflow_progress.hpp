@@ -1,6 +1,6 @@
-// Workflow-level answers computed from job status counts and the workflow_status row:
-// is_complete and is_uninitialized exactly as Torc, and the decisions of reset_status,
-// reset_job_status and cancel (TORC-FACTS §1.2, §2.1; the contract's workflow endpoints).
+// Workflow-level answers computed from job status counts and the workflow_status row: is_complete
+// and is_uninitialized exactly as Torc, and the decisions of reset_status, reset_job_status and
+// cancel (docs/TORC-COMPATIBILITY.md §1, §2.1; the contract's workflow endpoints).
 #pragma once
 
 #include "torcrun/server/job_status.hpp"

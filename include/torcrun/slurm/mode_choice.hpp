@@ -1,6 +1,6 @@
 // The execution mode for the allocation a worker sees, and the nodes that mode may use
-// (ARCHITECTURE.md "Execution modes"). direct: the worker runs jobs as its own children, so only
-// the node it sits on is usable; slurm: the worker places jobs on any node with srun.
+// (docs/ARCHITECTURE.md, "Execution modes"). direct: the worker runs jobs as its own children, so
+// only the node it sits on is usable; slurm: the worker places jobs on any node with srun.
 #pragma once
 
 #include "torcrun/common/error.hpp"

@@ -1,7 +1,7 @@
 // The Slurm environment (or its absence) read into an allocation: which nodes this process may
 // use, what each offers, and where every value came from. Node-local values (visible GPU ids,
 // SLURM_CPUS_ON_NODE) are never read as allocation-wide, and allocation-wide per-node values are
-// never multiplied into a local pool (Torc #249, TORC-FACTS §5.7).
+// never multiplied into a local pool (Torc #249, docs/TORC-COMPATIBILITY.md §2.6).
 #pragma once
 
 #include "torcrun/common/env_map.hpp"

@@ -1,7 +1,8 @@
-// What a client creates on a Torc server for one spec, in Torc 0.10's order (TORC-SPEC §15):
-// the workflow, files, user data, resource requirements, Slurm schedulers, failure handlers,
-// jobs in one bulk_jobs batch per topological level (at most 1000 each), then actions. Records
-// refer to each other by name; the submitting client swaps names for the ids the server returns.
+// What a client creates on a Torc server for one spec, in Torc 0.10's order
+// (docs/TORC-COMPATIBILITY.md §4.9): the workflow, files, user data, resource requirements, Slurm
+// schedulers, failure handlers, jobs in one bulk_jobs batch per topological level (at most 1000
+// each), then actions. Records refer to each other by name; the submitting client swaps names for
+// the ids the server returns.
 #pragma once
 
 #include "torcrun/common/error.hpp"
@@ -83,8 +84,8 @@ struct creation_plan {
     std::vector<std::string> warnings;
 };
 
-// Resolves actions (job names and regexes, §10.2-§10.3), runs the scheduler node check
-// (§9.2) unless skipped, and orders the jobs. Errors name the action:
+// Resolves actions (job names and regexes, docs/TORC-COMPATIBILITY.md §4.3), runs the scheduler
+// node check (§4.2) unless skipped, and orders the jobs. Errors name the action:
 // `spec.json5:40:5: actions[1]: job_name_regexes "^x" selects no job`.
 result<creation_plan> plan_creation(workflow_spec const& spec, expanded_workflow workflow,
                                     plan_options const& options);

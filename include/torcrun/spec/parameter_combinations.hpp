@@ -1,6 +1,7 @@
-// Which parameters a job or file template uses (TORC-SPEC §11.1) and the combinations it
-// expands over (§11.3). Torc iterates a HashMap, so its nesting order is random; torcrun uses
-// declaration order with the first parameter outermost. The set of combinations is the same.
+// Which parameters a job or file template uses and the combinations it expands over
+// (docs/TORC-COMPATIBILITY.md §4.4). Torc iterates a HashMap, so its nesting order is random;
+// torcrun uses declaration order with the first parameter outermost. The set of combinations is the
+// same.
 #pragma once
 
 #include "torcrun/common/error.hpp"
@@ -51,7 +52,7 @@ using combination = std::vector<named_value>;
 
 enum class parameter_mode { product, zip };
 
-// nullopt (absent) is product. Anything but "product" or "zip" is an error (§17 item 14;
+// nullopt (absent) is product. Anything but "product" or "zip" is an error (§4.10 item 14;
 // Torc silently treats it as product): `parameter_mode: "Zip" is neither "product" nor "zip"`.
 result<parameter_mode> parse_parameter_mode(std::optional<std::string_view> mode);
 

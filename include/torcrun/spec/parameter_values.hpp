@@ -1,7 +1,7 @@
-// One workflow-spec parameter: its value string ("1:5", "[1,'a']", "0.0:1.0:0.1") parsed into
-// the values a template expands over, exactly as Torc 0.10 does (TORC-SPEC §11.2), and the
-// plain form a value prints as in a template. Where Torc silently produces something users do
-// not expect, torcrun adds a warning (TORC-SPEC §17, item 4).
+// One workflow-spec parameter: its value string ("1:5", "[1,'a']", "0.0:1.0:0.1") parsed into the
+// values a template expands over, exactly as Torc 0.10 does (docs/TORC-COMPATIBILITY.md §4.4), and
+// the plain form a value prints as in a template (§4.5). Where Torc silently produces something
+// users do not expect, torcrun adds a warning (§4.10 item 4).
 #pragma once
 
 #include "torcrun/common/error.hpp"

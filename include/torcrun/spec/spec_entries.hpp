@@ -1,6 +1,7 @@
 // The typed workflow-spec entries that are not templates: resource requirements, failure
-// handlers, Slurm schedulers, the resource monitor and actions (TORC-SPEC §7-§10), with Torc
-// 0.10's defaults. `where` is the entry's "file:line:col", for messages found after parsing.
+// handlers, Slurm schedulers, the resource monitor and actions (docs/TORC-COMPATIBILITY.md
+// §4.2-§4.3), with Torc 0.10's defaults. `where` is the entry's "file:line:col", for messages
+// found after parsing.
 #pragma once
 
 #include <cstdint>
@@ -49,7 +50,7 @@ struct slurm_scheduler_spec {
     std::string where;
 };
 
-// Both spellings are read (§17 item 2); Torc's code knows only the snake_case one.
+// Both spellings are read (§4.10 item 2); Torc's code knows only the snake_case one.
 enum class monitor_granularity { summary, time_series };
 
 struct resource_monitor_spec {
@@ -59,7 +60,7 @@ struct resource_monitor_spec {
     bool generate_plots = false;
 };
 
-// What a client stores when a spec has no `resource_monitor` (TORC-SPEC §1 step 4).
+// What a client stores when a spec has no `resource_monitor` (§4.2).
 inline resource_monitor_spec default_resource_monitor()
 {
     return {true, monitor_granularity::summary, 5, false};

@@ -1,10 +1,10 @@
-// From the typed spec to the jobs, files and user data a workflow holds (TORC-SPEC §11-§14),
-// with torcrun's rules where Torc 0.10's code and docs disagree (§17): every placeholder is
-// substituted (item 7), parameterized user data is expanded like files (5), a template whose
-// expansions share a name becomes one job with the union of their dependencies, files and user
-// data (6), `${files.*}`/`${user_data.*}` add to the explicit lists instead of replacing them
-// (11), and `${user_data.*}` works without `data` (10). Each difference from Torc 0.10 is
-// reported once as a warning. Expected orders: declaration order everywhere, the first
+// From the typed spec to the jobs, files and user data a workflow holds (docs/TORC-COMPATIBILITY.md
+// §4.4-§4.8), with torcrun's rules where Torc 0.10's code and docs disagree (§4.10): every
+// placeholder is substituted (item 7), parameterized user data is expanded like files (5), a
+// template whose expansions share a name becomes one job with the union of their dependencies,
+// files and user data (6), `${files.*}`/`${user_data.*}` add to the explicit lists instead of
+// replacing them (11), and `${user_data.*}` works without `data` (10). Each difference from Torc
+// 0.10 is reported once as a warning. Expected orders: declaration order everywhere, the first
 // parameter outermost.
 #pragma once
 
@@ -50,7 +50,7 @@ struct expanded_job {
     std::vector<std::string> input_user_data;
     std::vector<std::string> output_user_data;
     std::size_t source = 0;  // index in workflow_spec::jobs
-    std::size_t copies = 1;  // the jobs Torc 0.10 creates under this name (§17 item 6)
+    std::size_t copies = 1;  // the jobs Torc 0.10 creates under this name (§4.10 item 6)
 };
 
 struct expanded_workflow {
@@ -68,7 +68,7 @@ struct job_edge {
     bool operator==(job_edge const&) const = default;
 };
 
-// Expands and links everything, then checks the graph. Errors (TORC-SPEC §14) start with the
+// Expands and links everything, then checks the graph. Errors (§4.8) start with the
 // entry's "file:line:col" and name it as written and as expanded, then the field:
 // `spec.json5:9:5: jobs[1] "fit_{i}" as "fit_2": depends_on "gen_{i}" (here "gen_2") names no job`.
 // A cycle through explicit or implied edges is an error; Torc 0.10 misses the second kind and
@@ -78,7 +78,7 @@ result<expanded_workflow> expand_workflow(workflow_spec const& spec);
 // Each job's `depends_on`, in job order.
 std::vector<job_edge> explicit_edges(expanded_workflow const& workflow);
 
-// The edges the server adds at initialize_jobs (§13.4): every reader of a file or user data
+// The edges the server adds at initialize_jobs (§4.7): every reader of a file or user data
 // waits for every writer of it; distinct pairs, in reader order, then list order, then writer
 // order. Explicit edges are not excluded, so the final set is the union of both kinds.
 std::vector<job_edge> implied_edges(expanded_workflow const& workflow);

@@ -1,5 +1,5 @@
-// A Torc 0.10 workflow spec as typed values (TORC-SPEC §3-§10): every field, Torc's defaults,
-// and nothing expanded yet. Job, file and user-data entries are templates until
+// A Torc 0.10 workflow spec as typed values (docs/TORC-COMPATIBILITY.md §4.2-§4.3): every field,
+// Torc's defaults, and nothing expanded yet. Job, file and user-data entries are templates until
 // spec_expansion turns them into one entry per parameter combination.
 #pragma once
 
@@ -16,8 +16,9 @@
 
 namespace torcrun::core::spec {
 
-// How a template takes its parameters (§11.1): its own `parameters`, or `use_parameters`
-// names from the workflow's pool. `parameter_mode` is checked when the entry is expanded.
+// How a template takes its parameters (docs/TORC-COMPATIBILITY.md §4.4): its own `parameters`, or
+// `use_parameters` names from the workflow's pool. `parameter_mode` is checked when the entry is
+// expanded.
 struct template_parameters {
     std::optional<raw_parameters> parameters;
     std::optional<std::string> parameter_mode;
@@ -31,8 +32,8 @@ struct file_spec {
     std::string where;
 };
 
-// Parameterized user data is accepted and expanded like files (§17 item 5): the name and every
-// string inside `data` are templated.
+// Parameterized user data is accepted and expanded like files (docs/TORC-COMPATIBILITY.md §4.10
+// item 5): the name and every string inside `data` are templated.
 struct user_data_spec {
     std::string name;  // required by torcrun (Torc 0.10 silently drops unnamed entries)
     std::optional<boost::json::value> data;
@@ -48,7 +49,7 @@ struct job_spec {
     std::optional<std::string> resource_requirements;
     std::optional<std::string> scheduler;
     std::optional<std::string> failure_handler;  // not templated
-    bool cancel_on_blocking_job_failure = true;  // Torc's code, not its docs (§16 item 1)
+    bool cancel_on_blocking_job_failure = true;  // Torc's code, not its docs (§4.10 item 1)
     bool supports_termination = false;
     std::vector<std::string> depends_on;
     std::vector<std::string> depends_on_regexes;
@@ -68,7 +69,7 @@ enum class jobs_sort_method { gpus_runtime_memory, gpus_memory_runtime, none };
 
 struct workflow_spec {
     std::string name;
-    std::optional<std::string> user;  // used when given (§17 item 8)
+    std::optional<std::string> user;  // used when given (§4.10 item 8)
     std::optional<std::string> description;
     raw_parameters parameters;  // the pool that `use_parameters` draws from
     std::vector<job_spec> jobs;

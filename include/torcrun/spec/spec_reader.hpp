@@ -1,6 +1,7 @@
-// Reading a workflow spec file into the typed model (TORC-SPEC §2-§10). Every format becomes
-// one JSON value first (JSON and JSON5 through core::read_json, YAML through yaml-cpp with
-// scalars typed as serde_yaml 0.9 types them), so all formats follow the same field rules.
+// Reading a workflow spec file into the typed model (docs/TORC-COMPATIBILITY.md §4.1-§4.3). Every
+// format becomes one JSON value first (JSON and JSON5 through core::read_json, YAML through
+// yaml-cpp with scalars typed as serde_yaml 0.9 types them), so all formats follow the same field
+// rules.
 // Errors start with "file:line:col" and name the entry and field:
 // `spec.json5:14:7: jobs[3] "train_{i}": field "comand" is unknown (did you mean "command"?)`.
 #pragma once
@@ -20,7 +21,7 @@ namespace torcrun::core::spec {
 
 enum class spec_format { json, json5, yaml };
 
-// By extension, case-insensitively (§2.1): .json, .json5, .yaml/.yml. nullopt for any other
+// By extension, case-insensitively (§4.1): .json, .json5, .yaml/.yml. nullopt for any other
 // name: the reader then tries JSON5 (which reads all JSON) and then YAML. `.kdl` is an error.
 result<std::optional<spec_format>> format_of(std::string_view file_name);
 

@@ -1,8 +1,9 @@
-// The REST calls that create a workflow from a creation plan, in Torc 0.10's order (TORC-SPEC
-// §15): the workflow, files, user data, resource requirements, Slurm schedulers, failure handlers,
-// one bulk_jobs call per batch, the actions, then initialize_jobs. A pure sequencer in the shape of
-// a state machine: the caller sends next(), feeds the 2xx answer to accept(), and repeats; the
-// names in the plan become the ids the server returned, so later bodies can refer to them.
+// The REST calls that create a workflow from a creation plan, in Torc 0.10's order
+// (docs/TORC-COMPATIBILITY.md §4.9): the workflow, files, user data, resource requirements, Slurm
+// schedulers, failure handlers, one bulk_jobs call per batch, the actions, then initialize_jobs. A
+// pure sequencer in the shape of a state machine: the caller sends next(), feeds the 2xx answer to
+// accept(), and repeats; the names in the plan become the ids the server returned, so later bodies
+// can refer to them.
 //
 // Bodies leave out absent optional fields, as Torc's client does, and also two nulls Torc sends
 // that its own contract does not allow (a job's `scheduler_id: null`, an action's
@@ -98,8 +99,8 @@ private:
     name_ids ids_[id_kinds];
 };
 
-// The body of `POST /workflows` for a planned workflow (TORC-SPEC §15 step 2); `torcrun spec
-// --json` shows the same object.
+// The body of `POST /workflows` for a planned workflow (docs/TORC-COMPATIBILITY.md §4.9);
+// `torcrun spec --json` shows the same object.
 boost::json::object workflow_body(core::spec::planned_workflow const& w);
 
 }  // namespace torcrun::api

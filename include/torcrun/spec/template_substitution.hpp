@@ -1,6 +1,6 @@
-// Placeholder substitution in job and file templates (TORC-SPEC §11.4): `{name}` prints the
-// plain form, `{name:0Nd}` zero-pads integers, `{name:.Nf}` rounds floats, any other spec
-// prints the plain form. torcrun substitutes every placeholder (§17 item 7); Torc 0.10
+// Placeholder substitution in job and file templates (docs/TORC-COMPATIBILITY.md §4.5): `{name}`
+// prints the plain form, `{name:0Nd}` zero-pads integers, `{name:.Nf}` rounds floats, any other
+// spec prints the plain form. torcrun substitutes every placeholder (§4.10 item 7); Torc 0.10
 // replaces only the first formatted variant of a name and leaves the rest literal.
 // `substitute_as_torc` reproduces Torc's algorithm so torcrun can warn where the two differ.
 #pragma once

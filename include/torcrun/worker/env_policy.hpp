@@ -8,7 +8,7 @@
 //      never passes on its parent's TORC_WORKFLOW_SUBMISSION_DIR or TORC_RETURN_CODE;
 //   3. scrub (environment.scrub): names matching a scrub pattern and no keep pattern go;
 //   4. config environment.set, then the workflow's env, then the job's env (literal values);
-//   5. the TORC_* variables of TORC-FACTS §5.4;
+//   5. the TORC_* variables (docs/TORC-COMPATIBILITY.md §2.5);
 //   6. GPU visibility and CUDA_DEVICE_ORDER (see below);
 //   7. slurm mode: the srun input variables (srun_input_patterns) go, whoever set them.
 // Stages 5-7 are torcrun's decisions and come last, so a job's env cannot break GPU isolation

@@ -6,7 +6,7 @@
 //   "<invocation_script> <command>" (joined by one space, as Torc's srun wrapper does): a script
 //   ending in a newline runs as lines before the command ("set -e\nmodule load x\n"), one
 //   without is a wrapper the command is appended to ("bash wrap.sh"); an empty one is none.
-// slurm mode: one srun step placed by the worker's pool (issue 5; SLURM-LAB.md):
+// slurm mode: one srun step placed by the worker's pool (docs/TORC-COMPATIBILITY.md §7):
 //   srun --jobid=<id> --exact --nodes=<n> --ntasks=<n*k> [--ntasks-per-node=<k> when n > 1]
 //        --cpus-per-task=<cpus/k> [--mem=<MB>M] (--gpus-per-node=<g> | --gres=none)
 //        --nodelist=<hostlist> --job-name=wf<wf>_j<job>_r<run>_a<att> [--time=<minutes>]

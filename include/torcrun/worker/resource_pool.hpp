@@ -2,7 +2,8 @@
 // which reservation holds what. It places jobs (best fit for single-node jobs, whole idle nodes
 // for multi-node jobs) and never oversubscribes: free amounts never go below zero and each GPU
 // id is held by at most one reservation (Torc's #246 panic and round-robin fallback,
-// TORC-FACTS §5.6-5.7). All amounts are per node, as in Torc; nothing here is allocation-wide.
+// docs/TORC-COMPATIBILITY.md §2.6). All amounts are per node, as in Torc; nothing here is
+// allocation-wide.
 //
 // Zero requirements: num_nodes == 0 and num_cpus == 0 can never run (Torc requires both >= 1);
 // num_gpus == 0 and memory_bytes == 0 take nothing of that kind.

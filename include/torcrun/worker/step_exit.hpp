@@ -2,7 +2,8 @@
 // tail of the step's stderr, where srun and slurmstepd print Slurm's view of the step. Without
 // slurmdbd there is no sacct state to ask, so these lines are the only evidence of an OOM kill or
 // a time limit; only lines Slurm itself prints ("srun: ...", "slurmstepd: ...") count, so a job
-// that prints "exceeded memory limit" is not taken for one. Conventions: TORC-FACTS §2.3.
+// that prints "exceeded memory limit" is not taken for one. Return codes and statuses:
+// docs/TORC-COMPATIBILITY.md §3.2.
 #pragma once
 
 #include "torcrun/common/exit_status.hpp"

@@ -1,6 +1,7 @@
 // A job's resource use over its life, from periodic samples of its process tree: Torc's result
 // fields peak_memory_bytes, avg_memory_bytes, peak_cpu_percent and avg_cpu_percent
-// (TORC-FACTS §2.4). Times are seconds since the job was spawned, so this stays clock-free.
+// (docs/TORC-COMPATIBILITY.md §3.1). Times are seconds since the job was spawned, so this stays
+// clock-free.
 //
 // CPU % of an interval = CPU seconds the whole tree used in it / its length x 100, summed over
 // all processes (a tree busy on 3 cores shows 300). The first interval starts at the spawn with

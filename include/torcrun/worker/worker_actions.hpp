@@ -20,7 +20,7 @@ enum class request_id : std::uint64_t {};
 
 namespace worker {
 
-// ---- requests to the server (Torc REST, TORC-FACTS §1.2)
+// ---- requests to the server (Torc REST, docs/TORC-COMPATIBILITY.md §2.1)
 struct register_node {  // POST /compute_nodes, is_active: true; the pool's totals
     request_id request{};
     std::uint32_t cpus = 0;

@@ -70,7 +70,7 @@ struct request_failed {
 struct commands_finished { std::int64_t action_id = 0; bool succeeded = true; std::string detail; };
 struct job_spawned { std::int64_t job_id = 0; };
 struct spawn_failed { std::int64_t job_id = 0; std::string message; };
-// slurm mode: `step` is Slurm's verdict on the srun step (core/step_exit.hpp); its return code
+// slurm mode: `step` is Slurm's verdict on the srun step (step_exit.hpp); its return code
 // and status replace those of srun's own exit, before the worker's own stop causes apply.
 struct job_exited {
     std::int64_t job_id = 0;

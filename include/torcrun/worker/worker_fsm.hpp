@@ -1,6 +1,6 @@
 // The worker's decisions as a pure state machine: `on(event, now)` returns the actions the io
-// shell carries out; nothing here performs I/O or reads a clock (ARCHITECTURE.md "The worker as
-// a state machine", STYLE.md C.2).
+// shell carries out; nothing here performs I/O or reads a clock (docs/ARCHITECTURE.md, "The
+// worker as a state machine").
 //
 // Worker stages (any stage -> stopped through exit_worker):
 //
@@ -20,7 +20,8 @@
 //
 // Placement: a job starts only when resource_pool::reserve succeeds; its GPU ids come from the
 // reservation; what a claim asks for comes from the same pool. Resources are released when the
-// child is reaped, whatever the server says later (TORC-FACTS §11).
+// child is reaped, whatever the server says later (Torc returns them only after a successful
+// complete_job, so a refused one shrinks its pool for good; docs/TORC-COMPATIBILITY.md §6.2).
 //
 // Claims: one at a time and never while claimed jobs wait for placement. With use_extensions
 // and poll.long_poll_seconds > 0 the server holds the claim open; otherwise an empty reply

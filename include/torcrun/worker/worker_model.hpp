@@ -1,6 +1,6 @@
 // The server's data as the worker state machine needs it: plain values, no JSON. The io shell
-// converts Torc's models (TORC-FACTS §1.4, §2.4, §2.5) into these and back; memory strings and
-// ISO-8601 runtimes arrive already parsed.
+// converts Torc's models (docs/TORC-COMPATIBILITY.md §2.2, §3.1, §3.3) into these and back; memory
+// strings and ISO-8601 runtimes arrive already parsed.
 #pragma once
 
 #include "torcrun/common/resources.hpp"
@@ -104,7 +104,7 @@ struct job_report {
     bool operator==(job_report const&) const = default;
 };
 
-// The workflow action triggers a worker runs itself (TORC-FACTS §1.3).
+// The workflow action triggers a worker runs itself (docs/TORC-COMPATIBILITY.md §2.1).
 enum class action_trigger {
     on_workflow_start,
     on_worker_start,

@@ -1,12 +1,12 @@
 // The worker's side of the Torc REST contract: each server request the worker state machine
-// makes (core/worker_actions.hpp) as the HTTP exchanges that carry it out, and the replies back
-// as the state machine's events (core/worker_events.hpp). Pure: no sockets, no clocks; the io
+// makes (worker_actions.hpp) as the HTTP exchanges that carry it out, and the replies back as
+// the state machine's events (worker_events.hpp). Pure: no sockets, no clocks; the io
 // shell sends the requests in order and hands every answer back here.
 //
-// Most actions are one request. A few are several, sent in order, each only after the one
-// before succeeded (TORC-FACTS §1.2): read_workflow (GET workflows/{id}, then .../status),
-// deactivate_node (GET compute_nodes/{id}, then PUT it back with is_active false). The shell
-// stops at the first transport failure or non-2xx answer and decodes what it has.
+// Most actions are one request. A few are several, sent in order, each only after the one before
+// succeeded (docs/TORC-COMPATIBILITY.md §2.1): read_workflow (GET workflows/{id}, then .../status),
+// deactivate_node (GET compute_nodes/{id}, then PUT it back with is_active false). The shell stops
+// at the first transport failure or non-2xx answer and decodes what it has.
 #pragma once
 
 #include "torcrun/common/error.hpp"

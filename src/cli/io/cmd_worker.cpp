@@ -2,7 +2,7 @@
 // environment and this machine once, chooses the mode and the pool, says so in its first log
 // lines, and runs io::run_worker until it exits. Exit: the worker's code (0, or 1 when the
 // server refused or was lost), 2 for a configuration or usage error. The setup and the reactor
-// are apps/worker_setup, which `torcrun run` starts its worker with too.
+// are worker_setup.hpp (src/cli/io), which `torcrun run` starts its worker with too.
 #include "config_options.hpp"
 #include "torcrun/cli/commands.hpp"
 #include "worker_setup.hpp"

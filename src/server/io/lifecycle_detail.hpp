@@ -1,5 +1,5 @@
 // Pieces the job life-cycle routes share: reading the rows core's decisions need, and writing job
-// status changes with everything that follows from them. Internal to src/io.
+// status changes with everything that follows from them. Internal to src/server/io.
 #pragma once
 
 #include "server_routes.hpp"

@@ -1,6 +1,6 @@
 // `torcrun server`'s reactor: one io_context, the HTTP server, the periodic tick of the hooks, and
-// SIGTERM/SIGINT as the only way to stop it. Stopping is by letting work run out (STYLE C.3),
-// never io_context::stop(): the signal stops the server and cancels the tick timer.
+// SIGTERM/SIGINT as the only way to stop it. Stopping is by letting work run out, never
+// io_context::stop(): the signal stops the server and cancels the tick timer.
 #include "torcrun/server/io/http_server.hpp"
 
 #include <boost/asio/io_context.hpp>

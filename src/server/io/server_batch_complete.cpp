@@ -1,6 +1,7 @@
-// POST /workflows/{id}/batch_complete_jobs (an extension, TORC-FACTS §1.6): many complete_job calls
-// in one request and one transaction. Each entry runs under its own savepoint, so a refused entry
-// is reported in `errors` and rolled back alone while the others commit.
+// POST /workflows/{id}/batch_complete_jobs (an extension, as in newer Torc;
+// docs/TORC-COMPATIBILITY.md §5): many complete_job calls in one request and one transaction. Each
+// entry runs under its own savepoint, so a refused entry is reported in `errors` and rolled back
+// alone while the others commit.
 #include "lifecycle_detail.hpp"
 
 // GCC 12 reports members left to their default initializers in designated initializer lists (fixed

@@ -1,4 +1,4 @@
-// Pieces shared by the route groups. Internal to src/io.
+// Pieces shared by the route groups. Internal to src/server/io.
 #pragma once
 
 #include "torcrun/server/model_json.hpp"

@@ -1,6 +1,6 @@
-// What every coroutine of the HTTP server shares (private to src/io): the settings, the handler,
-// the acceptor, the connections stop() must reach and the parked long polls. Each coroutine
-// holds a shared_ptr to it, so it outlives any frame the io_context still owns.
+// What every coroutine of the HTTP server shares (private to src/server/io): the settings, the
+// handler, the acceptor, the connections stop() must reach and the parked long polls. Each
+// coroutine holds a shared_ptr to it, so it outlives any frame the io_context still owns.
 //
 // Files: http_server.cpp (start, accept loop, stop), http_session.cpp (one connection, Beast),
 // long_poll.cpp (calling the handler and parking requests).

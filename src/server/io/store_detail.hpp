@@ -1,4 +1,4 @@
-// Helpers shared by the store's translation units. Internal to src/io.
+// Helpers shared by the store's translation units. Internal to src/server/io.
 #pragma once
 
 #include "torcrun/server/io/store.hpp"

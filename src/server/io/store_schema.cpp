@@ -1,8 +1,8 @@
-// The schema, close to Torc's own tables (migrations/20250101000000_initial_schema.up.sql),
-// with these differences: workflow_status.id is the workflow's id (Torc relies on the two
-// autoincrements staying in step), every table cascades from workflow, job status is the integer
-// of TORC-FACTS §2.1, link tables ignore duplicate ids, and resource requirement and failure
-// handler names are unique per workflow (Torc refuses a second `default`).
+// The schema, close to Torc's own tables (migrations/20250101000000_initial_schema.up.sql), with
+// these differences: workflow_status.id is the workflow's id (Torc relies on the two autoincrements
+// staying in step), every table cascades from workflow, job status is the integer of
+// docs/TORC-COMPATIBILITY.md §1, link tables ignore duplicate ids, and resource requirement and
+// failure handler names are unique per workflow (Torc refuses a second `default`).
 //
 // References between rows of one workflow use NO ACTION, which SQLite checks at the end of the
 // statement: a cascade from workflow removes both sides first, while deleting a resource

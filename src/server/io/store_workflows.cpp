@@ -1,5 +1,5 @@
 // Creating a workflow: its row, its status row and its `default` resource requirements, as Torc's
-// POST /workflows does (TORC-SPEC §15 step 2, TORC-FACTS §1.4). The status row shares the
+// POST /workflows does (docs/TORC-COMPATIBILITY.md §2.2, §4.2, §4.9). The status row shares the
 // workflow's id (workflow.status_id is generated from id) and starts at run_id 0, as in Torc.
 #include "store_detail.hpp"
 

@@ -1,6 +1,6 @@
-// The worker's other local work: failure-rule recovery scripts (TORC-FACTS §2.5; the result is
-// only logged, as in Torc a failing script does not undo the retry) and run_commands actions
-// (each command in order with `bash -c` in the output directory, the first failure stops
+// The worker's other local work: failure-rule recovery scripts (docs/TORC-COMPATIBILITY.md §3.3;
+// the result is only logged, as in Torc a failing script does not undo the retry) and run_commands
+// actions (each command in order with `bash -c` in the output directory, the first failure stops
 // them). Both run as helper processes: launched like jobs, killed with them by kill_all().
 #include "job_runner_impl.hpp"
 
@@ -27,8 +27,9 @@ net::awaitable<core::result<core::exit_status>> job_runner::impl::run_helper(
     co_return report.status;
 }
 
-// The environment of a job of this attempt (TORC_* of §5.4, scrubbed, no GPU), plus
-// TORC_RETURN_CODE and where the failed attempt's output is, so the script can look at it.
+// The environment of a job of this attempt (TORC_* of docs/TORC-COMPATIBILITY.md §2.5, scrubbed, no
+// GPU), plus TORC_RETURN_CODE and where the failed attempt's output is, so the script can look at
+// it.
 net::awaitable<void> job_runner::impl::run_recovery(std::shared_ptr<impl> self,
                                                     core::worker::run_recovery action)
 {

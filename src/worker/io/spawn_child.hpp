@@ -1,5 +1,5 @@
-// fork/exec of one job, private to src/io (the io tests include it for the descriptor sweep).
-// spawn_child.cpp is the parent's side, exec_child.cpp the child's between fork and exec.
+// fork/exec of one job, private to src/worker/io (the io tests include it for the descriptor
+// sweep). spawn_child.cpp is the parent's side, exec_child.cpp the child's between fork and exec.
 #pragma once
 
 #include "torcrun/worker/io/launcher.hpp"

@@ -1,9 +1,9 @@
-// The worker's journal of results the server has not accepted yet (issue 4, "Server trouble"):
-// JSON lines in <output>/journal/wf<W>_<node>.jsonl, one job_report per line. Appends are
-// fsync'ed before they count; a removal rewrites the file to a temporary name, fsyncs it and
-// renames it over the old one, so a crash leaves either the old or the new list. A lock file
-// held (flock) for the journal's life keeps two live workers off one file: the second one gets
-// a file of its own, named with its pid. What a crashed worker left is read back at open.
+// The worker's journal of results the server has not accepted yet (README.md, "Server trouble"):
+// JSON lines in <output>/journal/wf<W>_<node>.jsonl, one job_report per line. Appends are fsync'ed
+// before they count; a removal rewrites the file to a temporary name, fsyncs it and renames it over
+// the old one, so a crash leaves either the old or the new list. A lock file held (flock) for the
+// journal's life keeps two live workers off one file: the second one gets a file of its own, named
+// with its pid. What a crashed worker left is read back at open.
 #pragma once
 
 #include "torcrun/common/error.hpp"

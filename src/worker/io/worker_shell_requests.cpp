@@ -1,4 +1,4 @@
-// The worker shell's server side: each request action as its REST exchanges (api/worker_wire),
+// The worker shell's server side: each request action as its REST exchanges (worker_wire.hpp),
 // sent on a coroutine of its own and answered exactly once; output-file checks; the result.json
 // of every reported attempt; heartbeats; and the allocation end from squeue.
 #include "worker_shell_state.hpp"

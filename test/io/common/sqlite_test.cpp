@@ -159,7 +159,7 @@ BOOST_AUTO_TEST_CASE(a_second_writer_waits_then_reports_busy)
 }
 
 // SQLite opens the database, -wal and -shm files with O_CLOEXEC: a child the daemon starts must
-// not inherit them (STYLE.md B.4).
+// not inherit them.
 BOOST_AUTO_TEST_CASE(every_file_is_close_on_exec)
 {
     temp_dir dir;

@@ -15,7 +15,7 @@ using status_map = std::map<std::string, std::string>;
 
 BOOST_AUTO_TEST_SUITE(completion)
 
-// The diamond of TORC-SPEC §13.5: edges implied by files only.
+// The diamond of docs/TORC-COMPATIBILITY.md §4.7: edges implied by files only.
 struct diamond_fixture : lifecycle_fixture {
     std::int64_t pre = 0, work1 = 0, work2 = 0, post = 0, cn = 0;
     diamond_fixture()

@@ -36,7 +36,7 @@ struct jobs_fixture : api_fixture {
 
 BOOST_FIXTURE_TEST_CASE(create_and_get, jobs_fixture)
 {
-    // The body Torc's client sends (TORC-SPEC §15 step 8), scheduler_id null included.
+    // The body Torc's client sends (docs/TORC-COMPATIBILITY.md §4.9), scheduler_id null included.
     auto job = ok(
         "POST", "/jobs",
         R"({"workflow_id":1,"name":"work_7","command":"bash run.sh 7","invocation_script":"module load x",)"
@@ -185,8 +185,8 @@ BOOST_FIXTURE_TEST_CASE(update_and_delete, list_fixture)
     BOOST_TEST(count("job") == 1);
 }
 
-// The largest batch Torc's client sends per request (TORC-SPEC §15: chunks of 1000; the server
-// takes up to 10000), each job with links, in one transaction.
+// The largest batch Torc's client sends per request (docs/TORC-COMPATIBILITY.md §4.9: chunks of
+// 1000; the server takes up to 10000), each job with links, in one transaction.
 BOOST_FIXTURE_TEST_CASE(ten_thousand_jobs_in_one_request, jobs_fixture)
 {
     std::string body = R"({"jobs":[)";

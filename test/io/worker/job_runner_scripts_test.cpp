@@ -1,7 +1,7 @@
-// run_commands actions (in order, in the output directory, stopping at the first failure,
-// logs under actions/action_<id>/) and failure-rule recovery scripts (the TORC_* variables of
-// TORC-FACTS §2.5, the failed attempt's log paths, output in its attempt directory, the exit
-// only logged).
+// run_commands actions (in order, in the output directory, stopping at the first failure, logs
+// under actions/action_<id>/) and failure-rule recovery scripts (the TORC_* variables of
+// docs/TORC-COMPATIBILITY.md §3.3, the failed attempt's log paths, output in its attempt directory,
+// the exit only logged).
 #include "torcrun/worker/io/job_runner.hpp"
 
 #include "runner_fixture.hpp"

@@ -169,7 +169,8 @@ boost::asio::awaitable<void> run_one(io::launcher& launcher, io::spawn_request r
                                      std::vector<std::optional<io::exit_report>>& reports,
                                      int index, int& done)
 {
-    // No co_await inside a conditional expression (GCC 12, STYLE C.3): plain statements.
+    // No co_await inside a conditional expression (GCC 12 mishandles such forms): plain
+    // statements.
     std::optional<torcrun::core::result<std::shared_ptr<io::child_process>>> child;
     if (mode == test::start_mode::spawn) {
         child.emplace(launcher.spawn(request));

@@ -1,8 +1,8 @@
-// What a job sees and how its end comes back, with real children (fake_job): exit codes and
-// signal deaths through core::exit_status, descriptors 0-2 only (STYLE B.4), its own session,
-// exactly the given environment and directory, clean signal state, log files, the PATH search,
-// the exit totals, group clean-up at the exit, many children at once, both exit watches, and
-// the job dying with its worker.
+// What a job sees and how its end comes back, with real children (fake_job): exit codes and signal
+// deaths through core::exit_status, descriptors 0-2 only (a Process v2 child inherited the daemon's
+// listening socket), its own session, exactly the given environment and directory, clean signal
+// state, log files, the PATH search, the exit totals, group clean-up at the exit, many children at
+// once, both exit watches, and the job dying with its worker.
 #include "torcrun/worker/io/launcher.hpp"
 
 #include "child_fixture.hpp"
@@ -83,7 +83,7 @@ BOOST_DATA_TEST_CASE(signal_deaths_are_128_plus_the_signal,
 BOOST_AUTO_TEST_CASE(only_the_standard_descriptors_reach_the_job)
 {
     // Descriptors without close-on-exec below and above the launcher's own: a listening socket
-    // (the leak of STYLE B.4), a pipe, and a copy at 100.
+    // (the leak a Process v2 child showed), a pipe, and a copy at 100.
     int const listener = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in address{};
     address.sin_family = AF_INET;

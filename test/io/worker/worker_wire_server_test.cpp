@@ -1,4 +1,4 @@
-// api/worker_wire against torcrun's real server: http_server + server_api on an in-memory store,
+// worker_wire.hpp against torcrun's real server: http_server + server_api on an in-memory store,
 // spoken to over loopback HTTP by http_client. Every request of the worker's life cycle comes
 // from next_request and every answer goes through decode_replies into the event the state
 // machine expects: register, read workflow, actions, claims with and without the extensions,

@@ -197,7 +197,8 @@ std::vector<accept_case> const accepted{
      R"({"workflow_id":1,"trigger_type":"on_workflow_start","action_type":"run_commands",)"
      R"("action_config":{"commands":["echo hi"]},"job_ids":[4,4,5],"trigger_count":0,)"
      R"("required_triggers":1,"executed":false,"persistent":false})"},
-    // Job triggers wait for one trigger per listed job, duplicates included (TORC-SPEC §10.3).
+    // Job triggers wait for one trigger per listed job, duplicates included
+    // (docs/TORC-COMPATIBILITY.md §4.3).
     {&api::workflow_action_model,
      schedule_nodes +
          R"({"scheduler_type":"slurm","scheduler_id":2,"num_allocations":1,)"

@@ -1,7 +1,7 @@
 // The model tables against the v0.10 contract: every component's properties, in the contract's
 // order, and its required list (for request models). The expected lists were taken from
-// torc-openapi-v0.10.0.yaml (components/schemas); `extra` names the fields torcrun adds, as
-// Torc's server does (trigger_count, required_triggers).
+// test/data/torc-openapi-v0.10.0-prism.yaml (components/schemas); `extra` names the fields torcrun
+// adds, as Torc's server does (trigger_count, required_triggers).
 #include "torcrun/server/model_schema.hpp"
 
 #include <boost/test/data/monomorphic.hpp>
@@ -159,7 +159,7 @@ struct status_case {
 };
 std::ostream& operator<<(std::ostream& os, status_case const& c) { return os << c.name; }
 
-// TORC-FACTS §2.1
+// docs/TORC-COMPATIBILITY.md §1
 std::vector<status_case> const statuses{
     {"uninitialized", 0}, {"blocked", 1},   {"ready", 2},          {"pending", 3},
     {"running", 4},       {"completed", 5}, {"failed", 6},         {"canceled", 7},

@@ -1,7 +1,7 @@
-// Claim selection scenarios (TORC-FACTS §1.5): the per-job filter at its boundaries, the three
-// sort methods with ties by id, Torc's LIMIT-before-packing, greedy packing of single- and
-// multi-node jobs (including the #246-style GPU mix), the scheduler match and its fallback,
-// priority, claim_next_jobs, and the memory_gb conversion.
+// Claim selection scenarios (docs/TORC-COMPATIBILITY.md §2.3): the per-job filter at its
+// boundaries, the three sort methods with ties by id, Torc's LIMIT-before-packing, greedy packing
+// of single- and multi-node jobs (including the #246-style GPU mix), the scheduler match and its
+// fallback, priority, claim_next_jobs, and the memory_gb conversion.
 #include "torcrun/server/claim_selection.hpp"
 
 #include "rules_printing.hpp"

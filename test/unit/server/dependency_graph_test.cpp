@@ -1,4 +1,4 @@
-// Implied edges from files and user data (TORC-SPEC §13.4, with the diamond of §13.5), Kahn
+// Implied edges from files and user data (docs/TORC-COMPATIBILITY.md §4.7, with its diamond), Kahn
 // levels, and the cycle named in a spec error.
 #include "torcrun/server/dependency_graph.hpp"
 

@@ -1,5 +1,5 @@
 // Job statuses: every status's integer, name and set memberships in one table (the sets are
-// the ones TORC-FACTS §2.1 lists), and the parse errors verbatim.
+// the ones docs/TORC-COMPATIBILITY.md §1 lists), and the parse errors verbatim.
 #include "torcrun/server/job_status.hpp"
 
 #include "rules_printing.hpp"

@@ -1,5 +1,6 @@
-// read_allocation on the SLURM-LAB dumps and Torc #249, the CPU, memory, node-name and scope
-// rules, and every error. GPU rules and their warnings are in slurm_gpus_test.cpp.
+// read_allocation on the Slurm 22.05 environments of slurm_fixtures.hpp and Torc #249, the CPU,
+// memory, node-name and scope rules, and every error. GPU rules and their warnings are in
+// slurm_gpus_test.cpp.
 #include "torcrun/slurm/slurm_env.hpp"
 
 #include "slurm_fixtures.hpp"

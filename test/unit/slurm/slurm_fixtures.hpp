@@ -1,7 +1,8 @@
-// Environments for the Slurm tests: the dumps of SLURM-LAB.md "Environment dumps" (Slurm
-// 22.05.8, 2 emulated nodes x 8 CPUs x 4 GPUs, job `-N2 --ntasks-per-node=1 --cpus-per-task=8
-// --mem=4000 --gpus-per-node=4`) copied verbatim, elisions ("…") included, and the environment
-// of Torc #249's report (first node of a 2-node x 4-GPU allocation).
+// Environments for the Slurm tests: `env` as recorded on Slurm 22.05.8 (Debian 12) with 2
+// emulated nodes x 8 CPUs x 4 GPUs, the setup scripts/slurm-cluster.sh starts, in a job
+// `-N2 --ntasks-per-node=1 --cpus-per-task=8 --mem=4000 --gpus-per-node=4`, copied verbatim,
+// elisions ("…") included (what each shows: docs/TORC-COMPATIBILITY.md §7), and the environment of
+// Torc #249's report (first node of a 2-node x 4-GPU allocation).
 #pragma once
 
 #include "torcrun/common/env_map.hpp"
@@ -210,7 +211,7 @@ inline env_map torc_249_first_node()
             {"SLURM_NODEID", "0"}};
 }
 
-// A per-node worker of that allocation on n2 (`srun --ntasks-per-node=1`, as dump (b)).
+// A per-node worker of that allocation on n2 (`srun --ntasks-per-node=1`, as (b) above).
 inline env_map torc_249_worker_n2()
 {
     return overlay(torc_249_first_node(), {{"SLURM_STEP_ID", "0"},

@@ -1,6 +1,6 @@
-// The submission sequencer: the calls of TORC-SPEC §15 in order with their exact bodies (names
-// swapped for the ids a fake server hands out), the stages a plan skips, every answer it rejects
-// with its message verbatim, and the server messages clients show.
+// The submission sequencer: the calls of docs/TORC-COMPATIBILITY.md §4.9 in order with their exact
+// bodies (names swapped for the ids a fake server hands out), the stages a plan skips, every answer
+// it rejects with its message verbatim, and the server messages clients show.
 #include "torcrun/spec/submission.hpp"
 
 #include "torcrun/common/server_message.hpp"

@@ -1,6 +1,8 @@
-// The creation plan (TORC-SPEC §15): the workflow record with Torc's client defaults, the JSON
-// texts Torc stores, bulk_jobs batches by topological level in chunks of 1000, actions with
-// their job selection and trigger counts (§10), and the scheduler checks of §9.2 and §14.
+// The creation plan (docs/TORC-COMPATIBILITY.md §4.9): the workflow record with Torc's client
+// defaults, the JSON texts Torc stores, bulk_jobs batches by topological level in chunks of 1000,
+// actions with their job selection and trigger counts (§4.3), and the scheduler checks (§4.2,
+// §4.8). The case names keep the section numbers the cases were first written against: their
+// §9.2 is §4.2's scheduler node check, and §17 item N is §4.10 item N.
 #include "spec_support.hpp"
 
 #include <boost/json/serialize.hpp>

@@ -1,9 +1,9 @@
 // Acceptance: every Torc v0.10 example spec (test/data/torc-examples: JSON, JSON5, YAML and the
-// subgraph examples) yields the jobs, edges and records TORC-SPEC §18 lists. Where §17 item 6
-// applies, torcrun makes one job per distinct name (§18's "names" column) and its edge counts
-// are derived beside the row; every other count is §18's. The YAML files that §18 does not
-// list are counted by hand the same way. Then the JSON, JSON5 and YAML variants of one
-// workflow must give identical jobs and edges.
+// subgraph examples) yields the jobs, edges and records Torc 0.10 creates from it
+// (docs/TORC-COMPATIBILITY.md §4.11). Where §4.10 item 6 applies, torcrun makes one job per
+// distinct name and its edge counts are derived beside the row; every other count is Torc's. The
+// YAML files are counted the same way. Then the JSON, JSON5 and YAML variants of one workflow must
+// give identical jobs and edges.
 #include "spec_support.hpp"
 
 #include <boost/test/data/monomorphic.hpp>
@@ -33,8 +33,8 @@ result<spec::creation_plan> plan_file(std::string const& relative)
 
 struct example_case {
     std::string file;
-    std::size_t torc_jobs;  // job rows Torc 0.10 creates (§18 "jobs")
-    std::size_t jobs;       // torcrun: one per distinct name (§18 "names")
+    std::size_t torc_jobs;  // job rows Torc 0.10 creates, same-named copies included
+    std::size_t jobs;       // torcrun: one per distinct name
     std::size_t explicit_edges;
     std::size_t implied_edges;
     std::size_t union_edges;
@@ -45,7 +45,7 @@ struct example_case {
     std::size_t failure_handlers;
     std::string actions;  // trigger[selected jobs or null]
     std::size_t bulk_jobs_calls;
-    bool scheduler_warning;  // §18 "pass + warning"
+    bool scheduler_warning;  // Torc's --dry-run warns about differing schedulers (§4.8)
 };
 std::ostream& operator<<(std::ostream& os, example_case const& c)
 {
@@ -59,7 +59,7 @@ std::string const wa_ml_actions =
 std::string const subgraph_actions = "on_workflow_start[2] on_jobs_ready[5] on_jobs_ready[5] "
                                      "on_jobs_ready[1] on_jobs_ready[1] on_jobs_ready[1]";
 
-// Merged rows (§17 item 6), torcrun's edges:
+// Merged rows (§4.10 item 6), torcrun's edges:
 // data_pipeline: preprocess->download 4, analyze->preprocess 12, report_d->its 3 analyses 12,
 //   executive_summary->4 reports 4 = 32 explicit; implied through raw_ 4, clean_ 12,
 //   results_ 12 = 28, all of them explicit too: 32 in all (Torc: 40 with its 36 copies).

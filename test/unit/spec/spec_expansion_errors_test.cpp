@@ -1,5 +1,6 @@
-// Every error expand_workflow reports (TORC-SPEC §14 with torcrun's messages), asserted
-// verbatim: the entry's position, the entry as written and as expanded, the field and value.
+// Every error expand_workflow reports (docs/TORC-COMPATIBILITY.md §4.8 with torcrun's messages),
+// asserted verbatim: the entry's position, the entry as written and as expanded, the field and
+// value.
 #include "spec_support.hpp"
 
 #include <boost/test/data/monomorphic.hpp>

@@ -1,7 +1,9 @@
-// Expansion and linking of jobs, files and user data (TORC-SPEC §11-§13) with torcrun's rules
-// for §16's disagreements (§17 items 4-7, 10, 11): the worked examples A-C of §11.7, the diamond
-// of §13.5, the §12 user-data example, which fields are templated, regexes, and every warning
-// verbatim.
+// Expansion and linking of jobs, files and user data (docs/TORC-COMPATIBILITY.md §4.4-§4.7) with
+// torcrun's rules where Torc's code and docs disagree (§4.10 items 4-7, 10, 11): the worked
+// examples A-C of §4.5, the diamond of §4.7, the user-data example of §4.6, which fields are
+// templated, regexes, and every warning verbatim. The case names keep the section numbers the
+// cases were first written against: their §11.7 is §4.5's worked examples, §12 is §4.6, §13.5
+// is §4.7's diamond, and §17 item N is §4.10 item N.
 #include "spec_support.hpp"
 
 #include <boost/test/data/monomorphic.hpp>

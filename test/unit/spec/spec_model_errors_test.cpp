@@ -1,5 +1,6 @@
-// Every error parse_spec reports (TORC-SPEC §2.4, §7-§10, §14 and torcrun's §17 items 13-14),
-// asserted verbatim: the position, the entry as written, the field and the offending value.
+// Every error parse_spec reports (docs/TORC-COMPATIBILITY.md §4.1-§4.3, §4.8 and torcrun's §4.10
+// items 13-14), asserted verbatim: the position, the entry as written, the field and the offending
+// value.
 #include "spec_support.hpp"
 
 #include <boost/test/data/monomorphic.hpp>

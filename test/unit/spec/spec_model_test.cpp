@@ -1,5 +1,6 @@
-// Every field of a Torc workflow spec (TORC-SPEC §3-§10): the value read, and Torc 0.10's
-// default when the field is absent or null (§2.4, §16 items 1, 3, 9, 12).
+// Every field of a Torc workflow spec (docs/TORC-COMPATIBILITY.md §4.2-§4.3): the value read, and
+// Torc 0.10's default when the field is absent or null (§4.1, §4.10 items 1, 3, 9, 12). In case
+// names, §17 item N is §4.10 item N.
 #include "spec_support.hpp"
 
 #include <boost/json/serialize.hpp>

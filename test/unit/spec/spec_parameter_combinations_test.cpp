@@ -1,5 +1,5 @@
-// Parameter selection (TORC-SPEC §11.1) and combination (§11.3): product order, zip, zero
-// values, the mode check (§17 item 14) and every message.
+// Parameter selection and combination (docs/TORC-COMPATIBILITY.md §4.4): product order, zip, zero
+// values, the mode check (§4.10 item 14) and every message.
 #include "torcrun/spec/parameter_combinations.hpp"
 
 #include <boost/test/data/monomorphic.hpp>

@@ -1,5 +1,5 @@
-// Parameter value strings (TORC-SPEC §11.2): every row of the spec's table, the grammar's edges,
-// every error message and the float-range warning (§17 item 4).
+// Parameter value strings (docs/TORC-COMPATIBILITY.md §4.4): every result Torc's real code gave
+// (below), the grammar's edges, every error message and the float-range warning (§4.10 item 4).
 #include "torcrun/spec/parameter_values.hpp"
 
 #include <boost/test/data/monomorphic.hpp>
@@ -41,7 +41,7 @@ std::ostream& operator<<(std::ostream& os, values_case const& c)
     return os << '"' << c.text << '"';
 }
 
-// TORC-SPEC §11.2, the table of results from the real Rust code, row by row.
+// What Torc 0.10's `parse_parameter_value`, compiled and run on its own, returned, row by row.
 std::vector<values_case> const spec_table{
     {"1:5", {"i:1", "i:2", "i:3", "i:4", "i:5"}},
     {"1:10:3", {"i:1", "i:4", "i:7", "i:10"}},

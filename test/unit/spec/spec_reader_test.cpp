@@ -1,6 +1,6 @@
-// Reading spec files (TORC-SPEC §2): format by extension, strict JSON for `.json`, YAML scalars
-// typed as serde_yaml 0.9 types them (§2.5), anchors, positions in messages, and the fallback
-// for unknown extensions.
+// Reading spec files (docs/TORC-COMPATIBILITY.md §4.1): format by extension, strict JSON for
+// `.json`, YAML scalars typed as serde_yaml 0.9 types them, anchors, positions in messages, and the
+// fallback for unknown extensions.
 #include "spec_support.hpp"
 
 #include <boost/json/serialize.hpp>

@@ -1,6 +1,7 @@
-// Template substitution (TORC-SPEC §11.4): the format specs, Torc 0.10's own algorithm against
-// every row of the spec's table, torcrun's every-placeholder rule with its warnings (§17 item 7),
-// and the worked examples A and B of §11.7 from parameter strings to expanded texts.
+// Template substitution (docs/TORC-COMPATIBILITY.md §4.5): the format specs, Torc 0.10's own
+// algorithm against the results of Torc's real code, torcrun's every-placeholder rule with its
+// warnings (§4.10 item 7), and the worked examples A and B of §4.5 from parameter strings to
+// expanded texts.
 #include "torcrun/spec/template_substitution.hpp"
 
 #include <boost/test/data/monomorphic.hpp>
@@ -83,7 +84,8 @@ std::ostream& operator<<(std::ostream& os, template_case const& c) { return os <
 spec::combination const lr_bs{bind("lr", float_value(0.0001)), bind("bs", int_value(16))};
 spec::combination const i7{bind("i", int_value(7))};
 
-// TORC-SPEC §11.4 "Results from the real code", plus Torc's own unit tests and more corners.
+// What Torc 0.10's `substitute_parameters`, compiled and run on its own, printed for these
+// templates, plus Torc's own unit tests and more corners.
 std::vector<template_case> const torc_cases{
     {"--learning-rate={lr} --bs={bs} model_lr{lr:.4f}_x{lr:.2f}",
      lr_bs,

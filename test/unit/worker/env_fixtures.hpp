@@ -1,5 +1,6 @@
-// Shared by the env_policy and launch_plan tests: the SLURM-LAB worker environment, a
-// configuration with an absolute output directory, and a job request for job 42 of workflow 5.
+// Shared by the env_policy and launch_plan tests: the per-node worker step's environment recorded
+// on Slurm 22.05 (slurm_fixtures.hpp), a configuration with an absolute output directory, and a job
+// request for job 42 of workflow 5.
 #pragma once
 
 #include "torcrun/worker/env_policy.hpp"

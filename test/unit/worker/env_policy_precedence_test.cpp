@@ -156,7 +156,7 @@ std::ostream& operator<<(std::ostream& os, srun_case const& c)
 }
 
 std::vector<srun_case> const srun_cases{
-    {"SLURM_GPUS_PER_NODE", true},  // SLURM-LAB: --gpus=1 got all 4 GPUs
+    {"SLURM_GPUS_PER_NODE", true},  // inherited, a --gpus=1 step got all 4 GPUs (Slurm 22.05)
     {"SLURM_GPUS", true},
     {"SLURM_GPUS_PER_TASK", true},
     {"SLURM_CPUS_PER_GPU", true},

@@ -1,7 +1,8 @@
-// The job environment: the SLURM-LAB worker step (dump (b) plus the PMIx variables of (d))
-// scrubbed variable by variable, keep over scrub, scrub off, GPU visibility for GPU and CPU
-// jobs in both modes, the precedence of every stage, the srun input variables of slurm mode,
-// the TORC_* variables, the rejected names and the change record verbatim.
+// The job environment: the per-node worker step recorded on Slurm 22.05 (slurm_fixtures.hpp (b)
+// plus the --mpi=pmix variables; docs/TORC-COMPATIBILITY.md §7) scrubbed variable by variable, keep
+// over scrub, scrub off, GPU visibility for GPU and CPU jobs in both modes, the precedence of every
+// stage, the srun input variables of slurm mode, the TORC_* variables, the rejected names and the
+// change record verbatim.
 #include "torcrun/worker/env_policy.hpp"
 
 #include "env_fixtures.hpp"

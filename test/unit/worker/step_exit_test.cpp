@@ -1,6 +1,6 @@
-// Step exit classification with the lines srun and slurmstepd print (Slurm 22.05's format
-// strings, filled as SLURM-LAB.md and site reports show them), plus job output that merely looks
-// like them.
+// Step exit classification with the lines srun and slurmstepd print (Slurm 22.05's format strings,
+// filled as they appeared on the emulated cluster of scripts/slurm-cluster.sh and in site reports),
+// plus job output that merely looks like them.
 #include "torcrun/worker/step_exit.hpp"
 
 #include <boost/test/data/monomorphic.hpp>

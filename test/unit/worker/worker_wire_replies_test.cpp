@@ -1,4 +1,4 @@
-// api/worker_wire, the answers: realistic Torc and torcrun replies decoded into the state
+// worker_wire.hpp, the answers: realistic Torc and torcrun replies decoded into the state
 // machine's events, and broken ones (bad JSON, missing or mistyped fields, non-2xx statuses)
 // into request_failed with the message asserted verbatim.
 #include "torcrun/worker/worker_wire.hpp"

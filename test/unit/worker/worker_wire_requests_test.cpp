@@ -1,4 +1,4 @@
-// api/worker_wire, the requests: for every server action the method, the target and the body
+// worker_wire.hpp, the requests: for every server action the method, the target and the body
 // (parsed, compared field by field), the steps of the two-request actions, and the extensions
 // left out of a plain v0.10 request.
 #include "torcrun/worker/worker_wire.hpp"

@@ -1,7 +1,8 @@
 // The HTTP client of the worker and the CLI commands: Beast over keep-alive connections to one
 // server (`http://host:port/base`), a deadline on every request, optional Basic auth, and
 // failures as values classified by kind, so callers decide on retries by kind and never by
-// message text (TORC-FACTS §1.1).
+// message text (Torc 0.10 looks for words like "connection" in the error's text, which its HTTP
+// library's messages may not contain; docs/TORC-COMPATIBILITY.md §6.2).
 //
 // Connections: a request takes an idle connection or opens one, and gives it back when the
 // server keeps it alive, so concurrent requests (a parked long-poll claim and a completion)

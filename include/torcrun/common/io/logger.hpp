@@ -1,4 +1,4 @@
-// The injected logger (STYLE C.2/C.5): one line per event, `level component: message key=value`,
+// The injected logger: one line per event, `level component: message key=value`,
 // handed to a sink so that tests capture lines and `main` sends them to stderr.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The completion token every io coroutine passes (Boost 1.81 has no default token; STYLE C.3):
+// The completion token every io coroutine passes (Boost 1.81 has no default token):
 // results come back as tuples, `auto [ec, n] = co_await op(..., use_nothrow);`, so I/O
 // failures are values and cancellation is an ordinary `operation_aborted` branch.
 #pragma once

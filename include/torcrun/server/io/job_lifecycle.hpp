@@ -8,7 +8,7 @@
 // Extensions beyond Torc v0.10, each ignored by Torc-only clients:
 // - claims take `wait_seconds` (long poll, at most server_options::long_poll_max_seconds and 60)
 //   and `compute_node_id` (the claimant, so a lost worker's pending jobs can be handed back);
-// - POST /workflows/{id}/batch_complete_jobs (TORC-FACTS §1.6);
+// - POST /workflows/{id}/batch_complete_jobs (as in newer Torc; docs/TORC-COMPATIBILITY.md §5);
 // - POST /compute_nodes/{id}/heartbeat starts and renews a worker's lease. Only nodes that have
 //   sent one are subject to expire_lost_workers, so Torc's own runners, which never send one, are
 //   never expired.

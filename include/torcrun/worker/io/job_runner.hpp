@@ -4,7 +4,7 @@
 // always from a handler of its own (never from inside a call of these methods), so the shell
 // can feed each one straight into the state machine.
 //
-// Per attempt (core/launch_plan.hpp decides paths, argv and environment): creates the attempt
+// Per attempt (launch_plan.hpp decides paths, argv and environment): creates the attempt
 // directory, writes command.txt and environment.txt, launches, then reports job_spawned or
 // spawn_failed, memory_used per sample when limits.enforce_memory, and job_exited once with
 // the usage of the whole process tree.

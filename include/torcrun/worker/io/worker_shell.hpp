@@ -1,5 +1,5 @@
 // The worker's io shell: one io_context, one thread. It feeds core::worker_fsm with events and
-// carries out the actions it returns - server requests through http_client and api/worker_wire
+// carries out the actions it returns - server requests through http_client and worker_wire.hpp
 // (each request action answered exactly once), local work through job_runner, one steady_timer
 // for arm_timer, the results journal in the output directory, heartbeats, SIGTERM / SIGINT /
 // SIGUSR1, and the allocation's end from squeue when the environment does not say it.
