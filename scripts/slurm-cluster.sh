@@ -4,7 +4,7 @@
 # --enable-multiple-slurmd) and fake GPUs through gres.conf. No systemd and nothing in /etc:
 # configs, state and logs live in $TORCRUN_SLURM_DIR (default <repo>/.slurm-cluster); clients
 # find the cluster through SLURM_CONF, which <dir>/env.sh exports. `down` stops only the
-# processes `up` started. The trap behind each choice is told beside it below.
+# processes `up` started. Why each setting is needed is said beside it below.
 #
 #   scripts/slurm-cluster.sh up       start (idempotent: a healthy cluster is left alone)
 #   scripts/slurm-cluster.sh down     cancel jobs, stop our daemons, keep the logs

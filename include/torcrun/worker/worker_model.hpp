@@ -104,7 +104,7 @@ struct job_report {
     bool operator==(job_report const&) const = default;
 };
 
-// The workflow action triggers a worker runs itself (docs/TORC-COMPATIBILITY.md §2.1).
+// The workflow action triggers a worker runs itself (docs/TORC-COMPATIBILITY.md §2.2, §6.2).
 enum class action_trigger {
     on_workflow_start,
     on_worker_start,
