@@ -1,6 +1,9 @@
-// The one table of status names; every status set is a switch so that a new status cannot be
-// added without the compiler pointing at each decision that must consider it.
+// Job statuses: the one table of status names, the status sets, and the adapters the wire models
+// and the store use (names and integer codes). Every status set is a switch so that a new status
+// cannot be added without the compiler pointing at each decision that must consider it.
 #include "torcrun/server/job_status.hpp"
+
+#include "torcrun/server/model_schema.hpp"
 
 #include <string>
 
@@ -100,3 +103,29 @@ bool is_blocking_failure(job_status s)
 }
 
 }  // namespace torcrun::core
+
+// Job status names and codes on the wire and in the database: thin adapters over
+// core::job_status (docs/TORC-COMPATIBILITY.md §1), which owns the one table of names and integers.
+namespace torcrun::api {
+
+std::optional<std::int64_t> job_status_code(std::string_view name)
+{
+    auto const status = core::parse_job_status(name);
+    if (!status) return std::nullopt;
+    return core::to_int(*status);
+}
+
+std::string_view job_status_name(std::int64_t code)
+{
+    auto const status = core::job_status_from_int(code);
+    if (!status) return {};
+    return core::to_string(*status);
+}
+
+std::string_view job_status_list()
+{
+    return "uninitialized, blocked, ready, pending, running, completed, failed, canceled, "
+           "terminated, disabled, pending_failed";
+}
+
+}  // namespace torcrun::api

@@ -1,5 +1,6 @@
 // Strict JSON parsing of request bodies (as serde_json: no comments, no trailing commas; depth up
-// to 128), with the error offset in the message. Internal to src/server.
+// to 128), with the error offset in the message. Internal to src/server: defined in
+// model_decode.cpp, also used by model_tables.cpp.
 #pragma once
 
 #include "torcrun/common/json_kind.hpp"

@@ -1,5 +1,5 @@
 // The ready jobs a claim chooses from, read without loading every ready job of the workflow.
-// Internal to src/server/io (server_claims.cpp).
+// Internal to src/server/io (job_claims.cpp; the claim_candidates test).
 #pragma once
 
 #include "store_detail.hpp"

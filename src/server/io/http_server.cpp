@@ -1,25 +1,349 @@
-// The HTTP server's outer shell: loading the htpasswd file, binding, the accept loop and the
-// graceful stop. Connections are served in http_session.cpp, long polls in long_poll.cpp.
+// The HTTP/1.1 server (http_server.hpp): Beast on one single-threaded io_context.
+//
+// What every coroutine shares is one server_state: the settings, the handler, the acceptor, the
+// connections stop() must reach and the parked long polls. Each coroutine holds a shared_ptr to
+// it, so it outlives any frame the io_context still owns.
+//
+// In this file, in order:
+// - long polls: the handler answers `wait_for_workflow` when nothing is claimable; the request
+//   then waits on a timer listed under its workflow until the handler reports a change there
+//   (call again, may_wait=true), the wait runs out or the server stops (call again,
+//   may_wait=false). Waiting costs a timer, never a blocked thread;
+// - one connection (a session): wait for a request (keep-alive idle), read it within the read
+//   timeout and the body limit, let the gate and the handler answer, write the answer, and repeat
+//   until either side closes or the server stops;
+// - the outer shell: loading the htpasswd file, binding, the accept loop and the graceful stop.
 #include "torcrun/server/io/http_server.hpp"
-
 #include "torcrun/common/concat.hpp"
-#include "server_state.hpp"
 #include "torcrun/common/io/net.hpp"
+#include "torcrun/server/io/htpasswd.hpp"
+#include "torcrun/server/io/http_gate.hpp"
 
+#include <boost/asio/awaitable.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
 
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <optional>
 #include <system_error>
+#include <unordered_map>
 
 namespace torcrun::io {
 
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
+
+namespace server_detail {
+
+enum class phase { idle, busy };  // stop() closes idle connections only
+enum class wake { timeout, changed, stopping };
+
+struct connection_entry {
+    boost::asio::ip::tcp::socket* socket;
+    phase now = phase::busy;
+};
+
+struct waiter {
+    boost::asio::steady_timer* timer;
+    std::optional<wake> reason;  // set by whoever cancels the timer
+};
+
+}  // namespace server_detail
+
+struct server_state {
+    server_state(boost::asio::io_context& c, server_settings s, api::request_handler& h, logger l)
+        : ioc(c), settings(std::move(s)), handler(h), log(std::move(l)), acceptor(c) {}
+
+    boost::asio::io_context& ioc;
+    server_settings settings;
+    api::request_handler& handler;
+    logger log;
+    std::optional<htpasswd> users;
+    boost::asio::ip::tcp::acceptor acceptor;
+    std::uint16_t port = 0;
+    bool stopping = false;
+    std::list<server_detail::connection_entry> connections;
+    std::unordered_multimap<std::int64_t, server_detail::waiter*> waiters;
+};
+
+// ---- long polls
+
+namespace server_detail {
+
+using steady = std::chrono::steady_clock;
+
+namespace {
+
+// A parked request, listed under its workflow exactly while its frame lives.
+class parking {
+public:
+    parking(server_state& st, std::int64_t workflow_id, waiter& w)
+        : st_(st), it_(st.waiters.emplace(workflow_id, &w)) {}
+    ~parking() { st_.waiters.erase(it_); }
+    parking(parking const&) = delete;
+    parking& operator=(parking const&) = delete;
+
+private:
+    server_state& st_;
+    std::unordered_multimap<std::int64_t, waiter*>::iterator it_;
+};
+
+steady::duration wait_duration(double seconds) {
+    if (!(seconds > 0)) return steady::duration::zero();  // also NaN
+    double const capped = seconds < 3600 ? seconds : 3600;
+    return std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(capped));
+}
+
+std::variant<server_reply, api::wait_for_workflow> call_handler(server_state& st,
+                                                                api::request const& req) {
+    try {
+        auto out = st.handler.handle(req);
+        if (auto* res = std::get_if<api::response>(&out)) return server_reply{std::move(*res)};
+        return std::get<api::wait_for_workflow>(out);
+    } catch (std::exception const& e) {
+        st.log.write(log_level::err, "http", "handler failed",
+                     {{"method", req.method}, {"path", req.path}, {"error", e.what()}});
+        return json_error(500, detail::cat("internal error: ", req.method, " ", req.path,
+                                           " failed in the server; see its log"));
+    }
+}
+
+net::awaitable<wake> park(std::shared_ptr<server_state> st, std::int64_t workflow_id,
+                          steady::time_point deadline) {
+    net::steady_timer timer(st->ioc, deadline);
+    waiter w{&timer, std::nullopt};
+    parking const listed(*st, workflow_id, w);
+    [[maybe_unused]] auto [ec] = co_await timer.async_wait(use_nothrow);
+    co_return w.reason.value_or(wake::timeout);
+}
+
+}  // namespace
+
+net::awaitable<server_reply> serve(std::shared_ptr<server_state> st, api::request req) {
+    std::optional<steady::time_point> deadline;  // from the first wait; wakes do not extend it
+    for (;;) {
+        auto out = call_handler(*st, req);
+        if (auto* reply = std::get_if<server_reply>(&out)) co_return std::move(*reply);
+        auto const wait = std::get<api::wait_for_workflow>(out);
+        if (!req.may_wait) {
+            st->log.write(log_level::err, "http", "handler asked to wait after the wait ran out",
+                          {{"method", req.method}, {"path", req.path}});
+            co_return json_error(500, detail::cat("internal error: ", req.method, " ", req.path,
+                                                  " asked to wait again after its wait ran out"));
+        }
+        if (!deadline) deadline = steady::now() + wait_duration(wait.seconds);
+        if (!st->stopping) {
+            wake const why = co_await park(st, wait.workflow_id, *deadline);
+            if (why == wake::changed) continue;
+        }
+        req.may_wait = false;
+    }
+}
+
+void wake_workflow(server_state& st, std::int64_t workflow_id) {
+    auto [first, last] = st.waiters.equal_range(workflow_id);
+    for (auto it = first; it != last; ++it) {
+        if (!it->second->reason) it->second->reason = wake::changed;
+        it->second->timer->cancel();
+    }
+}
+
+void wake_all_for_stop(server_state& st) {
+    for (auto& [workflow_id, w] : st.waiters) {
+        w->reason = wake::stopping;
+        w->timer->cancel();
+    }
+}
+
+// ---- one connection
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+
+namespace {
+
+using request_parser = http::request_parser<http::string_body>;
+
+// Keeps a session visible to stop() exactly as long as its coroutine frame lives.
+class registration {
+public:
+    registration(std::shared_ptr<server_state> st, tcp::socket& socket)
+        : st_(std::move(st)),
+          it_(st_->connections.insert(st_->connections.end(), connection_entry{&socket})) {}
+    ~registration() { st_->connections.erase(it_); }
+    registration(registration const&) = delete;
+    registration& operator=(registration const&) = delete;
+    void set(phase p) { it_->now = p; }
+
+private:
+    std::shared_ptr<server_state> st_;
+    std::list<connection_entry>::iterator it_;
+};
+
+enum class read_status { ok, closed, too_large, bad };
+
+struct read_result {
+    read_status status;
+    std::string detail;
+};
+
+read_result classify_read(beast::error_code ec) {
+    if (!ec) return {read_status::ok, {}};
+    if (ec == http::error::body_limit) return {read_status::too_large, {}};
+    if (ec == http::error::end_of_stream || ec == net::error::eof ||
+        ec == beast::error::timeout || ec == net::error::operation_aborted ||
+        ec == net::error::connection_reset || ec == http::error::partial_message)
+        return {read_status::closed, ec.message()};
+    return {read_status::bad, detail::cat("bad request: ", ec.message())};
+}
+
+bool expects_continue(http::request<http::string_body> const& req) {
+    return beast::iequals(req[http::field::expect], "100-continue");
+}
+
+// `stream`, `buffer` and `parser` live in the session frame, which awaits this coroutine.
+net::awaitable<read_result> read_request(std::shared_ptr<server_state> st,
+                                         beast::tcp_stream& stream, beast::flat_buffer& buffer,
+                                         request_parser& parser) {
+    stream.expires_after(st->settings.read_timeout);
+    auto [ec, n] = co_await http::async_read_header(stream, buffer, parser, use_nothrow);
+    if (!ec && expects_continue(parser.get())) {
+        http::response<http::empty_body> go_on{http::status::continue_, parser.get().version()};
+        stream.expires_after(st->settings.write_timeout);
+        auto [wec, wn] = co_await http::async_write(stream, go_on, use_nothrow);
+        ec = wec;
+        stream.expires_after(st->settings.read_timeout);
+    }
+    if (!ec && !parser.is_done()) {
+        auto [bec, bn] = co_await http::async_read(stream, buffer, parser, use_nothrow);
+        ec = bec;
+    }
+    co_return classify_read(ec);
+}
+
+// Waits for the first byte of the next request: the keep-alive idle phase.
+net::awaitable<bool> wait_for_request(std::shared_ptr<server_state> st,
+                                      beast::tcp_stream& stream, beast::flat_buffer& buffer) {
+    if (buffer.size() > 0) co_return true;  // pipelined bytes already read
+    stream.expires_after(st->settings.idle_timeout);
+    auto [ec, n] = co_await stream.async_read_some(buffer.prepare(16 * 1024), use_nothrow);
+    buffer.commit(n);
+    co_return !ec && n > 0;
+}
+
+// `req` lives in the session frame's parser, which awaits this coroutine.
+net::awaitable<server_reply> respond(std::shared_ptr<server_state> st, read_result rr,
+                                     http::request<http::string_body>& req) {
+    if (rr.status == read_status::too_large)
+        co_return json_error(413, detail::cat("request body is larger than ",
+                                              std::to_string(st->settings.max_body_bytes),
+                                              " bytes"));
+    if (rr.status == read_status::bad) co_return json_error(400, rr.detail);
+    incoming in{std::string(req.method_string()), std::string(req.target()), std::nullopt,
+                std::move(req.body())};
+    if (auto it = req.find(http::field::authorization); it != req.end())
+        in.authorization = std::string(it->value());
+    auth_policy const policy{st->users ? &*st->users : nullptr, st->settings.allow_anonymous};
+    auto admitted = admit(std::move(in), policy);
+    if (auto* reply = std::get_if<server_reply>(&admitted)) co_return std::move(*reply);
+    server_reply answer = co_await serve(st, std::get<api::request>(std::move(admitted)));
+    co_return answer;
+}
+
+// A HEAD answer keeps the Content-Length of the body it would have had, without the body.
+http::response<http::string_body> to_beast(server_reply reply, unsigned version, bool keep,
+                                           bool head) {
+    if (reply.response.status < 100 || reply.response.status > 999)
+        reply = json_error(500, detail::cat("internal error: the handler answered with status ",
+                                            std::to_string(reply.response.status)));
+    http::response<http::string_body> res;
+    res.version(version);
+    res.result(reply.response.status);
+    res.set(http::field::content_type, reply.response.content_type);
+    if (reply.challenge) res.set(http::field::www_authenticate, "Basic realm=\"torcrun\"");
+    res.body() = std::move(reply.response.body);
+    res.keep_alive(keep);
+    res.prepare_payload();
+    if (head) res.body().clear();
+    return res;
+}
+
+// After refusing a request whose body was not read: half-close, then discard what the client
+// still sends, so that closing does not reset the connection before it reads the answer.
+net::awaitable<void> linger(std::shared_ptr<server_state> st, beast::tcp_stream& stream) {
+    beast::error_code ignored;
+    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream.expires_after(std::min<std::chrono::milliseconds>(st->settings.read_timeout,
+                                                              std::chrono::seconds(5)));
+    std::array<char, 16 * 1024> sink;
+    for (;;) {
+        auto [ec, n] = co_await stream.async_read_some(net::buffer(sink), use_nothrow);
+        if (ec) co_return;
+    }
+}
+
+}  // namespace
+
+net::awaitable<void> run_session(std::shared_ptr<server_state> st, tcp::socket socket) {
+    beast::tcp_stream stream(std::move(socket));
+    registration reg(st, stream.socket());
+    beast::flat_buffer buffer;
+    while (!st->stopping) {
+        reg.set(phase::idle);
+        bool const has_request = co_await wait_for_request(st, stream, buffer);
+        if (!has_request) co_return;
+        reg.set(phase::busy);
+        request_parser parser;
+        parser.body_limit(st->settings.max_body_bytes);
+        read_result const rr = co_await read_request(st, stream, buffer, parser);
+        if (rr.status == read_status::closed) {
+            st->log.write(log_level::debug, "http", "connection closed", {{"reason", rr.detail}});
+            co_return;
+        }
+        auto& req = parser.get();
+        server_reply reply = co_await respond(st, rr, req);
+        bool const keep = rr.status == read_status::ok && req.keep_alive() && !st->stopping;
+        auto res = to_beast(std::move(reply), req.version(), keep,
+                            req.method() == http::verb::head);
+        stream.expires_after(st->settings.write_timeout);
+        auto [ec, n] = co_await http::async_write(stream, res, use_nothrow);
+        st->log.write(log_level::debug, "http", "request",
+                      {{"method", req.method_string()}, {"target", req.target()},
+                       {"status", std::to_string(res.result_int())}});
+        if (ec) co_return;
+        if (!keep) {
+            if (rr.status == read_status::ok) break;
+            reg.set(phase::idle);
+            co_await linger(st, stream);
+            co_return;
+        }
+    }
+    beast::error_code ignored;
+    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+}
+
+}  // namespace server_detail
+
+// ---- the server
 
 namespace {
 

@@ -91,30 +91,12 @@ private:
     std::int64_t now_ms_ = 0;
 };
 
-class job_changes;
-
-// The job named in a path and its workflow's current run_id, as core's decisions take them.
-struct job_and_run {
-    std::optional<core::job_state> job;  // nullopt: no such job
-    std::int64_t current_run = 0;
-};
-api_result<job_and_run> load_job(job_changes& changes, std::int64_t job_id);
-
-// complete_job for one job: core::decide_complete_job, the result's status equal to the path's,
-// then the result row, the new status and job_changes::finished. Shared by complete_job,
-// batch_complete_jobs.
-api_result<void> complete_one(job_changes& changes, std::int64_t job_id, job_status requested,
-                              std::int64_t run_id, api::record const& result);
-
 // 409: the compute node may no longer claim or renew (a lost worker learns it this way).
 api::api_error inactive_node(std::string_view what, std::int64_t node);
 
 // Sets the node's last heartbeat to the server's clock; with `start` false only when the node
 // already holds a lease (a claim renews a lease but never starts one).
 api_result<void> renew_lease(server_api& api, std::int64_t node, bool start, std::string_view what);
-
-// POST /workflows/{id}/batch_complete_jobs (server_batch_complete.cpp).
-void add_batch_complete_route(server_api& api);
 
 // The job model (with its links) as the 200 answer of a job endpoint.
 api::response job_reply(store& db, std::int64_t job_id, std::string_view what);

@@ -72,7 +72,7 @@ private:
     std::vector<std::int64_t> changed_;
 };
 
-// The route groups, each in its own file; the constructor calls them in this order.
+// The record routes (crud_routes.cpp), by group; the constructor calls them in this order.
 void add_system_routes(server_api& api);    // ping, version
 void add_workflow_routes(server_api& api);  // workflows, actions, failure handler listing
 void add_resource_routes(server_api& api);  // files, user data, schedulers, nodes, results, ...

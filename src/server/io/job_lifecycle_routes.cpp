@@ -1,10 +1,34 @@
-// The job endpoints a worker drives: start_job, complete_job, manage_status_change and retry. Each
-// reads the job and the workflow's run_id, asks core::decide_*, and writes what it decided with
-// job_changes, so a completion releases its dependents before the answer goes out.
+// The job endpoints a worker drives: start_job, complete_job, manage_status_change, retry and
+// batch_complete_jobs. Each reads the job and the workflow's run_id, asks core::decide_*, and
+// writes what it decided with job_changes, so a completion releases its dependents before the
+// answer goes out.
+//
+// POST /workflows/{id}/batch_complete_jobs (an extension, as in newer Torc;
+// docs/TORC-COMPATIBILITY.md §5): many complete_job calls in one request and one transaction. Each
+// entry runs under its own savepoint, so a refused entry is reported in `errors` and rolled back
+// alone while the others commit.
 #include "lifecycle_detail.hpp"
 
+// GCC 12 reports members left to their default initializers in designated initializer lists (fixed
+// in GCC 13); every field_spec member has a default on purpose.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 namespace torcrun::io {
-namespace detail {
+namespace {
+
+using api::field_kind;
+using api::path_params;
+using api::request;
+using core::job_status;
+using detail::job_changes;
+using detail::refused;
+using detail::savepoint;
+
+// The job named in a path and its workflow's current run_id, as core's decisions take them.
+struct job_and_run {
+    std::optional<core::job_state> job;  // nullopt: no such job
+    std::int64_t current_run = 0;
+};
 
 api_result<job_and_run> load_job(job_changes& changes, std::int64_t job_id)
 {
@@ -19,6 +43,9 @@ api_result<job_and_run> load_job(job_changes& changes, std::int64_t job_id)
     return out;
 }
 
+// complete_job for one job: core::decide_complete_job, the result's status equal to the path's,
+// then the result row, the new status and job_changes::finished. Shared by complete_job and
+// batch_complete_jobs.
 api_result<void> complete_one(job_changes& changes, std::int64_t job_id, job_status requested,
                               std::int64_t run_id, api::record const& result)
 {
@@ -45,16 +72,6 @@ api_result<void> complete_one(job_changes& changes, std::int64_t job_id, job_sta
     return {};
 }
 
-}  // namespace detail
-
-namespace {
-
-using api::path_params;
-using api::request;
-using core::job_status;
-using detail::job_changes;
-using detail::refused;
-
 // The `{status}` path segment as a job status; the message names the endpoint.
 api_result<core::job_status> path_status(path_params const& p, std::string_view what)
 {
@@ -70,7 +87,7 @@ api::response start_job(server_api& api, request const& req, path_params const& 
         return api::error_response(ok.error());
     job_changes changes(api, what);
     auto const job_id = p.id("id");
-    auto state = detail::load_job(changes, job_id);
+    auto state = load_job(changes, job_id);
     if (!state) return api::error_response(state.error());
     auto decided = core::decide_start_job(job_id, state->job, {p.id("run_id"), state->current_run});
     if (!decided) return api::error_response(refused(decided.error()));
@@ -91,7 +108,7 @@ api::response complete_job(server_api& api, request const& req, path_params cons
     auto result = api::decode_body(api::result_model, req.body, api::decode_mode::create, what);
     if (!result) return api::error_response(result.error());
     job_changes changes(api, what);
-    auto done = detail::complete_one(changes, p.id("id"), *requested, p.id("run_id"), *result);
+    auto done = complete_one(changes, p.id("id"), *requested, p.id("run_id"), *result);
     if (!done) return api::error_response(done.error());
     return detail::job_reply(api.db(), p.id("id"), what);
 }
@@ -125,7 +142,7 @@ api::response manage_status_change(server_api& api, request const& req, path_par
     if (!requested) return api::error_response(requested.error());
     job_changes changes(api, what);
     auto const job_id = p.id("id");
-    auto state = detail::load_job(changes, job_id);
+    auto state = load_job(changes, job_id);
     if (!state) return api::error_response(state.error());
     auto decided = core::decide_manage_status_change(job_id, *requested, state->job,
                                                      {p.id("run_id"), state->current_run});
@@ -164,7 +181,7 @@ api::response retry(server_api& api, request const& req, path_params const& p)
     if (!max_retries) return api::error_response(max_retries.error());
     job_changes changes(api, what);
     auto const job_id = p.id("id");
-    auto state = detail::load_job(changes, job_id);
+    auto state = load_job(changes, job_id);
     if (!state) return api::error_response(state.error());
     auto decided = core::decide_retry(job_id, state->job, {p.id("run_id"), state->current_run},
                                       std::get<std::int64_t>(**max_retries));
@@ -178,6 +195,67 @@ api::response retry(server_api& api, request const& req, path_params const& p)
     // No on_jobs_ready count: the job was counted when it first became ready.
     api.notify(wf);
     return detail::job_reply(api.db(), job_id, what);
+}
+
+// ---- batch_complete_jobs
+
+constexpr std::string_view what = "batch_complete_jobs";
+
+// One element of `completions`, decoded by the same tables as every other body.
+constexpr api::field_spec entry_fields[] = {
+    {.name = "job_id", .kind = field_kind::integer, .required = true},
+    {.name = "status", .kind = field_kind::job_status, .required = true},
+    {.name = "run_id", .kind = field_kind::integer, .required = true},
+    {.name = "result", .kind = field_kind::json_object, .required = true},
+};
+api::model_spec const entry_model{"batch_completion", "", entry_fields};
+
+// The entry's job belongs to the workflow in the path; then complete_one.
+api_result<void> complete_entry(job_changes& changes, std::int64_t workflow_id,
+                                api::record const& entry)
+{
+    auto const job_id = *entry.int64("job_id");
+    auto job = changes.job_state(job_id);
+    if (!job) return job.error();
+    if (*job && (*job)->workflow_id != workflow_id) {
+        return api::unprocessable(std::string(what) + ": job " + std::to_string(job_id) +
+                                  " belongs to workflow " + std::to_string((*job)->workflow_id) +
+                                  ", not " + std::to_string(workflow_id));
+    }
+    auto const context = std::string(what) + ": job " + std::to_string(job_id);
+    auto result = api::decode_body(api::result_model, *entry.text("result"),
+                                   api::decode_mode::create, context);
+    if (!result) return result.error();
+    auto const status = job_status{static_cast<int>(*entry.int64("status"))};
+    return complete_one(changes, job_id, status, *entry.int64("run_id"), *result);
+}
+
+api::response batch_complete(server_api& api, api::request const& req, std::int64_t workflow_id)
+{
+    if (auto ok = api.db().require_workflow(workflow_id, what); !ok)
+        return api::error_response(ok.error());
+    auto entries =
+        api::decode_batch(entry_model, req.body, "completions", api::decode_mode::create, what);
+    if (!entries) return api::error_response(entries.error());
+    job_changes changes(api, what);
+    std::vector<std::int64_t> completed;
+    std::string errors;
+    for (auto const& entry : *entries) {
+        auto sp = savepoint::begin(api.db().db(), what);
+        if (!sp) return api::error_response(sp.error());
+        auto done = complete_entry(changes, workflow_id, entry);
+        if (done) done = sp->commit(what);
+        if (done) {
+            completed.push_back(*entry.int64("job_id"));
+            continue;
+        }
+        if (done.error().status >= 500) return api::error_response(done.error());
+        errors += std::string(errors.empty() ? "" : ",") +
+                  "{\"job_id\":" + std::to_string(*entry.int64("job_id")) +
+                  ",\"message\":" + api::json_quote(done.error().message) + "}";
+    }
+    return api::json_response(200, "{\"completed\":" + api::json_ids(completed) + ",\"errors\":[" +
+                                       errors + "]}");
 }
 
 }  // namespace
@@ -196,7 +274,10 @@ void add_job_lifecycle_routes(server_api& api)
                   });
     api.add_route("POST", "/jobs/{id}/retry/{run_id}",
                   [&api](request const& req, path_params const& p) { return retry(api, req, p); });
-    detail::add_batch_complete_route(api);
+    api.add_route("POST", "/workflows/{id}/batch_complete_jobs",
+                  [&api](api::request const& req, api::path_params const& p) {
+                      return batch_complete(api, req, p.id("id"));
+                  });
 }
 
 }  // namespace torcrun::io
