@@ -8,6 +8,8 @@
 #include "config_values.hpp"
 
 #include "torcrun/common/date_time.hpp"
+#include "torcrun/common/edit_distance.hpp"
+#include "torcrun/common/json_kind.hpp"
 #include "torcrun/common/json_writer.hpp"
 #include "torcrun/common/signal_names.hpp"
 #include "torcrun/common/units.hpp"
@@ -22,24 +24,6 @@
 #include <vector>
 
 namespace torcrun::core {
-
-std::size_t edit_distance(std::string_view a, std::string_view b)
-{
-    // Optimal string alignment: insertions, deletions, substitutions and adjacent swaps.
-    std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-    for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-    for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            std::size_t const cost = a[i - 1] == b[j - 1] ? 0 : 1;
-            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-            }
-        }
-    }
-    return d[a.size()][b.size()];
-}
 
 namespace detail {
 
@@ -63,7 +47,7 @@ value_problem mismatch(value_rule const& rule, boost::json::value const& v)
             || expected.starts_with("o")
         ? "an "
         : "a ";
-    return problem(cat("expected ", article, expected, ", found ", describe_json(v)));
+    return problem(cat("expected ", article, expected, ", found ", api::detail::describe(v)));
 }
 
 value_problem out_of_range(value_rule const& rule, boost::json::value const& v)
@@ -181,7 +165,7 @@ checked_value check_date_time(value_rule const& rule, boost::json::value const& 
 // One element of a list of strings: "" when it is fine, else what is wrong.
 std::string element_problem(value_kind kind, boost::json::value const& e)
 {
-    if (!e.is_string()) return cat("expected a string, found ", describe_json(e));
+    if (!e.is_string()) return cat("expected a string, found ", api::detail::describe(e));
     std::string_view const s = e.get_string();
     if (s.empty()) return "must not be empty";
     if (kind == value_kind::variable_names && !is_variable_name(s)) {
@@ -236,7 +220,7 @@ checked_value check_variable_map(value_rule const& rule, boost::json::value cons
                                  "", true};
         }
         if (!member.value().is_string()) {
-            return value_problem{cat("expected a string, found ", describe_json(member.value())),
+            return value_problem{cat("expected a string, found ", api::detail::describe(member.value())),
                                  pointer, cat(".", member.key()), false};
         }
     }
@@ -401,7 +385,7 @@ struct walker {
                 add(at, true, path, cat("unknown key", suggestion(rules, prefix, member.key())));
             } else if (!member.value().is_object()) {
                 add(at, false, path,
-                    cat("expected an object, found ", describe_json(member.value())));
+                    cat("expected an object, found ", api::detail::describe(member.value())));
             } else {
                 walk(member.value().get_object(), path + ".", at);
             }
@@ -420,21 +404,6 @@ struct walker {
 };
 
 }  // namespace
-
-std::string describe_json(boost::json::value const& value)
-{
-    switch (value.kind()) {
-        case boost::json::kind::null: return "null";
-        case boost::json::kind::bool_: return "a boolean";
-        case boost::json::kind::int64:
-        case boost::json::kind::uint64: return "an integer";
-        case boost::json::kind::double_: return "a number";
-        case boost::json::kind::string: return "a string";
-        case boost::json::kind::array: return "an array";
-        case boost::json::kind::object: return "an object";
-    }
-    return "a value";
-}
 
 checked_value check_value(value_rule const& rule, boost::json::value const& v)
 {
@@ -518,7 +487,7 @@ std::vector<std::string> check_document(json_document const& doc, rule_list rule
     walker w{doc, rules, accept, {}};
     if (!doc.root().is_object()) {
         w.errors.push_back(cat(doc.location(""), ": expected an object at the top level, found ",
-                               describe_json(doc.root())));
+                               api::detail::describe(doc.root())));
         return w.errors;
     }
     w.walk(doc.root().get_object(), "", "");

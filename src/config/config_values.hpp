@@ -36,9 +36,6 @@ inline value_problem problem(std::string detail) { return {std::move(detail), {}
 checked_value check_value(value_rule const& rule, boost::json::value const& file_value);
 checked_value value_from_text(value_rule const& rule, std::string_view text);
 
-// "a string", "an integer", ... for "expected X, found Y".
-std::string describe_json(boost::json::value const& value);
-
 using accept_fn = std::function<void(std::size_t rule_index, boost::json::value const&)>;
 
 // Checks every member of `doc` against `rules` and hands each valid value to `accept`;

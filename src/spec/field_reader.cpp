@@ -5,6 +5,8 @@
 #include "json_text.hpp"
 #include "message_text.hpp"
 
+#include "torcrun/common/edit_distance.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -15,23 +17,6 @@ namespace {
 std::string integer_range(std::int64_t min, std::int64_t max)
 {
     return concat({"an integer from ", std::to_string(min), " to ", std::to_string(max)});
-}
-
-// Optimal string alignment distance: Levenshtein plus adjacent transpositions ("nmae").
-std::size_t osa_distance(std::string_view a, std::string_view b)
-{
-    std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-    for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-    for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            std::size_t const cost = a[i - 1] == b[j - 1] ? 0 : 1;
-            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-        }
-    }
-    return d[a.size()][b.size()];
 }
 
 }  // namespace
@@ -299,7 +284,7 @@ std::string_view closest_name(std::string_view key, std::initializer_list<std::s
     std::string_view best;
     std::size_t best_distance = 3;
     for (auto const name : known) {
-        std::size_t const d = osa_distance(key, name);
+        std::size_t const d = edit_distance(key, name);
         if (d < best_distance && d * 3 <= key.size()) {
             best = name;
             best_distance = d;

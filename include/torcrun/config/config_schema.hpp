@@ -73,7 +73,4 @@ std::string render_example(schema_view const& schema);
 // The Markdown reference table: key, type, default, range, meaning.
 std::string render_reference(schema_view const& schema);
 
-// Damerau-Levenshtein (optimal string alignment) distance, for "did you mean" suggestions.
-std::size_t edit_distance(std::string_view a, std::string_view b);
-
 }  // namespace torcrun::core

@@ -261,25 +261,4 @@ BOOST_DATA_TEST_CASE(types_and_ranges_are_worded, bdata::make(wordings), sample)
     BOOST_TEST(core::range_text(sample.rule) == sample.range);
 }
 
-struct distance_case {
-    std::string a, b;
-    std::size_t distance;
-};
-std::ostream& operator<<(std::ostream& os, distance_case const& c)
-{
-    return os << c.a << "/" << c.b;
-}
-
-std::vector<distance_case> const distances{
-    {"mode", "mode", 0}, {"moed", "mode", 1},       {"mdoe", "mode", 1},
-    {"mod", "mode", 1},  {"modes", "mode", 1},      {"", "abc", 3},
-    {"ca", "abc", 3},    {"kitten", "sitting", 3}, {"databse", "database", 1},
-};
-
-BOOST_DATA_TEST_CASE(edit_distance_counts_swaps_as_one, bdata::make(distances), sample)
-{
-    BOOST_TEST(core::edit_distance(sample.a, sample.b) == sample.distance);
-    BOOST_TEST(core::edit_distance(sample.b, sample.a) == sample.distance);
-}
-
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,9 +1,7 @@
 // The submission sequencer: the calls of docs/TORC-COMPATIBILITY.md §4.9 in order with their exact
 // bodies (names swapped for the ids a fake server hands out), the stages a plan skips, every answer
-// it rejects with its message verbatim, and the server messages clients show.
+// it rejects with its message verbatim.
 #include "torcrun/spec/submission.hpp"
-
-#include "torcrun/common/server_message.hpp"
 
 #include "spec_support.hpp"
 
@@ -277,30 +275,6 @@ BOOST_AUTO_TEST_CASE(actions_and_initialize_take_any_answer)
     BOOST_TEST(sub.next()->what == "initialize_jobs");
     BOOST_TEST(static_cast<bool>(sub.accept("{}")));
     BOOST_TEST(!sub.next().has_value());
-}
-
-struct message_case {
-    std::string body;
-    std::string message;
-};
-std::ostream& operator<<(std::ostream& os, message_case const& c)
-{
-    return os << c.body;
-}
-
-std::vector<message_case> const messages = {
-    {R"({"message":"jobs: no job 7"})", "jobs: no job 7"},
-    {R"({"error":{"message":"workflows: bad"}})", "workflows: bad"},
-    {R"({"message":"top","error":{"message":"nested"}})", "top"},
-    {R"({"message":3})", R"({"message":3})"},
-    {"  An internal error occurred\n", "An internal error occurred"},
-    {"", ""},
-    {std::string(301, 'x'), std::string(300, 'x') + "..."},
-};
-
-BOOST_DATA_TEST_CASE(server_messages, bdata::make(messages), c)
-{
-    BOOST_TEST(api::server_message(c.body) == c.message);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
