@@ -38,7 +38,14 @@ struct wait_for_workflow {
     double seconds = 0;
 };
 
-using outcome = std::variant<response, wait_for_workflow>;
+// `GET /workflows/{id}/events/stream` for a workflow that exists: the HTTP server answers with a
+// server-sent-event stream and writes to it every frame the handler's event listener reports for
+// `workflow_id`, until the client goes or the server stops.
+struct event_stream {
+    std::int64_t workflow_id = 0;
+};
+
+using outcome = std::variant<response, wait_for_workflow, event_stream>;
 
 // What the HTTP server calls. `handle` runs on the reactor thread and must not block for long
 // (short SQLite statements only). `set_change_listener` lets the server learn which workflows
@@ -48,6 +55,10 @@ public:
     virtual ~request_handler() = default;
     virtual outcome handle(request const& req) = 0;
     virtual void set_change_listener(std::function<void(std::int64_t workflow_id)> listener) = 0;
+    // Reports each server-sent-event frame (complete text, "event: ...\ndata: ...\n\n") of a
+    // workflow once the change that caused it has committed. Handlers without events ignore it.
+    virtual void set_event_listener(
+        std::function<void(std::int64_t workflow_id, std::string const& frame)> /*listener*/) {}
 };
 
 }  // namespace torcrun::api

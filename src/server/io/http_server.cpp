@@ -18,6 +18,9 @@
 #include "torcrun/common/io/net.hpp"
 #include "torcrun/server/io/htpasswd.hpp"
 #include "torcrun/server/io/http_gate.hpp"
+#include "torcrun/server/event_stream.hpp"
+
+#include <boost/asio/write.hpp>
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -41,6 +44,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <list>
 #include <memory>
 #include <optional>
@@ -67,6 +71,17 @@ struct waiter {
     std::optional<wake> reason;  // set by whoever cancels the timer
 };
 
+// One open event stream: frames waiting to be written, and what ends it.
+struct stream_client {
+    boost::asio::ip::tcp::socket* socket = nullptr;
+    boost::asio::steady_timer* timer = nullptr;  // wakes the writer: a frame came, or the end
+    std::deque<std::string> queue;
+    std::size_t queued_bytes = 0;
+    bool dropped = false;      // it fell behind by more than stream_buffer_bytes
+    bool peer_closed = false;  // the client closed or reset the connection
+    std::array<char, 512> sink{};
+};
+
 }  // namespace server_detail
 
 struct server_state {
@@ -83,6 +98,7 @@ struct server_state {
     bool stopping = false;
     std::list<server_detail::connection_entry> connections;
     std::unordered_multimap<std::int64_t, server_detail::waiter*> waiters;
+    std::unordered_multimap<std::int64_t, std::shared_ptr<server_detail::stream_client>> streams;
 };
 
 // ---- long polls
@@ -90,6 +106,7 @@ struct server_state {
 namespace server_detail {
 
 using steady = std::chrono::steady_clock;
+using served = std::variant<server_reply, api::event_stream>;
 
 namespace {
 
@@ -113,11 +130,12 @@ steady::duration wait_duration(double seconds) {
     return std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(capped));
 }
 
-std::variant<server_reply, api::wait_for_workflow> call_handler(server_state& st,
-                                                                api::request const& req) {
+std::variant<server_reply, api::wait_for_workflow, api::event_stream> call_handler(
+    server_state& st, api::request const& req) {
     try {
         auto out = st.handler.handle(req);
         if (auto* res = std::get_if<api::response>(&out)) return server_reply{std::move(*res)};
+        if (auto* es = std::get_if<api::event_stream>(&out)) return *es;
         return std::get<api::wait_for_workflow>(out);
     } catch (std::exception const& e) {
         st.log.write(log_level::err, "http", "handler failed",
@@ -138,11 +156,12 @@ net::awaitable<wake> park(std::shared_ptr<server_state> st, std::int64_t workflo
 
 }  // namespace
 
-net::awaitable<server_reply> serve(std::shared_ptr<server_state> st, api::request req) {
+net::awaitable<served> serve(std::shared_ptr<server_state> st, api::request req) {
     std::optional<steady::time_point> deadline;  // from the first wait; wakes do not extend it
     for (;;) {
         auto out = call_handler(*st, req);
         if (auto* reply = std::get_if<server_reply>(&out)) co_return std::move(*reply);
+        if (auto* es = std::get_if<api::event_stream>(&out)) co_return *es;
         auto const wait = std::get<api::wait_for_workflow>(out);
         if (!req.may_wait) {
             st->log.write(log_level::err, "http", "handler asked to wait after the wait ran out",
@@ -171,6 +190,32 @@ void wake_all_for_stop(server_state& st) {
     for (auto& [workflow_id, w] : st.waiters) {
         w->reason = wake::stopping;
         w->timer->cancel();
+    }
+    boost::system::error_code ignored;
+    for (auto& [workflow_id, c] : st.streams) {
+        c->timer->cancel();
+        c->socket->cancel(ignored);  // a write stuck on a client that does not read
+    }
+}
+
+// Queues `frame` for every stream of the workflow; a client already `stream_buffer_bytes` behind
+// is dropped instead, so a reader that never reads costs a bounded amount of memory.
+void publish_frame(server_state& st, std::int64_t workflow_id, std::string const& frame) {
+    auto [first, last] = st.streams.equal_range(workflow_id);
+    for (auto it = first; it != last; ++it) {
+        auto& c = *it->second;
+        if (c.dropped || c.peer_closed) continue;
+        if (c.queued_bytes + frame.size() > st.settings.stream_buffer_bytes) {
+            c.dropped = true;
+            c.queue.clear();
+            c.queued_bytes = 0;
+            boost::system::error_code ignored;
+            c.socket->cancel(ignored);
+        } else {
+            c.queue.push_back(frame);
+            c.queued_bytes += frame.size();
+        }
+        c.timer->cancel();
     }
 }
 
@@ -251,7 +296,7 @@ net::awaitable<bool> wait_for_request(std::shared_ptr<server_state> st,
 }
 
 // `req` lives in the session frame's parser, which awaits this coroutine.
-net::awaitable<server_reply> respond(std::shared_ptr<server_state> st, read_result rr,
+net::awaitable<served> respond(std::shared_ptr<server_state> st, read_result rr,
                                      http::request<http::string_body>& req) {
     if (rr.status == read_status::too_large)
         co_return json_error(413, detail::cat("request body is larger than ",
@@ -265,7 +310,7 @@ net::awaitable<server_reply> respond(std::shared_ptr<server_state> st, read_resu
     auth_policy const policy{st->users ? &*st->users : nullptr, st->settings.allow_anonymous};
     auto admitted = admit(std::move(in), policy);
     if (auto* reply = std::get_if<server_reply>(&admitted)) co_return std::move(*reply);
-    server_reply answer = co_await serve(st, std::get<api::request>(std::move(admitted)));
+    served answer = co_await serve(st, std::get<api::request>(std::move(admitted)));
     co_return answer;
 }
 
@@ -301,6 +346,87 @@ net::awaitable<void> linger(std::shared_ptr<server_state> st, beast::tcp_stream&
     }
 }
 
+// Lists a stream under its workflow exactly while its frame lives.
+class stream_listing {
+public:
+    stream_listing(server_state& st, std::int64_t workflow_id, std::shared_ptr<stream_client> c)
+        : st_(st), it_(st.streams.emplace(workflow_id, std::move(c))) {}
+    ~stream_listing() { st_.streams.erase(it_); }
+    stream_listing(stream_listing const&) = delete;
+    stream_listing& operator=(stream_listing const&) = delete;
+
+private:
+    server_state& st_;
+    std::unordered_multimap<std::int64_t, std::shared_ptr<stream_client>>::iterator it_;
+};
+
+// Notices the client closing while nothing is written: a read that ends only at EOF or error.
+// The handler holds the client (and the buffer) by shared_ptr, so it may run after the session.
+void watch_peer(std::shared_ptr<stream_client> c) {
+    c->socket->async_read_some(net::buffer(c->sink),
+                               [c](boost::system::error_code ec, std::size_t) {
+                                   if (c->dropped) return;
+                                   if (ec) {
+                                       c->peer_closed = true;
+                                       c->timer->cancel();
+                                       return;
+                                   }
+                                   watch_peer(c);  // whatever it sends is ignored
+                               });
+}
+
+// `GET /workflows/{id}/events/stream` after the handler accepted it: the header (no length; the
+// body ends when the connection closes), then each frame as it comes and a keep-alive comment
+// after `stream_keep_alive` of silence, until the client goes, falls behind or the server stops.
+net::awaitable<void> stream_events(std::shared_ptr<server_state> st, beast::tcp_stream& stream,
+                                   api::event_stream es, unsigned version) {
+    stream.expires_never();
+    net::steady_timer timer(st->ioc);
+    auto c = std::make_shared<stream_client>();
+    c->socket = &stream.socket();
+    c->timer = &timer;
+    stream_listing const listed(*st, es.workflow_id, c);
+    std::string out = detail::cat(version == 10 ? "HTTP/1.0" : "HTTP/1.1",
+                                  " 200 OK\r\nContent-Type: text/event-stream\r\n"
+                                  "Cache-Control: no-cache\r\nX-Accel-Buffering: no\r\n"
+                                  "Connection: close\r\n\r\n");
+    watch_peer(c);
+    st->log.write(log_level::debug, "http", "event stream opened",
+                  {{"workflow_id", std::to_string(es.workflow_id)}});
+    bool quiet = false;  // the last wait ran out with nothing to write
+    for (;;) {
+        if (quiet && c->queue.empty()) out += core::sse_keep_alive;
+        while (!c->queue.empty()) {
+            out += c->queue.front();
+            c->queued_bytes -= c->queue.front().size();
+            c->queue.pop_front();
+        }
+        if (!out.empty()) {
+            // A client that does not read blocks this write; publish_frame drops it once its
+            // queue is full, and the stop cancels it.
+            auto [ec, n] = co_await net::async_write(stream.socket(), net::buffer(out), use_nothrow);
+            out.clear();
+            if (ec) break;
+        }
+        if (st->stopping || c->dropped || c->peer_closed) break;
+        if (!c->queue.empty()) continue;
+        timer.expires_after(st->settings.stream_keep_alive);
+        auto [ec] = co_await timer.async_wait(use_nothrow);
+        quiet = !ec;
+        if (st->stopping || c->dropped || c->peer_closed) break;
+    }
+    st->log.write(log_level::debug, "http", "event stream closed",
+                  {{"workflow_id", std::to_string(es.workflow_id)},
+                   {"reason", c->dropped       ? "client too far behind"
+                              : c->peer_closed ? "client closed"
+                              : st->stopping   ? "server stopping"
+                                               : "write failed"}});
+    c->dropped = true;  // the watcher's handler, if still pending, only returns
+    beast::error_code ignored;
+    stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    stream.socket().close(ignored);
+}
+
 }  // namespace
 
 net::awaitable<void> run_session(std::shared_ptr<server_state> st, tcp::socket socket) {
@@ -320,7 +446,12 @@ net::awaitable<void> run_session(std::shared_ptr<server_state> st, tcp::socket s
             co_return;
         }
         auto& req = parser.get();
-        server_reply reply = co_await respond(st, rr, req);
+        served answer = co_await respond(st, rr, req);
+        if (auto* es = std::get_if<api::event_stream>(&answer)) {
+            co_await stream_events(st, stream, *es, req.version());
+            co_return;
+        }
+        server_reply reply = std::get<server_reply>(std::move(answer));
         bool const keep = rr.status == read_status::ok && req.keep_alive() && !st->stopping;
         auto res = to_beast(std::move(reply), req.version(), keep,
                             req.method() == http::verb::head);
@@ -364,6 +495,14 @@ struct task_finished {
     char const* task;
     void operator()(std::exception_ptr e) const {
         if (e) log_failure(*st, task, e);
+    }
+};
+
+// The handler's event listener; a weak reference, as below.
+struct event_listener {
+    std::weak_ptr<server_state> weak;
+    void operator()(std::int64_t workflow_id, std::string const& frame) const {
+        if (auto st = weak.lock()) server_detail::publish_frame(*st, workflow_id, frame);
     }
 };
 
@@ -462,6 +601,7 @@ core::result<std::uint16_t> http_server::start() {
     }
     st.port = st.acceptor.local_endpoint().port();
     st.handler.set_change_listener(change_listener{state_});
+    st.handler.set_event_listener(event_listener{state_});
     net::co_spawn(st.ioc, accept_loop(state_), task_finished{state_, "accept loop"});
     st.log.write(log_level::info, "http", "listening",
                  {{"host", st.settings.host},
@@ -489,5 +629,7 @@ std::uint16_t http_server::port() const noexcept { return state_->port; }
 std::size_t http_server::open_connections() const noexcept { return state_->connections.size(); }
 
 std::size_t http_server::parked_requests() const noexcept { return state_->waiters.size(); }
+
+std::size_t http_server::open_streams() const noexcept { return state_->streams.size(); }
 
 }  // namespace torcrun::io

@@ -2,6 +2,7 @@
 // rollback on any 4xx/5xx, change notifications after the commit only.
 #include "torcrun/server/io/server_api.hpp"
 
+#include "torcrun/server/event_stream.hpp"
 #include "torcrun/server/io/job_lifecycle.hpp"
 
 #include <algorithm>
@@ -26,6 +27,65 @@ server_api::server_api(store& db, server_options options) : store_(db), options_
     add_claim_routes(*this);
     add_action_routes(*this);
     add_lease_routes(*this);
+    // The stream itself is the HTTP server's; this route only checks the workflow exists.
+    add_route("GET", "/workflows/{id}/events/stream",
+              [this](api::request const&, api::path_params const& p) -> api::outcome {
+                  auto const id = p.id("id");
+                  auto found = store_.db().cached("SELECT 1 FROM workflow WHERE id = ?");
+                  if (!found) return api::error_response(api::internal_error(found.error().message));
+                  (*found)->bind(1, id);
+                  auto row = (*found)->step();
+                  if (!row) return api::error_response(api::internal_error(row.error().message));
+                  if (!*row)
+                      return api::error_response(api::api_error{
+                          404, "events/stream: workflow " + std::to_string(id) + " not found"});
+                  return api::event_stream{id};
+              });
+}
+
+void server_api::set_event_listener(std::function<void(std::int64_t, std::string const&)> listener)
+{
+    event_listener_ = std::move(listener);
+    last_event_id_ = 0;
+    if (!event_listener_) return;
+    if (auto newest = store_.db().cached("SELECT COALESCE(MAX(id), 0) FROM event")) {
+        if (auto row = (*newest)->step(); row && *row) last_event_id_ = (*newest)->int64(0);
+        (*newest)->reset();
+    }
+}
+
+// After a commit: the event rows the request or task wrote, with what a frame names of their job.
+void server_api::publish_events()
+{
+    if (!event_listener_) return;
+    auto rows = store_.db().cached(
+        "SELECT e.id, e.workflow_id, e.timestamp, e.data, j.name, r.return_code, "
+        "j.active_compute_node_id, s.run_id FROM event e "
+        "LEFT JOIN job j ON j.id = json_extract(e.data, '$.job_id') "
+        "LEFT JOIN workflow_result wr ON wr.job_id = j.id "
+        "LEFT JOIN result r ON r.id = wr.result_id "
+        "LEFT JOIN workflow_status s ON s.id = e.workflow_id "
+        "WHERE e.id > ? ORDER BY e.id");
+    if (!rows) return;
+    (*rows)->bind(1, last_event_id_);
+    std::vector<std::pair<std::int64_t, std::string>> frames;
+    for (;;) {
+        auto more = (*rows)->step();
+        if (!more || !*more) break;
+        auto& r = **rows;
+        last_event_id_ = r.int64(0);
+        core::stored_event e;
+        e.workflow_id = r.int64(1);
+        e.timestamp_ms = r.int64(2);
+        e.data = r.text(3);
+        if (!r.is_null(4)) e.job_name = r.text(4);
+        if (!r.is_null(5)) e.return_code = r.int64(5);
+        if (!r.is_null(6)) e.compute_node_id = r.int64(6);
+        if (!r.is_null(7)) e.run_id = r.int64(7);
+        if (auto frame = core::format_sse_frame(e)) frames.emplace_back(e.workflow_id, std::move(*frame));
+    }
+    (*rows)->reset();
+    for (auto const& [workflow_id, frame] : frames) event_listener_(workflow_id, frame);
 }
 
 void server_api::add_route(std::string_view method, std::string_view pattern,
@@ -93,6 +153,7 @@ api_result<void> server_api::run_task(std::function<api_result<void>()> const& w
     if (listener_) {
         for (auto id : changed) listener_(id);
     }
+    publish_events();
     return {};
 }
 
@@ -120,6 +181,7 @@ api::outcome server_api::handle(api::request const& req)
         for (auto id : changed_) listener_(id);
     }
     changed_.clear();
+    if (req.method != "GET") publish_events();
     return out;
 }
 

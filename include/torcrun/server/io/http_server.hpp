@@ -38,6 +38,10 @@ struct server_settings {
     std::chrono::milliseconds write_timeout{30'000};
     std::optional<std::string> htpasswd_file;  // nullopt = no authentication
     bool allow_anonymous = false;  // with a file: requests without credentials pass (no user)
+    // Event streams (GET /workflows/{id}/events/stream): a comment line after this much silence,
+    // and the most bytes queued for one client that does not read: past it the client is dropped.
+    std::chrono::milliseconds stream_keep_alive{15'000};
+    std::size_t stream_buffer_bytes = 1024 * 1024;
 };
 
 struct server_state;
@@ -61,6 +65,7 @@ public:
     std::uint16_t port() const noexcept;
     std::size_t open_connections() const noexcept;
     std::size_t parked_requests() const noexcept;
+    std::size_t open_streams() const noexcept;
 
 private:
     std::shared_ptr<server_state> state_;

@@ -47,6 +47,10 @@ public:
 
     api::outcome handle(api::request const& req) override;
     void set_change_listener(std::function<void(std::int64_t workflow_id)> listener) override;
+    // Job status changes as server-sent-event frames (event_stream.hpp), reported after each
+    // commit of a request or task that wrote event rows: only rows newer than the listener.
+    void set_event_listener(
+        std::function<void(std::int64_t workflow_id, std::string const& frame)> listener) override;
 
     // Adds an endpoint, or replaces the one with the same method and pattern.
     void add_route(std::string_view method, std::string_view pattern, api::route_handler handler);
@@ -64,12 +68,15 @@ public:
 
 private:
     api::outcome run(api::request const& req);
+    void publish_events();
 
     store& store_;
     server_options options_;
     api::router router_;
     std::function<void(std::int64_t)> listener_;
     std::vector<std::int64_t> changed_;
+    std::function<void(std::int64_t, std::string const&)> event_listener_;
+    std::int64_t last_event_id_ = 0;  // the newest event row already published
 };
 
 // The record routes (crud_routes.cpp), by group; the constructor calls them in this order.
