@@ -40,6 +40,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <chrono>
@@ -631,5 +632,11 @@ std::size_t http_server::open_connections() const noexcept { return state_->conn
 std::size_t http_server::parked_requests() const noexcept { return state_->waiters.size(); }
 
 std::size_t http_server::open_streams() const noexcept { return state_->streams.size(); }
+
+std::size_t http_server::max_stream_queue_bytes() const noexcept {
+    std::size_t most = 0;
+    for (auto const& [workflow_id, c] : state_->streams) most = std::max(most, c->queued_bytes);
+    return most;
+}
 
 }  // namespace torcrun::io

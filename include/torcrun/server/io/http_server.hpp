@@ -66,6 +66,8 @@ public:
     std::size_t open_connections() const noexcept;
     std::size_t parked_requests() const noexcept;
     std::size_t open_streams() const noexcept;
+    // The most bytes queued for any one open stream (never above `stream_buffer_bytes`).
+    std::size_t max_stream_queue_bytes() const noexcept;
 
 private:
     std::shared_ptr<server_state> state_;
