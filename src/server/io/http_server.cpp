@@ -206,7 +206,9 @@ void publish_frame(server_state& st, std::int64_t workflow_id, std::string const
     for (auto it = first; it != last; ++it) {
         auto& c = *it->second;
         if (c.dropped || c.peer_closed) continue;
-        if (c.queued_bytes + frame.size() > st.settings.stream_buffer_bytes) {
+        // One frame always fits an empty queue, so a frame larger than the bound does not drop a
+        // client that keeps up; the queue stays within the bound plus one frame.
+        if (!c.queue.empty() && c.queued_bytes + frame.size() > st.settings.stream_buffer_bytes) {
             c.dropped = true;
             c.queue.clear();
             c.queued_bytes = 0;
