@@ -184,11 +184,11 @@ planned_workflow plan_workflow(workflow_spec const& spec, plan_options const& op
 {
     planned_workflow w;
     w.name = spec.name;
-    w.user = spec.user.value_or(options.fallback_user);
-    if (spec.user) {
-        warnings.push_back(concat({"workflow: Torc 0.10 ignores the spec's user and stores $USER; "
-                                   "torcrun stores ",
-                                   quoted(*spec.user)}));
+    w.user = options.submitting_user;
+    if (spec.user && *spec.user != options.submitting_user) {
+        warnings.push_back(concat({"workflow: the spec's user ", quoted(*spec.user),
+                                   " is not stored: the workflow belongs to the submitting user ",
+                                   quoted(options.submitting_user), ", as in Torc"}));
     }
     w.description = spec.description;
     w.compute_node_expiration_buffer_seconds = spec.compute_node_expiration_buffer_seconds;

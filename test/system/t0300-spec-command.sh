@@ -8,8 +8,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-out=$("$torcrun" spec "$examples/json/diamond_workflow.json5")
-grep -q '^workflow "diamond_workflow" (user test_user): 4 jobs, 6 files' <<<"$out" || fail "summary: $out"
+# The workflow belongs to the submitting user, not to the spec's `user: test_user` (as in Torc).
+out=$(USER=dana "$torcrun" spec "$examples/json/diamond_workflow.json5")
+grep -q '^workflow "diamond_workflow" (user dana): 4 jobs, 6 files' <<<"$out" || fail "summary: $out"
 grep -q '^edges: 0 explicit, 4 implied, 4 in all; 1 bulk_jobs batches$' <<<"$out" || fail "edges: $out"
 grep -q '^    postprocess -> work1$' <<<"$out" || fail "implied edge missing: $out"
 

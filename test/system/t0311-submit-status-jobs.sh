@@ -28,12 +28,12 @@ call() {  # server_lib's call, with credentials
 # --- the diamond -----------------------------------------------------------------------------
 wf=$(USER=carol "$torcrun" submit "${auth[@]}" "$examples/json/diamond_workflow.json5" 2>"$tmp/err")
 [[ "$wf" =~ ^[0-9]+$ ]] || fail "submit stdout is not an id: '$wf'"
-grep -qx 'torcrun submit: warning: workflow: Torc 0.10 ignores the spec'"'"'s user and stores $USER; torcrun stores "test_user"' \
+grep -qx 'torcrun submit: warning: workflow: the spec'"'"'s user "test_user" is not stored: the workflow belongs to the submitting user "carol", as in Torc' \
     "$tmp/err" || fail "submit warning: $(cat "$tmp/err")"
 
 "$torcrun" status "${auth[@]}" "$wf" >"$tmp/out"
 diff -u - "$tmp/out" <<EOF || fail "status text"
-workflow $wf: diamond_workflow (user test_user)
+workflow $wf: diamond_workflow (user carol)
 run id: 0
 is complete: false
 is canceled: false
@@ -167,8 +167,10 @@ set -e
 [ $rc = 1 ] || fail "rollback: exit $rc"
 [ ! -s "$tmp/out" ] || fail "rollback printed an id: $(cat "$tmp/out")"
 gone=$((before + 1))
+submitter=${USER:-${USERNAME:-unknown}}
+[ -n "$submitter" ] || submitter=unknown
 diff -u - "$tmp/err" <<EOF || fail "rollback messages"
-torcrun submit: warning: workflow: Torc 0.10 ignores the spec's user and stores \$USER; torcrun stores "testuser"
+torcrun submit: warning: workflow: the spec's user "testuser" is not stored: the workflow belongs to the submitting user "$submitter", as in Torc
 torcrun submit: bulk_jobs[0] level 0 (100 jobs): POST /bulk_jobs: HTTP 413: request body is larger than 4096 bytes
 torcrun submit: deleted workflow $gone
 EOF

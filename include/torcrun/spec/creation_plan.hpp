@@ -22,7 +22,9 @@ namespace torcrun::core::spec {
 inline constexpr std::size_t bulk_jobs_batch_size = 1000;
 
 struct plan_options {
-    std::string fallback_user = "unknown";  // $USER, used when the spec names no user
+    // Who submits ($USER, else "unknown"): the workflow's owner, as Torc's client sends it,
+    // whatever user the spec names.
+    std::string submitting_user = "unknown";
     bool resource_monitoring = true;        // false: Torc's --no-resource-monitoring
     bool skip_checks = false;               // Torc's --skip-checks: no scheduler node check
 };

@@ -93,12 +93,15 @@ std::vector<plan_case> const workflow_cases{
      "resource_monitor:{enabled:true, granularity:'time_series', sample_interval_seconds:2}, "
      "slurm_defaults:{nice:5, account:'a', 'mail-type':'END'}, use_pending_failed:true, jobs:[]}",
      alice, workflow_line,
-     "w|u|d|1|2|true|3|300|gpus_memory_runtime|{\"enabled\":true,\"granularity\":\"time_series\","
+     "w|alice|d|1|2|true|3|300|gpus_memory_runtime|{\"enabled\":true,\"granularity\":\"time_series\","
      "\"sample_interval_seconds\":2,\"generate_plots\":false}|{\"account\":\"a\",\"mail-type\":"
      "\"END\",\"nice\":5}|true"},
-    {"the spec's user is used, with a warning (§17 item 8)", "{name:'w', user:'bob', jobs:[]}",
-     alice, warnings_of,
-     "workflow: Torc 0.10 ignores the spec's user and stores $USER; torcrun stores \"bob\""},
+    {"the submitting user owns the workflow, the spec's user is warned about (§17 item 8)",
+     "{name:'w', user:'bob', jobs:[]}", alice, warnings_of,
+     "workflow: the spec's user \"bob\" is not stored: the workflow belongs to the submitting "
+     "user \"alice\", as in Torc"},
+    {"the spec naming the submitting user is no warning", "{name:'w', user:'alice', jobs:[]}",
+     alice, warnings_of, ""},
     {"no monitor with resource monitoring off", "{name:'w', jobs:[]}", monitoring_off,
      [](auto const& p) { return or_none(p.workflow.resource_monitor_config); }, "none"},
     {"the spec's monitor even with resource monitoring off",
