@@ -6,6 +6,8 @@
 
 #include "worker_text.hpp"
 
+#include "torcrun/worker/never_fits.hpp"
+
 #include <boost/assert.hpp>
 
 #include <algorithm>
@@ -234,7 +236,8 @@ void worker_fsm::impl::try_status_check()
         return;
     claims.status_wanted = false;
     claims.last_status_check = now;
-    claims.status_check = send(worker::check_workflow{});
+    // Nothing held and nothing claimable: also read what is ready, to name jobs that never fit.
+    claims.status_check = send(worker::check_workflow{{}, jobs.empty() && claims.last_empty});
 }
 
 void worker_fsm::impl::on(worker::workflow_state_read const& e, worker_action const&)
@@ -249,6 +252,31 @@ void worker_fsm::impl::on(worker::workflow_state_read const& e, worker_action co
         say(log_severity::info, workflow + " is complete; stopping");
         drain(stop_reason::workflow_complete);
     }
+}
+
+// The ready jobs, read while nothing was held: when every one of them can never run here, the
+// worker says which and why and stops with its own exit status instead of idling.
+void worker_fsm::impl::on(worker::ready_jobs_read const& e, worker_action const& sent)
+{
+    on(e.state, sent);
+    if (stage != worker_stage::running || !jobs.empty() || !claims.last_empty || e.more ||
+        e.jobs.empty())
+        return;
+    std::optional<double> left;
+    if (auto const at = drain_at())
+        left = std::max(0.0, std::chrono::duration<double>(*at - now).count());
+    std::vector<std::string> reasons;
+    for (auto const& job : e.jobs) {
+        auto why = never_fits(job, pool.capacity(), left);
+        if (!why) return;  // it fits: claims will get it once the server hands it out
+        reasons.push_back(std::move(*why));
+    }
+    say(log_severity::error, "worker: " + std::to_string(reasons.size()) +
+                                 (reasons.size() == 1 ? " ready job" : " ready jobs") +
+                                 " can never run in this allocation; stopping");
+    for (auto& why : reasons) say(log_severity::error, "never fits: " + std::move(why));
+    exit_code = never_fits_exit_code;
+    drain(stop_reason::never_fits);
 }
 
 void worker_fsm::impl::check_idle()

@@ -156,6 +156,7 @@ struct worker_fsm::impl {
     void claim_no_progress(fsm_time from);
     void try_status_check();
     void on(worker::workflow_state_read const& e, worker_action const&);
+    void on(worker::ready_jobs_read const& e, worker_action const&);
     void check_idle();
     // worker_fsm_running.cpp: a job from its spawn to its end
     template <class Phase>
