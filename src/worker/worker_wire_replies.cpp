@@ -362,6 +362,7 @@ core::result<json::array> list_items(wire_reply const& r)
 decoded ready_jobs(core::request_id id, std::span<wire_reply const> replies,
                    std::size_t& failed_step)
 {
+    failed_step = 0;  // an is_complete answer without its fields is is_complete's fault
     auto state = workflow_state(id, replies[0]);
     if (!state) return state.error();
     w::ready_jobs_read out{id, std::get<w::workflow_state_read>(*state), {}, false};
