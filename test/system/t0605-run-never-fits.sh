@@ -33,7 +33,8 @@ python3 - "$tmp/run/torcrun.db" <<'PY' || fail "statuses in the database"
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 rows = dict(db.execute("SELECT name, status FROM job"))
-assert rows.get("small") is not None, rows
+assert rows.get("small") == 5, rows  # completed (Torc status codes: 2 ready, 5 completed)
+assert rows.get("wide") == 2 and rows.get("fat") == 2, rows  # still ready
 PY
 grep -qF 'torcrun run: can never run: job 2 "wide" needs 100000 CPUs; this allocation has 2 CPUs per node' "$tmp/run.err" ||
     fail "no line for wide: $(cat "$tmp/run.err")"
