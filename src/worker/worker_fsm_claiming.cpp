@@ -255,10 +255,12 @@ void worker_fsm::impl::on(worker::workflow_state_read const& e, worker_action co
 }
 
 // The ready jobs, read while nothing was held: when every one of them can never run here, the
-// worker says which and why and stops with its own exit status instead of idling.
+// worker says which and why and stops with its own exit status instead of idling — at once when
+// it is the only worker (torcrun run), else when it would stop for idleness.
 void worker_fsm::impl::on(worker::ready_jobs_read const& e, worker_action const& sent)
 {
     on(e.state, sent);
+    claims.never_fit.clear();
     if (stage != worker_stage::running || !jobs.empty() || !claims.last_empty || e.more ||
         e.jobs.empty())
         return;
@@ -271,22 +273,32 @@ void worker_fsm::impl::on(worker::ready_jobs_read const& e, worker_action const&
         if (!why) return;  // it fits: claims will get it once the server hands it out
         reasons.push_back(std::move(*why));
     }
-    say(log_severity::error, "worker: " + std::to_string(reasons.size()) +
-                                 (reasons.size() == 1 ? " ready job" : " ready jobs") +
+    claims.never_fit = std::move(reasons);
+    if (cfg.limits.sole_worker) stop_never_fits();
+}
+
+void worker_fsm::impl::stop_never_fits()
+{
+    auto const n = claims.never_fit.size();
+    say(log_severity::error, "worker: " + std::to_string(n) +
+                                 (n == 1 ? " ready job" : " ready jobs") +
                                  " can never run in this allocation; stopping");
-    for (auto& why : reasons) say(log_severity::error, "never fits: " + std::move(why));
+    for (auto const& why : claims.never_fit) say(log_severity::error, "never fits: " + why);
+    claims.never_fit.clear();
     exit_code = never_fits_exit_code;
     drain(stop_reason::never_fits);
 }
 
 void worker_fsm::impl::check_idle()
 {
+    if (!jobs.empty() || !claims.last_empty) claims.never_fit.clear();
     if (cfg.limits.idle_timeout_seconds <= 0 || !jobs.empty() || !claims.last_empty) {
         claims.idle_since.reset();
         return;
     }
     if (!claims.idle_since) claims.idle_since = now;
     if (now < *claims.idle_since + seconds(cfg.limits.idle_timeout_seconds)) return;
+    if (!claims.never_fit.empty()) return stop_never_fits();
     say(log_severity::info,
         "worker: idle for " + format_seconds(cfg.limits.idle_timeout_seconds) + " s; stopping");
     drain(stop_reason::idle);

@@ -147,6 +147,7 @@ int execute(run_options& o, started_run& run)
 {
     o.config.server.url = run.server->url();
     o.config.workflow_id = run.workflow_id;
+    o.config.limits.sole_worker = true;  // its one worker: jobs that never fit end the run at once
     auto setup = make_worker_setup(o.config, run.logs.worker);
     if (!setup) return fail(setup.error().message, 2);
     bool const terminal = ::isatty(STDERR_FILENO) == 1 && !o.verbose;

@@ -34,6 +34,21 @@ make_event actions_read(std::vector<core::workflow_action> actions)
 }
 
 auto const start = opening(n0_node, n0_claim);
+
+// torcrun run's one worker: jobs that never fit end it at once.
+core::worker_config sole_config()
+{
+    auto c = test_config();
+    c.limits.sole_worker = true;
+    return c;
+}
+// A worker among others: it names them when it would stop for idleness (here after 2 s).
+core::worker_config among_others()
+{
+    auto c = test_config();
+    c.limits.idle_timeout_seconds = 2;
+    return c;
+}
 std::string const never_wide =
     R"(error: never fits: job 7 "wide" needs 16 CPUs; this allocation has 8 CPUs per node)";
 std::string const never_gpus =
@@ -69,7 +84,7 @@ kept const twice;
 kept const late;
 
 std::vector<scenario> const scenarios{
-    {"every ready job can never run: each is named, then exit 3", test_config(), n0_pool(),
+    {"every ready job can never run: each is named, then exit 3", sole_config(), n0_pool(),
      start + std::vector<step>{
          {0.5, claimed({}), {"check_workflow", "arm_timer 0.9"}},
          {0.6, ready_jobs({wide, gpus}),
@@ -84,25 +99,42 @@ std::vector<scenario> const scenarios{
          BOOST_TEST((h.fsm().reason() == core::stop_reason::never_fits));
          BOOST_TEST(h.fsm().live_jobs() == 0u);
      }},
-    {"one ready job fits: no exit, the worker keeps claiming", test_config(), n0_pool(),
+    {"among other workers: nothing happens at the read; at the idle stop they are named, exit 3",
+     among_others(), n0_pool(),
+     start + std::vector<step>{
+         {0.5, claimed({}), {"..."}},
+         {0.6, ready_jobs({wide, gpus}), {}},
+         {1.5, tick(), {"..."}},
+         {2.6, tick(), {"..."}},
+     },
+     [](harness& h) {
+         BOOST_TEST((h.fsm().reason() == core::stop_reason::never_fits));
+         bool named = false;
+         for (auto const& a : h.last())
+             if (auto const* l = std::get_if<worker::log>(&a))
+                 named = named || l->message == "never fits: job 7 \"wide\" needs 16 CPUs; this "
+                                                "allocation has 8 CPUs per node";
+         BOOST_TEST(named);
+     }},
+    {"one ready job fits: no exit, the worker keeps claiming", sole_config(), n0_pool(),
      start + std::vector<step>{
          {0.5, claimed({}), {"check_workflow", "arm_timer 0.9"}},
          {0.6, ready_jobs({wide, small, gpus}), {}},
          {0.9, tick(), {"claim_jobs " + n0_claim, "arm_timer 5.5"}},
      },
      [](harness& h) { BOOST_TEST((h.fsm().reason() == core::stop_reason::none)); }},
-    {"more than one page of ready jobs: the rest may fit, no exit", test_config(), n0_pool(),
+    {"more than one page of ready jobs: the rest may fit, no exit", sole_config(), n0_pool(),
      start + std::vector<step>{
          {0.5, claimed({}), {"check_workflow", "arm_timer 0.9"}},
          {0.6, ready_jobs({wide}, true), {}},
          {0.9, tick(), {"claim_jobs " + n0_claim, "arm_timer 5.5"}},
      }},
-    {"no ready job at all: nothing to name, no exit", test_config(), n0_pool(),
+    {"no ready job at all: nothing to name, no exit", sole_config(), n0_pool(),
      start + std::vector<step>{
          {0.5, claimed({}), {"check_workflow", "arm_timer 0.9"}},
          {0.6, ready_jobs({}), {}},
      }},
-    {"a lost reply is sent again, still reading the ready jobs", test_config(), n0_pool(),
+    {"a lost reply is sent again, still reading the ready jobs", sole_config(), n0_pool(),
      start + std::vector<step>{
          {0.5, claimed({}), {"check_workflow", "arm_timer 0.9"}},
          {0.6, down("check_workflow"),
@@ -120,7 +152,7 @@ std::vector<scenario> const scenarios{
          BOOST_TEST(got[2] == never_wide);
          BOOST_TEST((h.fsm().reason() == core::stop_reason::never_fits));
      }},
-    {"a reply that comes twice is ignored the second time", test_config(), n0_pool(),
+    {"a reply that comes twice is ignored the second time", sole_config(), n0_pool(),
      start + std::vector<step>{
          {0.5, claimed({}), {"check_workflow", "arm_timer 0.9"}},
          {0.6, twice.first({small}), {}},
@@ -128,7 +160,7 @@ std::vector<scenario> const scenarios{
          {0.9, tick(), {"claim_jobs " + n0_claim, "arm_timer 5.5"}},
      },
      [](harness& h) { BOOST_TEST((h.fsm().reason() == core::stop_reason::none)); }},
-    {"a reply after the worker took a job is ignored", test_config(), n0_pool(),
+    {"a reply after the worker took a job is ignored", sole_config(), n0_pool(),
      start + std::vector<step>{
          {0.5, claimed({}), {"check_workflow", "arm_timer 0.9"}},
          {0.9, tick(), {"claim_jobs " + n0_claim}},
