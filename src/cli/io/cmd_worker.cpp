@@ -34,7 +34,8 @@ po::options_description worker_options()
         "exit status: 0 when it ended as asked (workflow complete, signal, deadline, idle);\n"
         "1 when the server refused it or stayed unreachable; 2 for bad options or\n"
         "configuration; 3 when nothing runs and every ready job can never run in this\n"
-        "allocation (each named with what it needs, at error level).\n\noptions");
+        "allocation when it would stop for idleness (each named with what it needs, at error\n"
+        "level).\n\noptions");
     options.add(worker_config_options());
     options.add_options()("help,h", "print this help");
     return options;
