@@ -53,6 +53,10 @@ bool answers(worker::workflow_state_read const&, worker_action const& a)
 {
     return std::holds_alternative<worker::check_workflow>(a);
 }
+bool answers(worker::ready_jobs_read const&, worker_action const& a)
+{
+    return std::holds_alternative<worker::check_workflow>(a);
+}
 bool answers(worker::jobs_reported const&, worker_action const& a)
 {
     return std::holds_alternative<worker::complete_jobs>(a);
@@ -509,7 +513,7 @@ std::string_view to_string(stop_reason reason)
 {
     static constexpr std::string_view names[] = {
         "none", "signal",      "deadline", "workflow canceled", "workflow complete",
-        "idle", "server lost", "fatal"};
+        "idle", "server lost", "fatal",    "never fits"};
     return names[static_cast<int>(reason)];
 }
 

@@ -6,6 +6,8 @@
 
 #include "worker_text.hpp"
 
+#include "torcrun/worker/never_fits.hpp"
+
 #include <boost/assert.hpp>
 
 #include <algorithm>
@@ -234,7 +236,8 @@ void worker_fsm::impl::try_status_check()
         return;
     claims.status_wanted = false;
     claims.last_status_check = now;
-    claims.status_check = send(worker::check_workflow{});
+    // Nothing held and nothing claimable: also read what is ready, to name jobs that never fit.
+    claims.status_check = send(worker::check_workflow{{}, jobs.empty() && claims.last_empty});
 }
 
 void worker_fsm::impl::on(worker::workflow_state_read const& e, worker_action const&)
@@ -251,14 +254,51 @@ void worker_fsm::impl::on(worker::workflow_state_read const& e, worker_action co
     }
 }
 
+// The ready jobs, read while nothing was held: when every one of them can never run here, the
+// worker says which and why and stops with its own exit status instead of idling — at once when
+// it is the only worker (torcrun run), else when it would stop for idleness.
+void worker_fsm::impl::on(worker::ready_jobs_read const& e, worker_action const& sent)
+{
+    on(e.state, sent);
+    claims.never_fit.clear();
+    if (stage != worker_stage::running || !jobs.empty() || !claims.last_empty || e.more ||
+        e.jobs.empty())
+        return;
+    std::optional<double> left;
+    if (auto const at = drain_at())
+        left = std::max(0.0, std::chrono::duration<double>(*at - now).count());
+    std::vector<std::string> reasons;
+    for (auto const& job : e.jobs) {
+        auto why = never_fits(job, pool.capacity(), left);
+        if (!why) return;  // it fits: claims will get it once the server hands it out
+        reasons.push_back(std::move(*why));
+    }
+    claims.never_fit = std::move(reasons);
+    if (cfg.limits.sole_worker) stop_never_fits();
+}
+
+void worker_fsm::impl::stop_never_fits()
+{
+    auto const n = claims.never_fit.size();
+    say(log_severity::error, "worker: " + std::to_string(n) +
+                                 (n == 1 ? " ready job" : " ready jobs") +
+                                 " can never run in this allocation; stopping");
+    for (auto const& why : claims.never_fit) say(log_severity::error, "never fits: " + why);
+    claims.never_fit.clear();
+    exit_code = never_fits_exit_code;
+    drain(stop_reason::never_fits);
+}
+
 void worker_fsm::impl::check_idle()
 {
+    if (!jobs.empty() || !claims.last_empty) claims.never_fit.clear();
     if (cfg.limits.idle_timeout_seconds <= 0 || !jobs.empty() || !claims.last_empty) {
         claims.idle_since.reset();
         return;
     }
     if (!claims.idle_since) claims.idle_since = now;
     if (now < *claims.idle_since + seconds(cfg.limits.idle_timeout_seconds)) return;
+    if (!claims.never_fit.empty()) return stop_never_fits();
     say(log_severity::info,
         "worker: idle for " + format_seconds(cfg.limits.idle_timeout_seconds) + " s; stopping");
     drain(stop_reason::idle);

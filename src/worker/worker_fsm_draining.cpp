@@ -106,7 +106,7 @@ void worker_fsm::impl::maybe_stop()
     if (reason == stop_reason::workflow_complete)
         actions.triggers = {action_trigger::on_workflow_complete,
                             action_trigger::on_worker_complete};
-    else if (reason == stop_reason::idle)
+    else if (reason == stop_reason::idle || reason == stop_reason::never_fits)
         actions.triggers = {action_trigger::on_worker_complete};
     next_workflow_action();
 }

@@ -57,6 +57,9 @@ struct claim_state {
     std::optional<request_id> status_check;
     fsm_time last_status_check{};
     bool status_wanted = false;
+    // Why each ready job can never run here, from the last read while nothing was held; said at
+    // the idle stop (worker_fsm_claiming.cpp). Cleared when a job is held again.
+    std::vector<std::string> never_fit;
 };
 
 // Failure handlers and retried jobs (worker_fsm_running.cpp).
@@ -156,7 +159,9 @@ struct worker_fsm::impl {
     void claim_no_progress(fsm_time from);
     void try_status_check();
     void on(worker::workflow_state_read const& e, worker_action const&);
+    void on(worker::ready_jobs_read const& e, worker_action const&);
     void check_idle();
+    void stop_never_fits();
     // worker_fsm_running.cpp: a job from its spawn to its end
     template <class Phase>
     std::pair<job_entry*, Phase*> live(std::int64_t job_id, std::string_view what);

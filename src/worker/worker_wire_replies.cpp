@@ -19,7 +19,9 @@
 
 #include <boost/json/parse.hpp>
 
+#include <algorithm>
 #include <limits>
+#include <map>
 #include <variant>
 
 namespace torcrun::api::wire {
@@ -74,7 +76,12 @@ struct namer {
         return id_name("complete_job", a.result.job_id);
     }
     std::string operator()(w::complete_jobs const&) const { return "batch_complete_jobs"; }
-    std::string operator()(w::check_workflow const&) const { return "is_workflow_complete"; }
+    std::string operator()(w::check_workflow const&) const
+    {
+        static constexpr char const* names[] = {"is_workflow_complete", "list_jobs",
+                                                "list_resource_requirements"};
+        return names[std::min<std::size_t>(step, 2)];
+    }
     std::string operator()(w::deactivate_node const&) const
     {
         return step == 0 ? "get_compute_node" : "update_compute_node";
@@ -336,6 +343,65 @@ decoded workflow_state(core::request_id id, wire_reply const& r)
     return event{out};
 }
 
+// A list answer's `items`, each an object.
+core::result<json::array> list_items(wire_reply const& r)
+{
+    auto v = object_reply(r);
+    if (!v) return v.error();
+    auto const* items = v->get_object().if_contains("items");
+    if (!items || !items->is_array())
+        return core::error{"field \"items\": expected an array"};
+    for (std::size_t i = 0; i < items->get_array().size(); ++i)
+        if (!items->get_array()[i].is_object())
+            return wire::not_an_object(wire::indexed("items", i), items->get_array()[i]);
+    return items->get_array();
+}
+
+// is_complete, the ready jobs, the workflow's requirements: each ready job with its own. A
+// job whose requirements are not in the list is left out (it cannot be judged).
+decoded ready_jobs(core::request_id id, std::span<wire_reply const> replies,
+                   std::size_t& failed_step)
+{
+    failed_step = 0;  // an is_complete answer without its fields is is_complete's fault
+    auto state = workflow_state(id, replies[0]);
+    if (!state) return state.error();
+    w::ready_jobs_read out{id, std::get<w::workflow_state_read>(*state), {}, false};
+    failed_step = 1;
+    auto jobs = list_items(replies[1]);
+    if (!jobs) return jobs.error();
+    if (auto v = object_reply(replies[1])) {
+        wire::field_reader f(v->get_object(), "");
+        out.more = f.flag("has_more", false);
+    }
+    failed_step = 2;
+    auto requirements = list_items(replies[2]);
+    if (!requirements) return requirements.error();
+    std::map<std::int64_t, std::pair<core::job_resources, json::object const*>> by_id;
+    for (std::size_t i = 0; i < requirements->size(); ++i) {
+        auto const& item = (*requirements)[i];
+        auto rr = wire::decode_requirements(item);
+        if (!rr) return core::error{wire::indexed("items", i) + ": " + rr.error().message};
+        by_id.insert_or_assign(rr->id, std::pair{std::move(*rr), &item.get_object()});
+    }
+    failed_step = 1;
+    for (std::size_t i = 0; i < jobs->size(); ++i) {
+        wire::field_reader f((*jobs)[i].get_object(), wire::indexed("items", i));
+        core::ready_job job;
+        job.id = f.integer("id");
+        job.name = f.text("name", "");
+        auto const rr = f.integer("resource_requirements_id");
+        if (!f.ok()) return *f.error();
+        auto const it = by_id.find(rr);
+        if (it == by_id.end()) continue;
+        job.resources = it->second.first;
+        wire::field_reader r(*it->second.second, "");
+        job.memory = r.text("memory", "");
+        job.runtime = r.optional_text("runtime").value_or("");
+        out.jobs.push_back(std::move(job));
+    }
+    return event{std::move(out)};
+}
+
 decoded batch_reported(core::request_id id, wire_reply const& r)
 {
     auto v = object_reply(r);
@@ -392,7 +458,8 @@ decoded decode_ok(core::worker_action const& action, core::request_id id,
             } else if constexpr (std::is_same_v<A, w::complete_jobs>)
                 return batch_reported(id, last);
             else if constexpr (std::is_same_v<A, w::check_workflow>)
-                return workflow_state(id, last);
+                return replies.size() == 3 ? ready_jobs(id, replies, failed_step)
+                                           : workflow_state(id, replies[0]);
             else if constexpr (std::is_same_v<A, w::deactivate_node>) {
                 if (replies.size() < 2) {
                     auto v = object_reply(replies[0]);

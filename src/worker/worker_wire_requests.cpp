@@ -212,6 +212,24 @@ std::optional<wire_request> deactivate_request(w::deactivate_node const& a, wire
 
 bool is_2xx(unsigned status) { return status >= 200 && status < 300; }
 
+// check_workflow with_ready_jobs, after is_complete said neither complete nor canceled: the
+// ready jobs (one page of Torc's largest), then the workflow's resource requirements.
+std::optional<wire_request> ready_jobs_request(w::check_workflow const& a, wire_context const& c,
+                                               std::span<wire_reply const> previous)
+{
+    if (!a.with_ready_jobs || previous.size() > 2 || !is_2xx(previous.back().status))
+        return std::nullopt;
+    auto const query = "?workflow_id=" + to_string(c.workflow_id) + "&limit=10000";
+    if (previous.size() == 2) return make("GET", "/resource_requirements" + query);
+    auto v = wire::parse_reply(previous[0].body);
+    if (!v || !v->is_object()) return std::nullopt;  // decode_replies says why
+    for (auto const* key : {"is_complete", "is_canceled"}) {
+        auto const* flag = v->get_object().if_contains(key);
+        if (flag && flag->is_bool() && flag->get_bool()) return std::nullopt;
+    }
+    return make("GET", "/jobs" + query + "&status=ready");
+}
+
 struct first_request {
     wire_context const& c;
 
@@ -297,6 +315,8 @@ std::optional<wire_request> next_request(core::worker_action const& action,
                 return std::nullopt;
             } else {
                 if (previous.empty()) return first_request{context}(a);
+                if constexpr (std::is_same_v<A, w::check_workflow>)
+                    return ready_jobs_request(a, context, previous);
                 constexpr bool two_steps =
                     std::is_same_v<A, w::read_workflow> || std::is_same_v<A, w::deactivate_node>;
                 if (!two_steps || previous.size() != 1 || !is_2xx(previous[0].status))

@@ -60,6 +60,11 @@ struct worker_config {
         double idle_timeout_seconds = 90;     // 0 = never exit for idleness
         std::optional<double> runtime_factor;  // kill at factor x requested runtime; nullopt = off
         bool enforce_memory = false;
+        // Not a configuration key: torcrun run sets it for its one worker. When no other worker
+        // can make a job ready, ready jobs that can never fit here end the run at once; any other
+        // worker names them when it would stop for idleness, since another worker's jobs may
+        // still release dependents that fit.
+        bool sole_worker = false;
         bool operator==(limits_settings const&) const = default;
     };
     struct gpu_settings {

@@ -51,7 +51,9 @@ struct retry_job { request_id request{}; std::int64_t job_id = 0; std::uint32_t 
 struct record_result { request_id request{}; job_result result; };  // POST /results
 struct complete_job { request_id request{}; job_result result; };
 struct complete_jobs { request_id request{}; std::vector<job_result> results; };  // batch
-struct check_workflow { request_id request{}; };  // GET workflows/{id}/is_complete
+// GET workflows/{id}/is_complete; with_ready_jobs: then, unless complete or canceled, GET
+// jobs?status=ready and resource_requirements of the workflow (the never-fit check).
+struct check_workflow { request_id request{}; bool with_ready_jobs = false; };
 struct deactivate_node { request_id request{}; double duration_seconds = 0; };
 
 // ---- local work

@@ -50,6 +50,14 @@ struct workflow_state_read {
     bool is_complete = false;
     bool is_canceled = false;
 };
+// check_workflow with_ready_jobs, when the workflow is neither complete nor canceled: its ready
+// jobs with their requirements, and whether the server had more than one page of them.
+struct ready_jobs_read {
+    request_id request{};
+    workflow_state_read state;
+    std::vector<ready_job> jobs;
+    bool more = false;
+};
 struct rejected_report { std::int64_t job_id = 0; std::string message; };
 struct jobs_reported {  // batch completion: accepted ids and per-entry errors
     request_id request{};
@@ -89,7 +97,7 @@ using worker_event =
     std::variant<worker::begin, worker::end_time_learned, worker::signal_received, worker::tick,
                  worker::node_registered, worker::workflow_read, worker::pending_actions_read,
                  worker::action_claim_read, worker::jobs_claimed, worker::requirements_read,
-                 worker::failure_handler_read, worker::workflow_state_read,
+                 worker::failure_handler_read, worker::workflow_state_read, worker::ready_jobs_read,
                  worker::jobs_reported, worker::request_done, worker::request_failed,
                  worker::commands_finished, worker::job_spawned, worker::spawn_failed,
                  worker::job_exited, worker::outputs_checked, worker::memory_used>;

@@ -5,7 +5,8 @@
 // Worker stages (any stage -> stopped through exit_worker):
 //
 //   starting --register, read run id, on_workflow_start / on_worker_start actions--> running
-//   running  --signal | deadline | workflow complete or canceled | idle | server lost--> draining
+//   running  --signal | deadline | workflow complete or canceled | idle | never fits
+//              | server lost--> draining
 //   draining --no job left (or the hard stop)--> stopping
 //   stopping --[on_workflow_complete], on_worker_complete actions, deactivate node--> stopped
 //   starting --signal--> stopping (deactivate) or stopped (not registered yet)
@@ -45,6 +46,11 @@
 // outputs_checked; run_commands with commands_finished. Keep one timer: arm_timer replaces it,
 // and its expiry is a tick. exit_worker ends the process; nothing is handled after it.
 //
+// Never fits: a status check sent while nothing is held and the last claim came back empty also
+// reads the ready jobs (check_workflow with_ready_jobs). When every one of them can never run
+// on the pool's nodes within the time left (never_fits.hpp), each is logged at error level and
+// the worker drains with never_fits_exit_code; a job that fits keeps the worker claiming.
+//
 // Time: steady time points come in with every event; `begin` carries the wall clock once, to
 // place the allocation end (termination.end_time or end_time_learned, Unix seconds) on the
 // steady clock. Draining for the deadline starts max(drain_buffer_seconds, grace_seconds + 5)
@@ -77,7 +83,11 @@ enum class stop_reason {
     idle,               // nothing ran or could be claimed for limits.idle_timeout_seconds
     server_lost,        // unreachable for server.retry_window_seconds: jobs finish, then exit 1
     fatal,              // the server refused registration or the workflow: exit 1
+    never_fits,         // nothing runs and every ready job can never run here: exit 3
 };
+
+// The worker's exit status when every job left can never run in this allocation.
+inline constexpr int never_fits_exit_code = 3;
 
 std::string_view to_string(worker_stage stage);
 std::string_view to_string(stop_reason reason);

@@ -40,6 +40,18 @@ struct job_resources {
     bool operator==(job_resources const&) const = default;
 };
 
+// A job the server holds `ready`, with its requirements, as the never-fit check reads them;
+// `memory` and `runtime` are the texts the user wrote ("1000g", "PT2H"; empty when absent).
+struct ready_job {
+    std::int64_t id = 0;
+    std::string name;
+    job_resources resources;
+    std::string memory;
+    std::string runtime;
+
+    bool operator==(ready_job const&) const = default;
+};
+
 // One rule of a failure handler, parsed from the handler's `rules` JSON string.
 struct failure_rule {
     std::vector<int> exit_codes;

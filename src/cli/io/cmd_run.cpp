@@ -12,6 +12,8 @@
 #include "spec_submission.hpp"
 #include "worker_setup.hpp"
 
+#include "torcrun/worker/worker_fsm.hpp"
+
 #include <boost/program_options.hpp>
 
 #include <unistd.h>
@@ -145,6 +147,7 @@ int execute(run_options& o, started_run& run)
 {
     o.config.server.url = run.server->url();
     o.config.workflow_id = run.workflow_id;
+    o.config.limits.sole_worker = true;  // its one worker: jobs that never fit end the run at once
     auto setup = make_worker_setup(o.config, run.logs.worker);
     if (!setup) return fail(setup.error().message, 2);
     bool const terminal = ::isatty(STDERR_FILENO) == 1 && !o.verbose;
@@ -155,7 +158,18 @@ int execute(run_options& o, started_run& run)
         run.server->watch(run.workflow_id, interval,
                           [&progress](core::status_counts const& c) { progress.show(c); });
     }
-    int const worker_rc = run_worker_here(std::move(*setup), run.logs.worker);
+    // The worker's never-fit lines, printed with the summary: the run exits 1 instead of waiting.
+    std::vector<std::string> never_fit;
+    auto worker_log = run.logs.worker;
+    worker_log.sink = [&never_fit, sink = run.logs.worker.sink](io::log_level level,
+                                                                std::string_view line) {
+        constexpr std::string_view marker = "worker: never fits: ";
+        if (auto const at = line.find(marker);
+            level == io::log_level::err && at != std::string_view::npos)
+            never_fit.emplace_back(line.substr(at + marker.size()));
+        if (sink) sink(level, line);
+    };
+    int const worker_rc = run_worker_here(std::move(*setup), worker_log);
     run.server->unwatch();
     auto counts = run.server->counts(run.workflow_id);
     if (!counts) return fail(counts.error().message, 1);
@@ -169,6 +183,9 @@ int execute(run_options& o, started_run& run)
     summary->worker_log = run.logs.worker_path;
     run.server->stop();
     std::cout << core::format_summary(*summary) << std::flush;
+    for (auto const& line : never_fit) std::cerr << "torcrun run: can never run: " << line << "\n";
+    if (worker_rc == core::never_fits_exit_code)
+        return fail("stopped: the jobs above can never run on this machine", 1);
     if (worker_rc != 0)
         return fail("the worker exited with status " + std::to_string(worker_rc), 1);
     return core::run_exit_status(*counts);

@@ -1,7 +1,8 @@
 // `torcrun worker [WORKFLOW_ID] [flags]`: the allocation daemon. Reads the configuration, the
 // environment and this machine once, chooses the mode and the pool, says so in its first log
-// lines, and runs io::run_worker until it exits. Exit: the worker's code (0, or 1 when the
-// server refused or was lost), 2 for a configuration or usage error. The setup and the reactor
+// lines, and runs io::run_worker until it exits. Exit: the worker's code (0, 1 when the
+// server refused or was lost, 3 when every job left can never run here), 2 for a configuration
+// or usage error. The setup and the reactor
 // are worker_setup.hpp (src/cli/io), which `torcrun run` starts its worker with too.
 #include "config_options.hpp"
 #include "torcrun/cli/commands.hpp"
@@ -29,7 +30,12 @@ po::options_description worker_options()
         "usage: torcrun worker [WORKFLOW_ID] [options]\n\n"
         "Runs the jobs of a workflow on the resources of this allocation (or machine): claims\n"
         "what fits, runs it, reports the results, and exits when the workflow is done, the\n"
-        "allocation ends, it is idle, or on SIGTERM / SIGINT / SIGUSR1.\n\noptions");
+        "allocation ends, it is idle, or on SIGTERM / SIGINT / SIGUSR1.\n\n"
+        "exit status: 0 when it ended as asked (workflow complete, signal, deadline, idle);\n"
+        "1 when the server refused it or stayed unreachable; 2 for bad options or\n"
+        "configuration; 3 when nothing runs and every ready job can never run in this\n"
+        "allocation when it would stop for idleness (each named with what it needs, at error\n"
+        "level).\n\noptions");
     options.add(worker_config_options());
     options.add_options()("help,h", "print this help");
     return options;

@@ -328,6 +328,122 @@ std::vector<broken_case> broken_cases()
     };
 }
 
+// The never-fit check's three answers: each ready job with its requirements (memory and
+// runtime as written); a job whose requirements are not listed is left out.
+BOOST_AUTO_TEST_CASE(ready_jobs_with_their_requirements)
+{
+    core::worker_action const check = w::check_workflow{rid, true};
+    std::string const state = R"({"is_canceled":false,"is_complete":false,)"
+                              R"("needs_to_run_completion_script":false})";
+    std::string const jobs =
+        R"({"items":[)" + torc_job(42) + "," +
+        torc_job(43, R"(,"resource_requirements_id":5)") + "," +
+        torc_job(44, R"(,"resource_requirements_id":6)") +
+        R"(],"offset":0,"max_limit":10000,"count":3,"total_count":3,"has_more":false})";
+    std::string const reqs =
+        R"({"items":[{"id":4,"workflow_id":3,"name":"big","num_cpus":4,"num_gpus":1,)"
+        R"("num_nodes":2,"memory":"1000g","runtime":"PT2H"},)"
+        R"({"id":5,"workflow_id":3,"name":"plain","num_cpus":1}],"has_more":false})";
+    auto const e = decode(check, {{200, state}, {200, jobs}, {200, reqs}});
+    auto const& r = as<w::ready_jobs_read>(e);
+    BOOST_TEST((r.request == rid));
+    BOOST_TEST((r.state.request == rid));
+    BOOST_TEST(!r.state.is_complete);
+    BOOST_TEST(!r.state.is_canceled);
+    BOOST_TEST(!r.more);
+    BOOST_TEST_REQUIRE(r.jobs.size() == 2u);  // job 44's requirements 6 are not listed
+    BOOST_TEST(r.jobs[0].id == 42);
+    BOOST_TEST(r.jobs[0].name == "work_42");
+    BOOST_TEST(r.jobs[0].resources.id == 4);
+    BOOST_TEST(r.jobs[0].resources.need.num_cpus == 4u);
+    BOOST_TEST(r.jobs[0].resources.need.num_gpus == 1u);
+    BOOST_TEST(r.jobs[0].resources.need.num_nodes == 2u);
+    BOOST_TEST(r.jobs[0].resources.need.memory_bytes == 1000 * gib);
+    BOOST_TEST(r.jobs[0].resources.runtime_seconds.value_or(0) == 7200.0);
+    BOOST_TEST(r.jobs[0].memory == "1000g");
+    BOOST_TEST(r.jobs[0].runtime == "PT2H");
+    BOOST_TEST(r.jobs[1].id == 43);
+    BOOST_TEST(r.jobs[1].resources.need.num_cpus == 1u);
+    BOOST_TEST(r.jobs[1].memory == "");
+    BOOST_TEST(r.jobs[1].runtime == "");
+    BOOST_TEST(!r.jobs[1].resources.runtime_seconds.has_value());
+
+    // More than one page: `more`, so the worker does not judge from part of the list.
+    auto const paged = decode(check, {{200, state},
+                                      {200, R"({"items":[)" + torc_job(42) + R"(],"has_more":true})"},
+                                      {200, reqs}});
+    BOOST_TEST(as<w::ready_jobs_read>(paged).more);
+    // No ready job: an empty list, not an error.
+    auto const none = decode(check, {{200, state}, {200, R"({"items":[]})"}, {200, R"({"items":[]})"}});
+    BOOST_TEST(as<w::ready_jobs_read>(none).jobs.empty());
+    BOOST_TEST(!as<w::ready_jobs_read>(none).more);
+
+    // Complete (the shell stopped after is_complete): the plain answer, with_ready_jobs or not.
+    std::string const done = R"({"is_canceled":false,"is_complete":true})";
+    BOOST_TEST(as<w::workflow_state_read>(one(check, 200, done)).is_complete);
+    BOOST_TEST(as<w::workflow_state_read>(one(w::check_workflow{rid}, 200, done)).is_complete);
+    auto const open = one(w::check_workflow{rid}, 200, state);
+    BOOST_TEST(!as<w::workflow_state_read>(open).is_complete);
+    BOOST_TEST((as<w::workflow_state_read>(open).request == rid));
+}
+
+BOOST_AUTO_TEST_CASE(broken_ready_jobs_answers_name_the_step_and_field)
+{
+    using core::http_failure;
+    core::worker_action const check = w::check_workflow{rid, true};
+    api::wire_reply const state{200, R"({"is_canceled":false,"is_complete":false})"};
+    api::wire_reply const no_reqs{200, R"({"items":[]})"};
+    auto const jobs = [](std::string const& items) {
+        return api::wire_reply{200, R"({"items":[)" + items + "]}"};
+    };
+    struct bad {
+        std::string name;
+        std::vector<api::wire_reply> replies;
+        http_failure kind;
+        int status;
+        std::string message;
+    };
+    auto const h5 = http_failure::http_5xx;
+    std::vector<bad> const cases = {
+        {"jobs 500", {state, {500, "An internal error occurred"}}, h5, 500,
+         R"(list_jobs: HTTP 500: "An internal error occurred")"},
+        {"requirements 404", {state, jobs(""), {404, R"({"message":"no workflow 3"})"}},
+         http_failure::http_4xx, 404, R"(list_resource_requirements: HTTP 404: "no workflow 3")"},
+        {"jobs not JSON", {state, {200, "<html>"}, no_reqs}, h5, 200,
+         R"(list_jobs: the answer is not JSON (syntax error): "<html>")"},
+        {"no items", {state, {200, R"({"total_count":0})"}, no_reqs}, h5, 200,
+         R"(list_jobs: field "items": expected an array)"},
+        {"items object", {state, {200, R"({"items":{}})"}, no_reqs}, h5, 200,
+         R"(list_jobs: field "items": expected an array)"},
+        {"item number", {state, jobs("7"), no_reqs}, h5, 200,
+         R"(list_jobs: field "items[0]": expected an object, found an integer)"},
+        {"job id", {state, jobs(R"({"name":"a","resource_requirements_id":4})"), no_reqs}, h5,
+         200, R"(list_jobs: field "items[0].id" is missing)"},
+        {"job requirements null",
+         {state, jobs(R"({"id":1,"name":"a","resource_requirements_id":null})"), no_reqs}, h5,
+         200, R"(list_jobs: field "items[0].resource_requirements_id" is null)"},
+        {"requirements items", {state, jobs(""), {200, R"({"items":"x"})"}}, h5, 200,
+         R"(list_resource_requirements: field "items": expected an array)"},
+        {"requirements memory",
+         {state, jobs(""), {200, R"({"items":[{"id":4},{"id":5,"memory":"10GB"}]})"}}, h5, 200,
+         R"(list_resource_requirements: items[1]: field "memory": memory: "10GB" has a )"
+         R"(multi-letter unit "GB"; use one of k, m, g or t)"},
+        {"state", {{200, R"({"is_canceled":false})"}, jobs(""), no_reqs}, h5, 200,
+         R"(is_workflow_complete: field "is_complete" is missing)"},
+    };
+    for (auto const& c : cases) {
+        BOOST_TEST_CONTEXT(c.name)
+        {
+            auto const e = decode(check, c.replies);
+            auto const& f = as<w::request_failed>(e);
+            BOOST_TEST((f.request == rid));
+            BOOST_TEST((f.kind == c.kind));
+            BOOST_TEST(f.http_status == c.status);
+            BOOST_TEST(f.message == c.message);
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(broken_and_refused_answers_are_request_failed)
 {
     for (auto const& c : broken_cases()) {

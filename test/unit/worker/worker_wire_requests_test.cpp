@@ -237,6 +237,47 @@ BOOST_AUTO_TEST_CASE(deactivate_node_puts_the_node_back_inactive)
     BOOST_TEST(!api::next_request(action, context(), gone).has_value());
 }
 
+// The never-fit check: is_complete, then (unless complete or canceled) the ready jobs, then
+// the workflow's requirements; a plain check stops after is_complete.
+BOOST_AUTO_TEST_CASE(check_workflow_with_ready_jobs_reads_the_ready_jobs_and_requirements)
+{
+    core::worker_action const action = w::check_workflow{core::request_id{4}, true};
+    auto const first = api::next_request(action, context(), {});
+    BOOST_TEST_REQUIRE(first.has_value());
+    check_request(*first, "GET", "/workflows/3/is_complete", "", 0);
+
+    api::wire_reply const open[] = {{200, R"({"is_complete":false,"is_canceled":false})"}};
+    auto const jobs = api::next_request(action, context(), open);
+    BOOST_TEST_REQUIRE(jobs.has_value());
+    check_request(*jobs, "GET", "/jobs?workflow_id=3&limit=10000&status=ready", "", 0);
+
+    api::wire_reply const two[] = {open[0], {200, R"({"items":[],"has_more":false})"}};
+    auto const reqs = api::next_request(action, context(), two);
+    BOOST_TEST_REQUIRE(reqs.has_value());
+    check_request(*reqs, "GET", "/resource_requirements?workflow_id=3&limit=10000", "", 0);
+
+    api::wire_reply const three[] = {open[0], two[1], {200, R"({"items":[]})"}};
+    BOOST_TEST(!api::next_request(action, context(), three).has_value());
+
+    // Complete or canceled: nothing more to read.
+    api::wire_reply const complete[] = {{200, R"({"is_complete":true,"is_canceled":false})"}};
+    BOOST_TEST(!api::next_request(action, context(), complete).has_value());
+    api::wire_reply const canceled[] = {{200, R"({"is_complete":false,"is_canceled":true})"}};
+    BOOST_TEST(!api::next_request(action, context(), canceled).has_value());
+    // A refused or broken step stops the sequence.
+    api::wire_reply const missing[] = {{404, R"({"message":"no workflow 3"})"}};
+    BOOST_TEST(!api::next_request(action, context(), missing).has_value());
+    api::wire_reply const broken[] = {{200, "<html>"}};
+    BOOST_TEST(!api::next_request(action, context(), broken).has_value());
+    api::wire_reply const jobs_failed[] = {open[0], {500, "oops"}};
+    BOOST_TEST(!api::next_request(action, context(), jobs_failed).has_value());
+
+    // Without with_ready_jobs the check is is_complete alone.
+    core::worker_action const plain = w::check_workflow{core::request_id{4}, false};
+    BOOST_TEST(!api::next_request(plain, context(), open).has_value());
+    BOOST_TEST(!api::next_request(plain, context(false), open).has_value());
+}
+
 BOOST_AUTO_TEST_CASE(local_work_sends_nothing)
 {
     std::vector<core::worker_action> const local = {

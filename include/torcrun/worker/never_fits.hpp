@@ -1,0 +1,21 @@
+// Jobs that can never run in this allocation: a ready job compared with the pool's capacity
+// (what its nodes offer with nothing reserved) and with the time left, so a job that only waits
+// for others to finish is never named. Pure; the worker state machine asks when it would go idle.
+#pragma once
+
+#include "torcrun/common/resources.hpp"
+#include "torcrun/worker/worker_model.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace torcrun::core {
+
+// Why `job` can never run on `nodes` within `seconds_left` (nullopt: no end known), as one line
+// for the user: `job 7 "wide" needs 4 CPUs on each of 2 nodes; this allocation has 1 CPU per
+// node`. nullopt when it could run once the nodes are free.
+std::optional<std::string> never_fits(ready_job const& job, std::vector<node_capacity> const& nodes,
+                                      std::optional<double> seconds_left);
+
+}  // namespace torcrun::core
