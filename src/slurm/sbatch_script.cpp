@@ -81,7 +81,8 @@ result<void> check_words(sbatch_request const& r)
 {
     std::pair<char const*, std::optional<std::string> const*> const words[] = {
         {"--job-name", &r.job_name}, {"--account", &r.account}, {"--partition", &r.partition},
-        {"--qos", &r.qos},           {"--mem", &r.mem}};
+        {"--qos", &r.qos},           {"--mem", &r.mem},             {"--gres", &r.gres},
+        {"--tmp", &r.tmp}};
     for (auto const& [option, value] : words) {
         if (!*value) continue;
         if (auto ok = sbatch_word(option, **value); !ok) return ok;
@@ -91,6 +92,18 @@ result<void> check_words(sbatch_request const& r)
                                                 "with K, M, G or T)"};
     }
     if (auto ok = sbatch_word("--output-dir", r.output_dir); !ok) return ok;
+    for (auto const& [name, value] : r.more_options) {
+        auto const option = "--" + name;
+        if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") !=
+                                std::string::npos) {
+            return error{quoted(option, value) + ": \"" + name +
+                         "\" is not an sbatch option name (lower-case letters, digits, -)"};
+        }
+        if (auto ok = sbatch_word(option, value); !ok) return ok;
+    }
+    if (r.extra && (r.extra->empty() || r.extra->find_first_of("\n\r") != std::string::npos)) {
+        return error{quoted("extra", *r.extra) + " must be one non-empty line"};
+    }
     if (!r.torcrun_path.starts_with('/')) {
         return error{quoted("--torcrun", r.torcrun_path) + " is not an absolute path"};
     }
@@ -158,6 +171,10 @@ std::string sbatch_lines(sbatch_request const& r, checked const& c)
     // job step of the worker would queue behind it (docs/TORC-COMPATIBILITY.md §7).
     if (r.exclusive || !r.cpus_per_task) line("exclusive", "");
     if (r.mem) line("mem", *r.mem);
+    if (r.gres) line("gres", *r.gres);
+    if (r.tmp) line("tmp", *r.tmp);
+    for (auto const& [name, value] : r.more_options) line(name, value);
+    if (r.extra) out += "#SBATCH " + *r.extra + "\n";
     auto const stem = r.output_dir + "/slurm_output_wf" + std::to_string(r.workflow_id) + "_sl%j";
     line("output", stem + ".o");
     line("error", stem + ".e");

@@ -86,7 +86,8 @@ result<std::vector<planned_action>> plan_actions(workflow_spec const& spec,
                          a.max_parallel_jobs,
                          std::move(selected),
                          a.persistent,
-                         1};
+                         1,
+                         a.where};
         bool const per_job =
             a.trigger_type == "on_jobs_ready" || a.trigger_type == "on_jobs_complete";
         if (per_job && p.job_names)

@@ -101,7 +101,8 @@ submit_spec() {  # submit_spec SPEC: submit; keep the plan and the server's rows
     local spec=$1 id dir=$tmp/specs/$count
     mkdir "$dir"
     echo "$spec" >"$dir/name"
-    id=$("$torcrun" submit "${auth[@]}" "$spec" 2>/dev/null) || fail "submit $spec"
+    # --no-schedule: these specs are about creation; some have schedule_nodes actions
+    id=$("$torcrun" submit --no-schedule "${auth[@]}" "$spec" 2>/dev/null) || fail "submit $spec"
     "$torcrun" spec --json "$spec" >"$dir/plan.json"
     call GET "/jobs?workflow_id=$id&limit=10000"; echo "$body" >"$dir/jobs.json"
     call GET "/workflows/$id/job_dependencies?limit=10000"; echo "$body" >"$dir/deps.json"

@@ -1,4 +1,4 @@
-// The sbatch script of an allocation for `torcrun slurm-script`: #SBATCH lines, the early-warning
+// The sbatch script of an allocation for `torcrun slurm-script` and `torcrun submit`: #SBATCH lines, the early-warning
 // signal, and either one slurm-mode worker or one direct-mode worker per node. Options arrive as
 // the text the user typed, so that every message can quote it: `--nodes: "0" must be at least 1`.
 // Rendering is pure; the caller supplies absolute paths and writes or submits the text.
@@ -11,6 +11,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace torcrun::core {
 
@@ -26,6 +28,11 @@ struct sbatch_request {
     std::optional<std::string> cpus_per_task;  // excludes `exclusive`
     bool exclusive = false;  // also the default when cpus_per_task is not given
     std::optional<std::string> mem;          // Slurm's --mem: a number with an optional K/M/G/T
+    std::optional<std::string> gres;         // #SBATCH --gres, e.g. gpu:4
+    std::optional<std::string> tmp;          // #SBATCH --tmp
+    // More `#SBATCH --NAME=VALUE` lines (a workflow's slurm_defaults), after the others.
+    std::vector<std::pair<std::string, std::string>> more_options;
+    std::optional<std::string> extra;        // one raw `#SBATCH EXTRA` line (Torc's `extra`)
     std::string output_dir;                  // for --output/--error and the workers
     std::optional<std::string> signal_lead;  // seconds; default: default_signal_lead(config)
     bool per_node_workers = false;

@@ -68,6 +68,7 @@ struct planned_action {
     std::optional<std::vector<std::string>> job_names;  // nullopt: `job_ids: null`
     bool persistent = false;
     std::int64_t required_triggers = 1;  // what the server will store
+    std::string where;                   // file:line:col of the action in the spec
 };
 
 struct creation_plan {

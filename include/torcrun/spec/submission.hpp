@@ -53,6 +53,7 @@ public:
     // Set once POST /workflows was answered: what a failure must delete.
     std::optional<std::int64_t> workflow_id() const { return workflow_id_; }
     name_ids const& job_ids() const { return ids_[job_ids_of]; }
+    name_ids const& slurm_scheduler_ids() const { return ids_[scheduler_ids]; }
 
     // The number of calls this plan takes.
     std::size_t call_count() const;

@@ -8,18 +8,13 @@
 #include "config_options.hpp"
 #include "machine_facts.hpp"
 #include "cli/positional_command.hpp"
+#include "sbatch_files.hpp"
 #include "torc_client.hpp"
 #include "torcrun/slurm/sbatch_script.hpp"
-#include "torcrun/worker/io/launcher.hpp"
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/io_context.hpp>
 #include <boost/program_options.hpp>
 
-#include <stdlib.h>
-
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 namespace torcrun::apps {
@@ -68,17 +63,11 @@ std::optional<std::string> flag(po::variables_map const& vm, char const* name)
     return vm[name].as<std::string>();
 }
 
-std::string absolute(std::string const& path) { return fs::absolute(path).lexically_normal(); }
+std::string absolute(std::string const& path) { return absolute_path(path); }
 
 core::result<core::worker_config> load_config(po::variables_map const& vm)
 {
-    std::vector<core::config_override> overrides;
-    if (auto url = flag(vm, "url")) overrides.push_back({"server.url", *url, "--url"});
-    auto const path = flag(vm, "config");
-    if (!path) return core::parse_worker_config("{}", "command line", overrides);
-    auto const text = read_text_file(*path);
-    if (!text) return text.error();
-    return core::parse_worker_config(*text, *path, overrides);
+    return load_worker_config(flag(vm, "config"), flag(vm, "url"), "--url");
 }
 
 core::result<core::sbatch_request> make_request(po::variables_map const& vm, std::int64_t wf,
@@ -103,72 +92,13 @@ core::result<core::sbatch_request> make_request(po::variables_map const& vm, std
     if (auto given = flag(vm, "torcrun")) {
         r.torcrun_path = *given;
     } else {
-        std::error_code ec;
-        r.torcrun_path = fs::read_symlink("/proc/self/exe", ec);
-        if (ec) return core::error{"--torcrun: /proc/self/exe: " + ec.message() + "; pass it"};
+        auto self = this_torcrun_path("--torcrun");
+        if (!self) return self.error();
+        r.torcrun_path = *self;
     }
     if (auto path = flag(vm, "config")) r.config_path = absolute(*path);
     r.url = flag(vm, "url");
     return r;
-}
-
-core::result<void> write_script(std::string const& path, std::string const& text)
-{
-    std::error_code ec;
-    if (auto const dir = fs::path(path).parent_path(); !dir.empty()) {
-        fs::create_directories(dir, ec);
-        if (ec) return core::error{"--script: \"" + path + "\": " + ec.message()};
-    }
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) return core::error{"--script: \"" + path + "\": cannot write"};
-    fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec, fs::perm_options::add,
-                    ec);
-    return {};
-}
-
-// The file's text without trailing newlines, or "" when it cannot be read.
-std::string text_of(fs::path const& path)
-{
-    auto text = read_text_file(path.string());
-    std::string out = text ? *text : "";
-    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-    return out;
-}
-
-// Runs `sbatch SCRIPT` with this process's environment; its output goes through a private
-// temporary folder, read once it has exited.
-core::result<std::int64_t> submit(std::string const& script)
-{
-    std::string pattern = (fs::temp_directory_path() / "torcrun-sbatch-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) return core::error{"sbatch: cannot create a temporary folder"};
-    fs::path const dir = pattern;
-    io::spawn_request const request{{"sbatch", script}, read_process_environment(), "",
-                              (dir / "out").string(), (dir / "err").string()};
-    boost::asio::io_context ioc{1};
-    io::launcher launcher(ioc.get_executor());
-    auto child = launcher.spawn(request);
-    if (!child) {
-        fs::remove_all(dir);
-        return child.error();
-    }
-    std::optional<io::exit_report> report;
-    auto const keep = [&report](std::exception_ptr e, io::exit_report r) {
-        if (!e) report = r;
-    };
-    boost::asio::co_spawn(ioc, (*child)->wait(), keep);
-    ioc.run();
-    auto const out = text_of(dir / "out");
-    auto const err = text_of(dir / "err");
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-    if (!report) return core::error{"sbatch: lost track of the process"};
-    if (report->status.return_code() != 0) {
-        return core::error{"sbatch " + script + ": " + report->status.describe() + ": " +
-                           (err.empty() ? out : err)};
-    }
-    return core::parse_sbatch_job_id(out);
 }
 
 }  // namespace
@@ -201,12 +131,12 @@ int cmd_slurm_script(arguments const& args)
     std::error_code ec;
     fs::create_directories(request->output_dir, ec);
     if (ec) return fail("--output-dir: \"" + request->output_dir + "\": " + ec.message(), 1);
-    if (auto written = write_script(path, *text); !written) return fail(written.error().message, 1);
+    if (auto written = write_script(path, *text, "--script"); !written) return fail(written.error().message, 1);
     if (!submitting) {
         std::cout << path << "\n";
         return 0;
     }
-    auto const job = submit(absolute(path));
+    auto const job = run_sbatch(absolute(path));
     if (!job) return fail(job.error().message, 1);
     std::cout << *job << "\n";
     return 0;

@@ -1,14 +1,25 @@
-// `torcrun submit SPEC [--url URL] [--no-initialize]`: creates a workflow from a Torc workflow
-// spec with the calls of Torc's `workflows create` (api::submission), then initializes it, and
-// prints the workflow id alone on stdout so scripts can capture it. A spec problem exits 2 and
-// creates nothing; a failure once the workflow exists deletes it (DELETE cascades) and exits 1.
+// `torcrun submit SPEC [--url URL] [--no-initialize] [--no-schedule]`: creates a workflow from a
+// Torc workflow spec with the calls of Torc's `workflows create` (api::submission), then
+// initializes it, and prints the workflow id alone on stdout so scripts can capture it. A spec
+// problem exits 2 and creates nothing; a failure once the workflow exists deletes it (DELETE
+// cascades) and exits 1. Then, as Torc's `workflows submit`, each on_workflow_start
+// schedule_nodes action is carried out (core::plan_allocations): the scripts are written into
+// --output-dir, sbatch'ed, and each Slurm job becomes a scheduled compute node, `pending`, whose
+// scheduler_id is the Slurm job id. A failed sbatch keeps the workflow (and the allocations
+// already made), prints sbatch's text and how to schedule again, and exits 1.
 #include "torcrun/cli/commands.hpp"
 
 #include "cli/positional_command.hpp"
+#include "sbatch_files.hpp"
 #include "spec_submission.hpp"
+#include "torcrun/cli/allocation_plan.hpp"
 #include "torc_client.hpp"
 
+#include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
 #include <boost/program_options.hpp>
+
+#include <filesystem>
 
 #include <algorithm>
 #include <iostream>
@@ -23,7 +34,9 @@ constexpr char const* usage =
     "usage: torcrun submit SPEC [options]\n\n"
     "Creates the workflow a Torc spec (JSON, JSON5 or YAML) describes on a Torc-compatible\n"
     "server, initializes it, and prints its id. Exit 2: the spec or the options are wrong;\n"
-    "exit 1: the server refused (the half-made workflow is deleted again).\n";
+    "exit 1: the server refused (the half-made workflow is deleted again).\n"
+    "Then each on_workflow_start schedule_nodes action is carried out: its sbatch scripts are\n"
+    "written into --output-dir and submitted (exit 1 if sbatch fails; the workflow stays).\n";
 
 int fail(std::string const& message, int status)
 {
@@ -42,6 +55,101 @@ int fail_lines(std::string const& message, int status)
     return status;
 }
 
+std::optional<std::string> flag(po::variables_map const& vm, char const* name)
+{
+    if (!vm.count(name)) return std::nullopt;
+    return vm[name].as<std::string>();
+}
+
+std::string url_text(io::base_url const& url) { return "http://" + url.host_header + url.path; }
+
+// Where the scripts' workers come from, and the configuration they get (its termination times
+// set the USR1 warning).
+struct schedule_context {
+    core::allocation_settings settings;
+    core::worker_config config;
+};
+
+core::result<schedule_context> schedule_settings(po::variables_map const& vm,
+                                                 io::client_settings const& client)
+{
+    schedule_context c;
+    c.settings.url = url_text(client.server);
+    auto config = load_worker_config(flag(vm, "config"), c.settings.url, "--url");
+    if (!config) return config.error();
+    c.config = std::move(*config);
+    c.settings.output_dir = absolute_path(flag(vm, "output-dir").value_or(c.config.output_dir));
+    if (auto given = flag(vm, "torcrun")) {
+        c.settings.torcrun_path = *given;
+    } else {
+        auto self = this_torcrun_path("--torcrun");
+        if (!self) return self.error();
+        c.settings.torcrun_path = *self;
+    }
+    if (auto path = flag(vm, "config")) c.settings.config_path = absolute_path(*path);
+    return c;
+}
+
+// sbatch, then the record; a record the server refuses cancels its Slurm job again, so no
+// allocation runs unrecorded.
+core::result<std::int64_t> schedule_one(torc_client& client, core::planned_allocation const& a,
+                                        std::int64_t wf, std::int64_t scheduler_config_id)
+{
+    auto job = run_sbatch(a.script_path);
+    if (!job) return job.error();
+    boost::json::object body{{"workflow_id", wf},
+                             {"scheduler_id", *job},
+                             {"scheduler_config_id", scheduler_config_id},
+                             {"scheduler_type", "slurm"},
+                             {"status", "pending"}};
+    auto made = client.call("POST", "/scheduled_compute_nodes", boost::json::serialize(body));
+    if (made) return *job;
+    auto message = "POST /scheduled_compute_nodes (Slurm job " + std::to_string(*job) +
+                   "): " + made.error().message;
+    auto canceled = run_scancel(*job);
+    message += canceled ? "\ncanceled Slurm job " + std::to_string(*job)
+                        : "\ncould not cancel Slurm job " + std::to_string(*job) + ": " +
+                              canceled.error().message;
+    return core::error{message};
+}
+
+int schedule_allocations(torc_client& client, schedule_context context, std::int64_t wf,
+                         api::name_ids const& scheduler_ids, core::spec::creation_plan const& plan)
+{
+    context.settings.workflow_id = wf;
+    auto allocations = core::plan_allocations(plan, context.settings, context.config);
+    if (!allocations) return fail(allocations.error().message, 1);  // checked before creation
+    if (allocations->empty()) return 0;
+    std::error_code ec;
+    std::filesystem::create_directories(context.settings.output_dir, ec);
+    if (ec) return fail("--output-dir: \"" + context.settings.output_dir + "\": " + ec.message(), 1);
+    if (auto warning = core::unreachable_url_warning(context.settings.url.value_or(""))) {
+        std::cerr << "torcrun submit: warning: " << *warning << "\n";
+    }
+    for (auto const& a : *allocations) {
+        auto const id = scheduler_ids.find(a.scheduler);
+        auto written = write_script(a.script_path, a.script_text, "--output-dir");
+        auto job = id == scheduler_ids.end()
+                       ? core::result<std::int64_t>(
+                             core::error{"the server gave the scheduler no id"})
+                   : !written ? core::result<std::int64_t>(written.error())
+                              : schedule_one(client, a, wf, id->second);
+        if (!job) {
+            fail_lines(a.what + ", allocation " + std::to_string(a.number) + ": " +
+                           job.error().message,
+                       1);
+            return fail("workflow " + std::to_string(wf) +
+                            " is kept; schedule its allocations again with `torcrun slurm-script " +
+                            std::to_string(wf) + " --time T [options] --submit`, or delete it "
+                            "with DELETE /workflows/" + std::to_string(wf),
+                        1);
+        }
+        std::cerr << "torcrun submit: " << a.what << ": Slurm job " << *job << " (" << a.script_path
+                  << ")\n";
+    }
+    return 0;
+}
+
 }  // namespace
 
 int cmd_submit(arguments const& args)
@@ -50,7 +158,14 @@ int cmd_submit(arguments const& args)
     options.add_options()("help,h", "print this help")(
         "no-initialize", "create the workflow but do not call initialize_jobs")(
         "skip-checks", "skip the multi-node scheduler check, as Torc's --skip-checks")(
-        "no-resource-monitoring", "no default resource monitor, as Torc's option of that name");
+        "no-resource-monitoring", "no default resource monitor, as Torc's option of that name")(
+        "no-schedule", "do not carry out the on_workflow_start schedule_nodes actions")(
+        "output-dir", po::value<std::string>()->value_name("DIR"),
+        "the sbatch scripts, Slurm and worker output (default: the config's output_dir)")(
+        "config", po::value<std::string>()->value_name("FILE"),
+        "worker configuration file, passed on to the allocations' workers")(
+        "torcrun", po::value<std::string>()->value_name("PATH"),
+        "absolute path of torcrun on the nodes (default: this binary)");
     options.add(client_options());
     auto parsed = parse_positional_command(
         args, options, {"submit", "spec", usage, "a spec file is required (torcrun submit SPEC)"});
@@ -63,11 +178,24 @@ int cmd_submit(arguments const& args)
     if (!plan) return fail(plan.error().message, 2);
     for (auto const& warning : plan->warnings)
         std::cerr << "torcrun submit: warning: " << warning << "\n";
+    bool const scheduling = !flags.count("no-schedule");
+    std::optional<schedule_context> context;
+    if (scheduling) {  // every script checked before anything is created
+        auto made = schedule_settings(flags, *settings);
+        if (!made) return fail(made.error().message, 2);
+        if (auto checked = core::plan_allocations(*plan, made->settings, made->config); !checked)
+            return fail(checked.error().message, 2);
+        context = std::move(*made);
+    }
     torc_client client(std::move(*settings));
-    auto wf = submit_plan(client, std::move(*plan), !flags.count("no-initialize"));
+    auto const planned = *plan;
+    api::name_ids scheduler_ids;
+    auto wf = submit_plan(client, std::move(*plan), !flags.count("no-initialize"), &scheduler_ids);
     if (!wf) return fail_lines(wf.error().message, 1);
     std::cout << *wf << "\n";
-    return 0;
+    std::cout.flush();
+    if (!context) return 0;
+    return schedule_allocations(client, std::move(*context), *wf, scheduler_ids, planned);
 }
 
 }  // namespace torcrun::apps

@@ -30,7 +30,7 @@ core::result<core::spec::creation_plan> plan_spec_file(std::string const& path,
 }
 
 core::result<std::int64_t> submit_plan(torc_client& client, core::spec::creation_plan plan,
-                                       bool initialize)
+                                       bool initialize, api::name_ids* scheduler_ids)
 {
     api::submission sub(std::move(plan), initialize);
     while (auto call = sub.next()) {
@@ -49,6 +49,7 @@ core::result<std::int64_t> submit_plan(torc_client& client, core::spec::creation
         }
         return core::error{message};
     }
+    if (scheduler_ids) *scheduler_ids = sub.slurm_scheduler_ids();
     return sub.workflow_id().value_or(0);
 }
 

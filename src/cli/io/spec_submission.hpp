@@ -6,6 +6,7 @@
 #include "torc_client.hpp"
 #include "torcrun/common/error.hpp"
 #include "torcrun/spec/creation_plan.hpp"
+#include "torcrun/spec/submission.hpp"
 
 #include <cstdint>
 #include <string>
@@ -27,7 +28,8 @@ core::result<core::spec::creation_plan> plan_spec_file(std::string const& path,
 // Creates (and with `initialize`, initializes) the workflow and returns its id. On a failure the
 // message is one line per problem: the failed call, then `deleted workflow N` or why the delete
 // failed too.
+// `scheduler_ids`, when given, receives the ids of the plan's Slurm schedulers by name.
 core::result<std::int64_t> submit_plan(torc_client& client, core::spec::creation_plan plan,
-                                       bool initialize);
+                                       bool initialize, api::name_ids* scheduler_ids = nullptr);
 
 }  // namespace torcrun::apps

@@ -1,0 +1,50 @@
+// The Slurm allocations a workflow's `on_workflow_start` `schedule_nodes` actions ask for, as
+// `torcrun submit` carries them out (docs/TORC-COMPATIBILITY.md §4.12): per action,
+// `num_allocations` sbatch scripts of its `slurm_scheduler` (account, partition, qos, nodes,
+// walltime, gres, mem, tmp, extra) over the workflow's `slurm_defaults`, with one slurm-mode
+// worker per allocation, or one direct-mode worker per node (`start_one_worker_per_node`).
+// Pure: the caller supplies the paths, writes the scripts and runs sbatch.
+#pragma once
+
+#include "torcrun/common/error.hpp"
+#include "torcrun/config/config.hpp"
+#include "torcrun/slurm/sbatch_script.hpp"
+#include "torcrun/spec/creation_plan.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace torcrun::core {
+
+struct allocation_settings {
+    std::int64_t workflow_id = 1;  // before creation: any id, to check the scripts
+    std::string output_dir;        // absolute
+    std::string torcrun_path;      // absolute
+    std::optional<std::string> config_path;
+    std::optional<std::string> url;
+};
+
+struct planned_allocation {
+    std::string what;       // `actions[0] (schedule_nodes, slurm_schedulers "gpu")`
+    std::string scheduler;  // the scheduler's name
+    std::size_t number = 1;  // 1..num_allocations of its action
+    sbatch_request request;
+    std::string script_text;
+    std::string script_path;  // <output_dir>/<job name>.sh
+};
+
+// Every allocation of the plan's on_workflow_start schedule_nodes actions, in action order;
+// none when there are none. Refusals name the action and the scheduler:
+// `spec.json5:20:5: actions[0] (schedule_nodes, slurm_schedulers "gpu"): --time: "1h" is not
+// a Slurm time (...)`, a scheduler_type other than slurm, num_allocations below 1.
+result<std::vector<planned_allocation>> plan_allocations(spec::creation_plan const& plan,
+                                                         allocation_settings const& settings,
+                                                         worker_config const& config);
+
+// A warning when compute nodes cannot reach `url` (a loopback host), else nullopt.
+std::optional<std::string> unreachable_url_warning(std::string const& url);
+
+}  // namespace torcrun::core

@@ -1,0 +1,36 @@
+// What `torcrun slurm-script` and `torcrun submit` share to put an allocation into Slurm: the
+// worker configuration the scripts pass on, the path of this binary, writing a script file, and
+// running sbatch on it.
+#pragma once
+
+#include "torcrun/common/error.hpp"
+#include "torcrun/config/config.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace torcrun::apps {
+
+// The worker configuration of `path` (none: the defaults), `url` overriding server.url.
+core::result<core::worker_config> load_worker_config(std::optional<std::string> const& path,
+                                                     std::optional<std::string> const& url,
+                                                     std::string const& url_origin);
+
+// The absolute path of the running torcrun, for the scripts; the error names `option`.
+core::result<std::string> this_torcrun_path(std::string const& option);
+
+std::string absolute_path(std::string const& path);
+
+// Writes an executable script, creating its folder; errors name `option` and the path.
+core::result<void> write_script(std::string const& path, std::string const& text,
+                                std::string const& option);
+
+// Runs `sbatch SCRIPT` with this process's environment and returns the Slurm job id; a
+// failure carries sbatch's own stderr (else stdout): `sbatch /x.sh: exit 1: error: ...`.
+core::result<std::int64_t> run_sbatch(std::string const& script);
+
+// Runs `scancel JOB`; a failure carries scancel's own text.
+core::result<void> run_scancel(std::int64_t job_id);
+
+}  // namespace torcrun::apps
