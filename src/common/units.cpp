@@ -265,6 +265,13 @@ std::string format_duration(double seconds)
     return "PT" + std::to_string(h) + "H" + std::to_string(m) + "M";
 }
 
+std::string count_of(std::uint64_t n, std::string_view noun)
+{
+    auto text = std::to_string(n) + ' ' + std::string(noun);
+    if (n != 1) text += 's';
+    return text;
+}
+
 std::string format_size(std::uint64_t bytes)
 {
     static constexpr std::string_view units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};

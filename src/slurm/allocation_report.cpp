@@ -49,11 +49,6 @@ std::string join(std::vector<std::string> const& items, std::string_view sep)
     return out;
 }
 
-std::string counted(std::uint64_t n, std::string_view what)
-{
-    return std::to_string(n) + " " + std::string(what) + (n == 1 ? "" : "s");
-}
-
 std::string gpu_text(allocation_node const& n)
 {
     auto const& ids = n.capacity.gpu_ids;
@@ -115,7 +110,7 @@ std::string node_text(allocation const& a, std::size_t i)
 {
     auto const& n = a.nodes[i];
     return "  " + n.capacity.name + (a.local_node == i ? " (local)" : "") + ": "
-           + counted(n.capacity.cpus, "CPU") + ", " + format_size(n.capacity.memory_bytes) + " ("
+           + count_of(n.capacity.cpus, "CPU") + ", " + format_size(n.capacity.memory_bytes) + " ("
            + std::to_string(n.capacity.memory_bytes) + " bytes), GPUs: " + gpu_text(n)
            + "\n    cpus from " + n.sources.cpus + "\n    memory from " + n.sources.memory
            + "\n    gpus from " + n.sources.gpus + "\n";
@@ -159,8 +154,8 @@ std::string format_allocation_text(allocation const& a, requested_mode requested
     std::string out = "scope: " + scope_text(a) + "\n";
     if (a.in_slurm) out += "allocation nodes: " + compress_hostlist(a.allocation_nodes) + "\n";
     out += "local node: " + local_text(a) + "\nend time: " + end_text(a) + "\n";
-    out += "nodes: " + std::to_string(a.nodes.size()) + ", " + counted(t.cpus, "CPU") + ", "
-           + format_size(t.memory_bytes) + ", " + counted(t.gpus, "GPU") + "\n";
+    out += "nodes: " + std::to_string(a.nodes.size()) + ", " + count_of(t.cpus, "CPU") + ", "
+           + format_size(t.memory_bytes) + ", " + count_of(t.gpus, "GPU") + "\n";
     for (std::size_t i = 0; i < a.nodes.size(); ++i) out += node_text(a, i);
     out += "mode: " + std::string(to_string(decision.mode)) + " (requested "
            + std::string(to_string(requested)) + "): " + decision.reason + "\n";

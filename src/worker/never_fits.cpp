@@ -14,13 +14,6 @@ namespace torcrun::core {
 
 namespace {
 
-std::string count_of(std::uint64_t n, std::string_view unit)
-{
-    auto text = std::to_string(n) + ' ' + std::string(unit);
-    if (n != 1) text += 's';
-    return text;
-}
-
 struct dimension {
     std::uint64_t need;
     std::string need_text;                     // "4 CPUs", "1000g of memory"

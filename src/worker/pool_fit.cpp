@@ -13,14 +13,6 @@ namespace torcrun::core {
 
 namespace {
 
-// "1 GPU", "4 GPUs", "1 byte".
-std::string count_of(std::uint64_t n, std::string_view unit)
-{
-    auto text = std::to_string(n) + ' ' + std::string(unit);
-    if (n != 1) text += 's';
-    return text;
-}
-
 struct dimension {
     std::string (*amount)(std::uint64_t);  // "4 GPUs", "3.9 GiB"
     std::string_view suffix;

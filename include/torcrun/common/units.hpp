@@ -22,6 +22,9 @@ std::string format_memory(std::uint64_t bytes);
 // Bytes -> a size for people: "512 B", "3.9 GiB" (binary units, tenths rounded half up).
 std::string format_size(std::uint64_t bytes);
 
+// A count with its noun for messages: "1 CPU", "4 GPUs", "0 nodes" (an English plural in -s).
+std::string count_of(std::uint64_t n, std::string_view noun);
+
 // Bytes -> whole megabytes, rounded down (srun --mem=<MB>M; 0 means "leave --mem out").
 std::uint64_t memory_megabytes(std::uint64_t bytes);
 
