@@ -1,4 +1,4 @@
-// newer Torc's execution_config and stdio (docs/TORC-COMPATIBILITY.md §4.13): reading each key
+// Newer Torc's execution_config and stdio (docs/TORC-COMPATIBILITY.md §4.13): reading each key
 // with its type and range, and Torc's create-time checks (its create_workflow), whose problems
 // are all collected into one report rather than stopping at the first.
 #include "execution_config_reader.hpp"
@@ -46,7 +46,8 @@ std::string const* execution_config_spec::location_of(std::string_view key) cons
 execution_mode creation_mode(std::optional<execution_config_spec> const& config,
                              execution_context const& context)
 {
-    auto const mode = config ? config->mode.value_or(execution_mode::direct) : execution_mode::direct;
+    auto const mode =
+        config ? config->mode.value_or(execution_mode::direct) : execution_mode::direct;
     if (mode != execution_mode::automatic) return mode;
     return context.has_slurm_schedulers ? execution_mode::slurm : execution_mode::direct;
 }
@@ -100,8 +101,9 @@ result<void> check_execution_config(std::optional<execution_config_spec> const& 
     }
     if (mode != execution_mode::direct) {
         for (auto const& action_where : context.per_node_actions)
-            problems.push_back(concat({action_where, ": actions: \"start_one_worker_per_node: true\" "
-                                       "needs direct mode; execution_config sets ",
+            problems.push_back(concat({action_where,
+                                       ": actions: \"start_one_worker_per_node: true\" needs "
+                                       "direct mode; execution_config sets ",
                                        mode_text}));
     }
     if (problems.empty()) return {};
