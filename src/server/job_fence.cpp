@@ -24,18 +24,20 @@ std::optional<rejection> check_holder(std::string_view endpoint, job_state const
     if (!fence.fenced()) return std::nullopt;
     auto const head = std::string(endpoint) + ": job " + std::to_string(job.id);
     auto const caller = node_text(*fence.node);
-    if (!job.holder) {
+    // Claimed without a claimant (a Torc v0.10 claim): nobody to tell apart, only the attempt.
+    bool const anonymous = !job.holder && job.status == job_status::pending;
+    if (!job.holder && !anonymous) {
         return rejection{409, head + " is " + quoted(job.status) +
                                   ", held by no compute node, not by " + caller};
     }
-    if (*job.holder != *fence.node) {
+    if (!anonymous && *job.holder != *fence.node) {
         return rejection{409, head + " is held by " + node_text(*job.holder) + " on attempt " +
                                   std::to_string(job.attempt_id) + ", not by " + caller};
     }
     if (!attempt_matches(job, fence)) {
         return rejection{409, head + " is on attempt " + std::to_string(job.attempt_id) +
-                                  " (held by " + caller + "), not on attempt " +
-                                  std::to_string(*fence.attempt)};
+                                  (anonymous ? "" : " (held by " + caller + ")") +
+                                  ", not on attempt " + std::to_string(*fence.attempt)};
     }
     return std::nullopt;
 }

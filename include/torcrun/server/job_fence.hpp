@@ -28,7 +28,9 @@ struct job_fence {
 };
 
 // 409 unless the job is held by the fence's node (job_state::holder) and, when the fence names an
-// attempt, is on that attempt. The message names the holder and its attempt:
+// attempt, is on that attempt. A pending job with no holder was claimed without a claimant (a Torc
+// v0.10 claim): any node may act for it, on its attempt. The message names the holder and its
+// attempt:
 //   "complete_job: job 7 is held by compute node 1 on attempt 1, not by compute node 2"
 //   "complete_job: job 7 is \"ready\", held by no compute node, not by compute node 2"
 //   "complete_job: job 7 is on attempt 2 (held by compute node 1), not on attempt 1"

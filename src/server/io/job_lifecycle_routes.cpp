@@ -151,13 +151,8 @@ api::response start_job(server_api& api, request const& req, path_params const& 
     if (auto ok = check_fence_node(changes, *fence, job->workflow_id, "compute_node_id"); !ok)
         return api::error_response(ok.error());
     if (repeated) return detail::job_reply(api.db(), job_id, what);
-    // A job claimed without a claimant (a Torc v0.10 claim) has no holder to match.
-    if (job->holder) {
-        if (auto fenced = core::check_holder(what, *job, *fence))
-            return api::error_response(refused(*fenced));
-    } else if (fence->attempt && *fence->attempt != job->attempt_id) {
-        return api::error_response(refused(core::check_holder(what, *job, *fence).value()));
-    }
+    if (auto fenced = core::check_holder(what, *job, *fence))
+        return api::error_response(refused(*fenced));
     auto const wf = job->workflow_id;
     auto done = changes.set_status(wf, job_id, state->job->status, *decided, node);
     if (!done) return api::error_response(done.error());
@@ -347,6 +342,7 @@ api::response batch_complete(server_api& api, api::request const& req, std::int6
         if (done.error().status >= 500) return api::error_response(done.error());
         errors += std::string(errors.empty() ? "" : ",") +
                   "{\"job_id\":" + std::to_string(*entry.int64("job_id")) +
+                  ",\"status\":" + std::to_string(done.error().status) +
                   ",\"message\":" + api::json_quote(done.error().message) + "}";
     }
     return api::json_response(200, "{\"completed\":" + api::json_ids(completed) + ",\"errors\":[" +

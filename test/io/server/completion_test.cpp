@@ -213,8 +213,8 @@ BOOST_FIXTURE_TEST_CASE(batch_with_a_bad_entry, diamond_fixture)
     BOOST_TEST(
         boost::json::serialize(out) ==
         R"({"completed":[2],"errors":[)"
-        R"({"job_id":3,"message":"complete_job: run_id 5 is not the workflow's current run_id 0"},)"
-        R"x({"job_id":1,"message":"complete_job: job 1 is already complete (\"completed\")"}]})x");
+        R"({"job_id":3,"status":422,"message":"complete_job: run_id 5 is not the workflow's current run_id 0"},)"
+        R"x({"job_id":1,"status":422,"message":"complete_job: job 1 is already complete (\"completed\")"}]})x");
     BOOST_TEST(status(work1) == "completed");
     BOOST_TEST(status(work2) == "running");  // its entry was rolled back alone
     BOOST_TEST(scalar("SELECT COUNT(*) FROM result") == before + 1);

@@ -123,7 +123,8 @@ BOOST_FIXTURE_TEST_CASE(completions_from_a_deactivated_node, fence_fixture)
                     R"("compute_node_id":1,"attempt_id":1,"result":)" +
                         result_body(a, "completed", node_a) + "}]}");
     BOOST_TEST(boost::json::serialize(batch) ==
-               R"({"completed":[],"errors":[{"job_id":1,"message":"batch_complete_jobs: compute )"
+               R"({"completed":[],"errors":[{"job_id":1,"status":409,"message":"batch_complete_jobs: )"
+               R"(compute )"
                R"(node 1 is inactive (shut down, or its lease ran out and its jobs went back); )"
                R"(register a new node"}]})");
     BOOST_TEST(snapshot() == before);
@@ -144,7 +145,8 @@ BOOST_FIXTURE_TEST_CASE(a_batch_entry_from_another_node, fence_fixture)
     auto out = ok("POST", "/workflows/1/batch_complete_jobs",
                   R"({"completions":[)" + entry(a, node_b) + "," + entry(c, node_a) + "]}");
     BOOST_TEST(boost::json::serialize(out) ==
-               R"({"completed":[3],"errors":[{"job_id":1,"message":"batch_complete_jobs: job 1 )"
+               R"({"completed":[3],"errors":[{"job_id":1,"status":409,"message":"batch_complete_jobs: )"
+               R"(job 1 )"
                R"(is held by compute node 1 on attempt 1, not by compute node 2"}]})");
     BOOST_TEST(status(a) == "running");
     BOOST_TEST(status(c) == "completed");

@@ -56,6 +56,12 @@ BOOST_AUTO_TEST_CASE(holder_and_attempt)
                                           node(1))) ==
                "409 complete_job: job 7 is \"ready\", held by no compute node, not by compute "
                "node 1");
+    // Claimed without a claimant: any node, on its attempt.
+    BOOST_TEST(refusal(core::check_holder("start_job", job7(st::pending, std::nullopt), node(2))) ==
+               "accepted");
+    BOOST_TEST(refusal(core::check_holder("start_job", job7(st::pending, std::nullopt, 2),
+                                          node(2, 1))) ==
+               "409 start_job: job 7 is on attempt 2, not on attempt 1");
     // Unfenced (a Torc v0.10 client): nothing to check here.
     BOOST_TEST(refusal(core::check_holder("complete_job", running_on_1, {})) == "accepted");
 }
