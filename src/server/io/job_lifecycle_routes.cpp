@@ -93,9 +93,11 @@ api_result<void> complete_one(job_changes& changes, std::int64_t job_id, job_sta
     if (job) {
         if (auto ok = check_fence_node(changes, fence, job->workflow_id, "compute_node_id"); !ok)
             return ok;
-        auto kept = changes.kept_result(job_id);
-        if (!kept) return kept.error();
-        if (core::repeats_completion(requested, run_id, *job, *kept, fence)) return {};
+        if (fence.fenced() && job->status == requested) {  // maybe a repeat: read its result
+            auto kept = changes.kept_result(job_id);
+            if (!kept) return kept.error();
+            if (core::repeats_completion(requested, run_id, *job, *kept, fence)) return {};
+        }
     }
     auto const decided = core::decide_complete_job(
         job_id, requested, job, {run_id, state->current_run},
