@@ -99,6 +99,9 @@ struct workflow_spec {
     std::int64_t compute_node_wait_for_healthy_database_minutes = 20;
     std::optional<jobs_sort_method> sort_method;  // spec key `jobs_sort_method`
     std::vector<std::string> warnings;            // found while reading, e.g. ignored keys
+    // The first key of newer Torc the spec uses, as `"env" at w.yaml:4:1`, or empty: such a spec
+    // is read by newer Torc's rules where they differ from 0.10's (unique job names).
+    std::string newer_form;
 };
 
 // The wire spellings of the enums.

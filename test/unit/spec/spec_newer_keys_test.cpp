@@ -168,6 +168,14 @@ BOOST_AUTO_TEST_CASE(warnings_for_deprecated_and_reduced_keys)
                "recorded");
 }
 
+BOOST_AUTO_TEST_CASE(a_v0_10_spec_still_merges_a_repeated_name)
+{
+    auto const planned = plan("{name:'w', jobs:[{name:'m', command:'c', parameters:{i:'1:2'}}]}");
+    BOOST_TEST_REQUIRE(message_of(planned) == "ok");
+    BOOST_TEST(planned->jobs.size() == 1u);
+    BOOST_TEST(planned->jobs[0].copies == 2u);
+}
+
 BOOST_AUTO_TEST_CASE(auto_mode_without_schedulers_is_direct_for_the_checks)
 {
     auto const planned = plan("{name:'w', execution_config:{mode:'auto', oom_exit_code:1}, jobs:[]}");
@@ -346,6 +354,21 @@ std::vector<key_case> const refusals{
      "{name:'w', jobs:[], files:[{name:'f', path:'p', identifier:'#x'}]}",
      "t.json5:1:49: files[0] \"f\": field \"identifier\" (newer Torc: RO-Crate "
      "identifiers) is not supported by torcrun"},
+    // newer Torc's unique names: a fan-in by a repeated name is refused once the spec uses its keys
+    {"repeated name in a newer spec", "w.yaml",
+     "name: w\nexecution_config: {mode: direct}\njobs:\n  - name: s_{i}\n    command: c\n"
+     "    parameters: {i: '1:3'}\n  - name: merge\n    command: m\n    depends_on: ['s_{i}']\n"
+     "    parameters: {i: '1:3'}\n",
+     "w.yaml:7:5: jobs[1] \"merge\": expansions 1 and 2 of this entry are both named "
+     "\"merge\"; names must be unique after expansion (for a fan-in, drop the waiting "
+     "job's parameters and use depends_on_regexes), as newer Torc requires of a spec with "
+     "its keys (here \"execution_config\" at w.yaml:2:1)"},
+    {"repeated name in a newer spec json5", "t.json5",
+     "{name:'w', jobs:[{name:'m', command:'c', priority:1, parameters:{i:'1:2'}}]}",
+     "t.json5:1:18: jobs[0] \"m\": expansions 1 and 2 of this entry are both named \"m\"; "
+     "names must be unique after expansion (for a fan-in, drop the waiting job's parameters "
+     "and use depends_on_regexes), as newer Torc requires of a spec with its keys (here "
+     "\"priority\" at t.json5:1:42)"},
     {"file st_mtime", "w.yaml", "name: w\njobs: []\nfiles:\n  - {name: f, path: p, st_mtime: 1.5}\n",
      "w.yaml:4:24: files[0] \"f\": field \"st_mtime\" (newer Torc: a modification time "
      "given in the spec) is not supported by torcrun"},
