@@ -118,6 +118,46 @@ BOOST_AUTO_TEST_CASE(json5_job_keys_reach_the_job_records)
     BOOST_TEST(s.find(R"("serialize_allocations":true)") != std::string::npos);
 }
 
+// Every new key, once in each format: the same workflow record and job records.
+BOOST_AUTO_TEST_CASE(yaml_and_json5_give_the_same_records)
+{
+    auto const yaml = plan(R"(name: w
+project: p
+metadata: {a: 1}
+env: {A: x}
+execution_config:
+  mode: slurm
+  srun_termination_signal: B:USR1@60
+  enable_cpu_bind: true
+  stdio: {mode: no_stderr}
+resource_monitor: {jobs: {enabled: true}, sample_interval_seconds: 2}
+slurm_schedulers: [{name: s, account: a, serialize_allocations: true}]
+jobs:
+  - {name: j, command: c, priority: 4, env: {B: y}, stdio: {delete_on_success: true}}
+)",
+                           {}, "w.yaml");
+    auto const json5 = plan(R"({name: 'w', project: 'p', metadata: {a: 1}, env: {A: 'x'},
+  execution_config: {mode: 'slurm', srun_termination_signal: 'B:USR1@60', enable_cpu_bind: true,
+                     stdio: {mode: 'no_stderr'}},
+  resource_monitor: {jobs: {enabled: true}, sample_interval_seconds: 2},
+  slurm_schedulers: [{name: 's', account: 'a', serialize_allocations: true}],
+  jobs: [{name: 'j', command: 'c', priority: 4, env: {B: 'y'}, stdio: {delete_on_success: true}}],
+})");
+    BOOST_TEST_REQUIRE(message_of(yaml) == "ok");
+    BOOST_TEST_REQUIRE(message_of(json5) == "ok");
+    BOOST_TEST(body_of(*yaml) == body_of(*json5));
+    BOOST_TEST(body_of(*yaml).find(
+                   R"("execution_config":{"mode":"slurm","srun_termination_signal":"B:USR1@60",)"
+                   R"("enable_cpu_bind":true,"stdio":{"mode":"no_stderr"},"job_stdio_overrides":)"
+                   R"({"j":{"mode":"separate","delete_on_success":true}}})") != std::string::npos);
+    torcrun::api::name_ids const none;
+    torcrun::api::detail::job_refs const ids{none, none, none, none, none, none};
+    BOOST_TEST(boost::json::serialize(torcrun::api::detail::job_body(1, yaml->jobs[0], ids)) ==
+               boost::json::serialize(torcrun::api::detail::job_body(1, json5->jobs[0], ids)));
+    BOOST_TEST(yaml->jobs[0].priority == 4);
+    BOOST_TEST(yaml->slurm_schedulers[0].serialize_allocations);
+}
+
 BOOST_AUTO_TEST_CASE(metadata_as_a_string_stays_a_string)
 {
     auto const planned = plan("{name:'w', metadata:'{\"k\":1}', jobs:[]}");
