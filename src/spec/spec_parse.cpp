@@ -1,9 +1,11 @@
 // parse_spec: the workflow object read entry by entry into a workflow_spec
-// (docs/TORC-COMPATIBILITY.md §4.2-§4.3). The template entries (jobs, files and user data) come
-// first, then resource requirements, failure handlers, Slurm schedulers, slurm_defaults, the
-// resource monitor and actions, with the checks Torc leaves to its server (duplicate and reserved
-// names) done here, before anything is created. Each entry reader reports through the shared
-// parse_state and returns what it read so far.
+// (docs/TORC-COMPATIBILITY.md §4.2-§4.3, and newer Torc's keys of §4.13). The template entries
+// (jobs, files and user data) come first, then resource requirements, failure handlers, Slurm
+// schedulers, slurm_defaults, the resource monitor and actions, with the checks Torc leaves to
+// its server (duplicate and reserved names) done here, before anything is created, and last the
+// create-time checks of execution_config. Keys of newer Torc that torcrun does not implement are
+// refused by name. Each entry reader reports through the shared parse_state and returns what it
+// read so far.
 #include "execution_config_reader.hpp"
 #include "field_reader.hpp"
 #include "json_text.hpp"

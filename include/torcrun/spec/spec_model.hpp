@@ -1,6 +1,7 @@
-// A Torc 0.10 workflow spec as typed values (docs/TORC-COMPATIBILITY.md §4.2-§4.3): every field,
-// Torc's defaults, and nothing expanded yet. Job, file and user-data entries are templates until
-// spec_expansion turns them into one entry per parameter combination.
+// A Torc 0.10 workflow spec as typed values (docs/TORC-COMPATIBILITY.md §4.2-§4.3), with the keys
+// newer Torc added (§4.13): every field, Torc's defaults, and nothing expanded yet. Job, file and
+// user-data entries are templates until spec_expansion turns them into one entry per parameter
+// combination.
 #pragma once
 
 #include "torcrun/spec/execution_config.hpp"
