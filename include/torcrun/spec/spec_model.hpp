@@ -1,8 +1,10 @@
-// A Torc 0.10 workflow spec as typed values (docs/TORC-COMPATIBILITY.md §4.2-§4.3): every field,
-// Torc's defaults, and nothing expanded yet. Job, file and user-data entries are templates until
-// spec_expansion turns them into one entry per parameter combination.
+// A Torc 0.10 workflow spec as typed values (docs/TORC-COMPATIBILITY.md §4.2-§4.3), with the keys
+// newer Torc added (§4.13): every field, Torc's defaults, and nothing expanded yet. Job, file and
+// user-data entries are templates until spec_expansion turns them into one entry per parameter
+// combination.
 #pragma once
 
+#include "torcrun/spec/execution_config.hpp"
 #include "torcrun/spec/parameter_combinations.hpp"
 #include "torcrun/spec/spec_entries.hpp"
 
@@ -15,6 +17,9 @@
 #include <vector>
 
 namespace torcrun::core::spec {
+
+// An `env` map (newer Torc) in spec order: name -> value.
+using env_list = std::vector<std::pair<std::string, std::string>>;
 
 // How a template takes its parameters (docs/TORC-COMPATIBILITY.md §4.4): its own `parameters`, or
 // `use_parameters` names from the workflow's pool. `parameter_mode` is checked when the entry is
@@ -61,6 +66,9 @@ struct job_spec {
     std::vector<std::string> input_user_data_regexes;
     std::vector<std::string> output_user_data;
     std::vector<std::string> output_user_data_regexes;
+    env_list env;               // newer Torc; values templated per expansion
+    std::int64_t priority = 0;  // newer Torc; >= 0, higher claimed first
+    std::optional<stdio_spec> stdio;  // newer Torc; becomes execution_config.job_stdio_overrides
     template_parameters params;
     std::string where;
 };
@@ -71,6 +79,10 @@ struct workflow_spec {
     std::string name;
     std::optional<std::string> user;  // used when given (§4.10 item 8)
     std::optional<std::string> description;
+    std::optional<std::string> project;              // newer Torc
+    std::optional<boost::json::value> metadata;      // newer Torc: a string or an object
+    env_list env;                                    // newer Torc; single-valued parameters
+    std::optional<execution_config_spec> execution_config;  // newer Torc
     raw_parameters parameters;  // the pool that `use_parameters` draws from
     std::vector<job_spec> jobs;
     std::vector<file_spec> files;
@@ -88,6 +100,9 @@ struct workflow_spec {
     std::int64_t compute_node_wait_for_healthy_database_minutes = 20;
     std::optional<jobs_sort_method> sort_method;  // spec key `jobs_sort_method`
     std::vector<std::string> warnings;            // found while reading, e.g. ignored keys
+    // The first key of newer Torc the spec uses, as `"env" at w.yaml:4:1`, or empty: such a spec
+    // is read by newer Torc's rules where they differ from 0.10's (unique job names).
+    std::string newer_form;
 };
 
 // The wire spellings of the enums.
