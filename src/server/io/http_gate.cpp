@@ -31,7 +31,9 @@ screened screen_credentials(std::optional<std::string> const& authorization,
     return wrong_credentials();
 }
 
-server_reply wrong_credentials() { return unauthorized("unauthorized: wrong user name or password"); }
+server_reply wrong_credentials() {
+    return unauthorized("unauthorized: wrong user name or password");
+}
 
 server_reply json_error(unsigned status, std::string const& message) {
     server_reply reply;

@@ -639,7 +639,8 @@ net::awaitable<void> accept_loop(std::shared_ptr<server_state> st) {
             if (err == EAGAIN || err == EWOULDBLOCK || err == ECONNABORTED || err == EINTR)
                 continue;
             report_accept_failure(*st, err);
-            // EMFILE or ENFILE: the connection waits in the backlog until a descriptor frees up.
+            // E.g. EMFILE or ENFILE: the connection waits in the backlog until a descriptor
+            // frees up; retrying at once would only spin.
             co_await pause(ex, core::accept_backoff(st->accept_failures.failures_in_a_row()));
             continue;
         }

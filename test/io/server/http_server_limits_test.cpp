@@ -100,7 +100,8 @@ BOOST_AUTO_TEST_CASE(beyond_the_cap_clients_get_503_at_once_and_the_first_are_se
 
     // The first three are served to the end, and again on the same connections.
     BOOST_REQUIRE(run_until(f.ioc, [&] {
-        return std::all_of(polls.begin(), polls.end(), [](auto const& p) { return p->has_value(); });
+        return std::all_of(polls.begin(), polls.end(),
+                           [](auto const& p) { return p->has_value(); });
     }));
     for (auto const& p : polls) {
         BOOST_REQUIRE(p->value().has_value());

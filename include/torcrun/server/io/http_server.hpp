@@ -1,7 +1,8 @@
 // The HTTP/1.1 server of `torcrun server` (and of the embedded server of `torcrun run`): Beast on
 // one single-threaded io_context, serving the Torc REST API under /torc-service/v1 through an
-// `api::request_handler`. It owns sockets, limits, Basic auth and long-poll parking; every
-// decision about what a request means belongs to the handler.
+// `api::request_handler`. It owns sockets, limits, Basic auth (checked by an `authenticator`:
+// cached, bcrypt off the reactor thread) and long-poll parking; every decision about what a
+// request means belongs to the handler.
 //
 // Open connections (event streams included) are capped: one accepted beyond `max_connections`
 // is answered `503 {"message": ...}` with `Retry-After: 1` and closed, and while accept fails
