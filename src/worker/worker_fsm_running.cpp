@@ -171,7 +171,7 @@ void worker_fsm::impl::decide_failure(job_entry& job, job_result result,
     auto const* rule = handler ? match_rule(*handler, rc) : nullptr;
     if (rule && job.job.attempt_id < rule->max_retries) {
         job.state = job_state::retrying{std::move(result), *rule};
-        send(worker::retry_job{{}, job.job.id, rule->max_retries});
+        send(worker::retry_job{{}, job.job.id, rule->max_retries, job.job.attempt_id});
         return;
     }
     if (!rule && startup.use_pending_failed) {
@@ -362,14 +362,19 @@ void worker_fsm::impl::on(worker::jobs_reported const& e, worker_action const&)
         std::string why = "absent from the server's reply";
         auto const refusal =
             std::ranges::find(e.rejected, job_id, &worker::rejected_report::job_id);
-        if (refusal != e.rejected.end()) why = refusal->message;
-        settle(*it, accepted, why, unjournal);
+        bool fenced = false;
+        if (refusal != e.rejected.end()) {
+            why = refusal->message;
+            fenced = refusal->http_status == 409;
+        }
+        settle(*it, accepted, why, fenced, unjournal);
         it = reports.pending.erase(it);
     }
     if (!unjournal.empty()) out.push_back(worker::journal_remove{std::move(unjournal)});
 }
 
-void worker_fsm::impl::report_done(request_id id, bool accepted, std::string const& why)
+void worker_fsm::impl::report_done(request_id id, bool accepted, std::string const& why,
+                                   bool fenced)
 {
     std::vector<worker::report_key> unjournal;
     for (auto it = reports.pending.begin(); it != reports.pending.end();) {
@@ -377,15 +382,16 @@ void worker_fsm::impl::report_done(request_id id, bool accepted, std::string con
             ++it;
             continue;
         }
-        settle(*it, accepted, why, unjournal);
+        settle(*it, accepted, why, fenced, unjournal);
         it = reports.pending.erase(it);
     }
     if (!unjournal.empty()) out.push_back(worker::journal_remove{std::move(unjournal)});
 }
 
-// The end of one report: the job (if this worker still holds it) leaves the table.
+// The end of one report: the job (if this worker still holds it) leaves the table. A fenced
+// refusal (409) is a warning: the job went on elsewhere, so its result here is stale.
 void worker_fsm::impl::settle(pending_report const& entry, bool accepted, std::string const& why,
-                              std::vector<worker::report_key>& unjournal)
+                              bool fenced, std::vector<worker::report_key>& unjournal)
 {
     auto const& result = entry.report.result;
     if (entry.journaled) unjournal.push_back(key_of(entry.report));
@@ -397,7 +403,11 @@ void worker_fsm::impl::settle(pending_report const& entry, bool accepted, std::s
                                          " was refused: " + why);
         return;
     }
-    if (!accepted) say(log_severity::error, name + ": its result was refused: " + why);
+    if (!accepted && fenced) {
+        say(log_severity::warning, name + ": not this worker's any more; result dropped: " + why);
+    } else if (!accepted) {
+        say(log_severity::error, name + ": its result was refused: " + why);
+    }
     auto const it = jobs.find(result.job_id);
     if (it == jobs.end() || it->second.phase() != job_phase::reporting ||
         it->second.job.attempt_id != result.attempt_id)
@@ -406,6 +416,8 @@ void worker_fsm::impl::settle(pending_report const& entry, bool accepted, std::s
     if (accepted) {
         ++ledger.reported;
         claim_progress();  // its dependents may be ready now
+    } else if (fenced) {
+        ++ledger.fenced_off;
     } else {
         ++ledger.rejected;
     }

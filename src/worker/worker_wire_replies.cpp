@@ -420,7 +420,9 @@ decoded batch_reported(core::request_id id, wire_reply const& r)
                                std::string(detail::describe(item))};
         }
         wire::field_reader e(item.get_object(), path);
-        w::rejected_report rejected{e.integer("job_id"), e.text("message", "")};
+        w::rejected_report rejected{e.integer("job_id"), e.text("message", ""), 0};
+        // torcrun's server names each entry's status; Torc's does not.
+        rejected.http_status = static_cast<int>(e.optional_integer("status").value_or(0));
         if (!e.ok()) return *e.error();
         out.rejected.push_back(std::move(rejected));
     }

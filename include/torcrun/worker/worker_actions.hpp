@@ -44,10 +44,21 @@ struct claim_jobs {
     std::vector<node_availability> nodes;
 };
 struct read_requirements { request_id request{}; std::int64_t requirements_id = 0; };
-struct start_job { request_id request{}; std::int64_t job_id = 0; };
-struct hand_back { request_id request{}; std::int64_t job_id = 0; };  // status -> ready
+// The job transitions carry the attempt they act for (the fence, with the compute node: a server
+// refuses them with 409 once the job is not this node's attempt any more).
+struct start_job { request_id request{}; std::int64_t job_id = 0; std::uint32_t attempt_id = 1; };
+struct hand_back {  // status -> ready
+    request_id request{};
+    std::int64_t job_id = 0;
+    std::uint32_t attempt_id = 1;
+};
 struct read_failure_handler { request_id request{}; std::int64_t handler_id = 0; };
-struct retry_job { request_id request{}; std::int64_t job_id = 0; std::uint32_t max_retries = 0; };
+struct retry_job {
+    request_id request{};
+    std::int64_t job_id = 0;
+    std::uint32_t max_retries = 0;
+    std::uint32_t attempt_id = 1;  // the failed attempt
+};
 struct record_result { request_id request{}; job_result result; };  // POST /results
 struct complete_job { request_id request{}; job_result result; };
 struct complete_jobs { request_id request{}; std::vector<job_result> results; };  // batch

@@ -8,7 +8,8 @@
 // - long polls: the handler answers `wait_for_workflow` when nothing is claimable; the request
 //   then waits on a timer listed under its workflow until the handler reports a change there
 //   (call again, may_wait=true), the wait runs out or the server stops (call again,
-//   may_wait=false). Waiting costs a timer, never a blocked thread;
+//   may_wait=false). Waiting costs a timer, never a blocked thread. A client that closed its
+//   connection meanwhile is not called for again: a claim would hand it jobs it never reads;
 // - one connection (a session): wait for a request (keep-alive idle), read it within the read
 //   timeout and the body limit, let the gate and the handler answer, write the answer, and repeat
 //   until either side closes or the server stops;
@@ -164,9 +165,20 @@ net::awaitable<wake> park(std::shared_ptr<server_state> st, std::int64_t workflo
     co_return w.reason.value_or(wake::timeout);
 }
 
+// The peer of a parked request closed its side or reset the connection (a client still there,
+// or one that already sent its next request, is not gone).
+bool peer_gone(tcp::socket& socket) {
+    char byte = 0;
+    auto const n = ::recv(socket.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n > 0) return false;
+    if (n == 0) return true;
+    return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
+}
+
 }  // namespace
 
-net::awaitable<served> serve(std::shared_ptr<server_state> st, api::request req) {
+net::awaitable<served> serve(std::shared_ptr<server_state> st, api::request req,
+                             tcp::socket& peer) {
     std::optional<steady::time_point> deadline;  // from the first wait; wakes do not extend it
     for (;;) {
         auto out = call_handler(*st, req);
@@ -182,6 +194,12 @@ net::awaitable<served> serve(std::shared_ptr<server_state> st, api::request req)
         if (!deadline) deadline = steady::now() + wait_duration(wait.seconds);
         if (!st->stopping) {
             wake const why = co_await park(st, wait.workflow_id, *deadline);
+            if (peer_gone(peer)) {
+                st->log.write(log_level::debug, "http", "client gone while parked",
+                              {{"method", req.method}, {"path", req.path}});
+                co_return json_error(400, detail::cat(req.method, " ", req.path,
+                                                      ": the client closed the connection"));
+            }
             if (why == wake::changed) continue;
         }
         req.may_wait = false;
@@ -309,7 +327,7 @@ net::awaitable<bool> wait_for_request(std::shared_ptr<server_state> st,
 
 // `req` lives in the session frame's parser, which awaits this coroutine.
 net::awaitable<served> respond(std::shared_ptr<server_state> st, read_result rr,
-                                     http::request<http::string_body>& req) {
+                                     http::request<http::string_body>& req, tcp::socket& peer) {
     if (rr.status == read_status::too_large)
         co_return json_error(413, detail::cat("request body is larger than ",
                                               std::to_string(st->settings.max_body_bytes),
@@ -330,7 +348,7 @@ net::awaitable<served> respond(std::shared_ptr<server_state> st, read_result rr,
     }
     auto admitted = admit(std::move(in), std::move(user));
     if (auto* reply = std::get_if<server_reply>(&admitted)) co_return std::move(*reply);
-    served answer = co_await serve(st, std::get<api::request>(std::move(admitted)));
+    served answer = co_await serve(st, std::get<api::request>(std::move(admitted)), peer);
     co_return answer;
 }
 
@@ -466,7 +484,7 @@ net::awaitable<void> run_session(std::shared_ptr<server_state> st, tcp::socket s
             co_return;
         }
         auto& req = parser.get();
-        served answer = co_await respond(st, rr, req);
+        served answer = co_await respond(st, rr, req, stream.socket());
         if (auto* es = std::get_if<api::event_stream>(&answer)) {
             co_await stream_events(st, stream, *es, req.version());
             co_return;

@@ -181,12 +181,16 @@ BOOST_AUTO_TEST_CASE(batch_completion_workflow_state_and_plain_successes)
 {
     auto const batch = one(w::complete_jobs{rid, {}}, 200,
                            R"({"completed":[42,44],"errors":[{"job_id":43,)"
-                           R"("message":"batch_complete_jobs: job 43 is ready, not running"}]})");
+                           R"("message":"batch_complete_jobs: job 43 is ready, not running"},)"
+                           R"({"job_id":45,"status":409,"message":"held by compute node 1"}]})");
     auto const& b = as<w::jobs_reported>(batch);
     BOOST_TEST((b.completed == std::vector<std::int64_t>{42, 44}));
-    BOOST_TEST_REQUIRE(b.rejected.size() == 1u);
+    BOOST_TEST_REQUIRE(b.rejected.size() == 2u);
     BOOST_TEST(b.rejected[0].job_id == 43);
     BOOST_TEST(b.rejected[0].message == "batch_complete_jobs: job 43 is ready, not running");
+    BOOST_TEST(b.rejected[0].http_status == 0);  // Torc's entries name no status
+    BOOST_TEST(b.rejected[1].job_id == 45);
+    BOOST_TEST(b.rejected[1].http_status == 409);  // torcrun's do
 
     auto const state = one(w::check_workflow{rid}, 200,
                            R"({"is_canceled":true,"is_complete":true,)"
