@@ -178,6 +178,11 @@ constexpr auto server_keys = std::to_array<detail::key_spec<s>>({
         "htpasswd file for HTTP basic authentication; null = no authentication."),
     key<s, &s::max_body_bytes>("max_body_bytes", rule(k::memory, 1 << 10, 1 << 30),
                                "Largest request body accepted."),
+    key<s, &s::max_connections>(
+        "max_connections", nullable(rule(k::integer, 1, 1000000)),
+        "Most HTTP connections open at once, event streams included; one more is answered 503 "
+        "and closed. null = the soft descriptor limit (ulimit -n) less a quarter of it, at "
+        "least 64 kept for the database, logs and jobs."),
     key<s, &s::long_poll_max_seconds>("long_poll_max_seconds", rule(k::number, 0, 60),
                                       "Longest time a request for jobs may be held open."),
     key<s, &s::worker_lease_seconds>(

@@ -116,6 +116,8 @@ struct server_config {
     std::string database = "torcrun.db";
     auth_settings auth;
     std::uint64_t max_body_bytes = 16 << 20;
+    // nullopt = the soft descriptor limit less a quarter (at least 64 kept for other files)
+    std::optional<std::uint32_t> max_connections;
     double long_poll_max_seconds = 30;
     double worker_lease_seconds = 120;
     lost_job_policy lost_worker_jobs = lost_job_policy::ready;

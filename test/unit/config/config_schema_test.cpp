@@ -88,6 +88,7 @@ std::map<std::string, std::string> const server_samples{
     {"database", "other.db"},
     {"auth.htpasswd_file", "/etc/htpasswd"},
     {"max_body_bytes", "1m"},
+    {"max_connections", "500"},
     {"long_poll_max_seconds", "10"},
     {"worker_lease_seconds", "60"},
     {"lost_worker_jobs", "failed"},
