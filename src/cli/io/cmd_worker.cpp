@@ -7,6 +7,7 @@
 #include "config_options.hpp"
 #include "torcrun/cli/commands.hpp"
 #include "worker_setup.hpp"
+#include "workflow_settings.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -56,11 +57,18 @@ int cmd_worker(arguments const& args)
         return usage_error(e.what());
     }
     if (flags.count("help")) return std::cout << options << "\n", 0;
-    auto config = load_worker_config(flags);
+    auto config = load_sourced_worker_config(flags);
     if (!config) return std::cerr << config.error().message << "\n", 2;
-    if (!config->workflow_id) return usage_error("no workflow id: give WORKFLOW_ID or --workflow");
-    auto log = io::stderr_logger(log_level_of(config->log_level));
-    auto setup = make_worker_setup(std::move(*config), log);
+    if (!config->config.workflow_id)
+        return usage_error("no workflow id: give WORKFLOW_ID or --workflow");
+    // A server that refused or stayed unreachable is the worker's exit 1; an execution_config
+    // it cannot follow is a configuration error.
+    auto record = read_workflow_record(config->config);
+    if (!record) return std::cerr << "torcrun worker: " << record.error().message << "\n", 1;
+    auto workflow = workflow_settings_of(*record, std::move(*config));
+    if (!workflow) return usage_error(workflow.error().message);
+    auto log = io::stderr_logger(log_level_of(workflow->config.config.log_level));
+    auto setup = make_worker_setup(std::move(*workflow), log);
     if (!setup) return usage_error(setup.error().message);
     return run_worker_here(std::move(*setup), log);
 }
