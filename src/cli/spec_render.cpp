@@ -5,6 +5,7 @@
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
 
 #include <cstddef>
 #include <optional>
@@ -113,9 +114,26 @@ boost::json::array schedulers_json(std::vector<spec::slurm_scheduler_spec> const
         put_optional(o, "tmp", s.tmp);
         put_optional(o, "extra", s.extra);
         put_optional(o, "ntasks_per_node", s.ntasks_per_node);
+        o["serialize_allocations"] = s.serialize_allocations;
         out.push_back(std::move(o));
     }
     return out;
+}
+
+boost::json::object env_object(spec::env_list const& env)
+{
+    boost::json::object out;
+    for (auto const& [name, value] : env) out[name] = value;
+    return out;
+}
+
+// `NAME=value` pairs on one line (values as JSON strings when they hold spaces or quotes).
+void print_env(std::ostream& out, std::string_view label, boost::json::object const& env)
+{
+    if (env.empty()) return;
+    out << label << ":";
+    for (auto const& kv : env) out << " " << kv.key() << "=" << boost::json::serialize(kv.value());
+    out << "\n";
 }
 
 boost::json::array jobs_json(spec::creation_plan const& plan)
@@ -138,6 +156,9 @@ boost::json::array jobs_json(spec::creation_plan const& plan)
         o["output_files"] = string_array(j.output_files);
         o["input_user_data"] = string_array(j.input_user_data);
         o["output_user_data"] = string_array(j.output_user_data);
+        o["priority"] = j.priority;
+        o["env"] = env_object(j.env);
+        if (j.stdio) o["stdio"] = spec::stdio_json(*j.stdio);
         o["level"] = level[i];
         o["torc_copies"] = j.copies;
         out.push_back(std::move(o));
@@ -202,6 +223,12 @@ void print_plan_summary(std::ostream& out, spec::creation_plan const& plan)
         << plan.resource_requirements.size() << " resource requirements, "
         << plan.slurm_schedulers.size() << " Slurm schedulers, " << plan.failure_handlers.size()
         << " failure handlers, " << plan.actions.size() << " actions\n";
+    auto const& wf = plan.workflow;
+    if (wf.project) out << "project: " << *wf.project << "\n";
+    if (wf.metadata) out << "metadata: " << boost::json::serialize(*wf.metadata) << "\n";
+    if (wf.env) print_env(out, "env", *wf.env);
+    if (wf.execution_config)
+        out << "execution_config: " << boost::json::serialize(*wf.execution_config) << "\n";
     out << "edges: " << plan.explicit_edges.size() << " explicit, " << plan.implied_edges.size()
         << " implied, " << union_count(plan) << " in all; " << plan.job_batches.size()
         << " bulk_jobs batches\n\njobs:\n";
@@ -215,6 +242,10 @@ void print_plan_summary(std::ostream& out, spec::creation_plan const& plan)
         print_names(out, "writes files", j.output_files);
         print_names(out, "reads user data", j.input_user_data);
         print_names(out, "writes user data", j.output_user_data);
+        if (j.priority != 0) out << "    priority: " << j.priority << "\n";
+        print_env(out, "    env", env_object(j.env));
+        if (j.stdio)
+            out << "    stdio: " << boost::json::serialize(spec::stdio_json(*j.stdio)) << "\n";
     }
     out << "\nedges:\n";
     print_edges(out, "explicit", plan.explicit_edges);

@@ -97,6 +97,24 @@ result<int> parse_signal(std::string_view text)
                  "\" is not a signal name or number (examples: SIGTERM, TERM, 15)"};
 }
 
+bool is_srun_signal(std::string_view spec)
+{
+    for (std::string_view const prefix : {"R:", "B:", "RB:", "BR:"}) {
+        if (spec.starts_with(prefix)) spec.remove_prefix(prefix.size());
+    }
+    std::string_view const name = spec.substr(0, spec.find('@'));
+    bool ok = !name.empty() && name.find(':') == std::string_view::npos
+        && parse_signal(name).has_value();
+    if (ok && name.size() < spec.size()) {
+        std::string_view const time = spec.substr(name.size() + 1);
+        unsigned seconds = 0;
+        auto const [end, ec] = std::from_chars(time.data(), time.data() + time.size(), seconds);
+        ok = !time.empty() && ec == std::errc{} && end == time.data() + time.size()
+            && seconds <= 65535;
+    }
+    return ok;
+}
+
 std::string signal_name(int signal)
 {
     for (auto const& entry : signal_table)

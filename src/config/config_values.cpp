@@ -227,24 +227,11 @@ checked_value check_variable_map(value_rule const& rule, boost::json::value cons
     return v;
 }
 
-// srun --signal=[R:|B:]SIGNAL[@SECONDS] (Slurm allows up to 65535 seconds).
+// srun --signal=[R:|B:]SIGNAL[@SECONDS] (is_srun_signal).
 checked_value check_srun_signal(value_rule const& rule, boost::json::value const& v)
 {
     if (!v.is_string()) return mismatch(rule, v);
-    std::string_view spec = v.get_string();
-    for (std::string_view const prefix : {"R:", "B:", "RB:", "BR:"}) {
-        if (spec.starts_with(prefix)) spec.remove_prefix(prefix.size());
-    }
-    std::string_view const name = spec.substr(0, spec.find('@'));
-    bool ok = !name.empty() && name.find(':') == std::string_view::npos
-        && parse_signal(name).has_value();
-    if (ok && name.size() < spec.size()) {
-        std::string_view const time = spec.substr(name.size() + 1);
-        unsigned seconds = 0;
-        auto const [end, ec] = std::from_chars(time.data(), time.data() + time.size(), seconds);
-        ok = !time.empty() && ec == std::errc{} && end == time.data() + time.size()
-            && seconds <= 65535;
-    }
+    bool const ok = is_srun_signal(v.get_string());
     if (!ok) {
         return problem(show(v) + " is not an srun signal ([R:|B:]SIGNAL[@SECONDS], like "
                                        "TERM@120)");

@@ -3,6 +3,7 @@
 #include "torcrun/server/model_json.hpp"
 
 #include "json_parse.hpp"
+#include "torcrun/common/env_map.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -51,9 +52,16 @@ std::string_view expected(field_kind kind)
     case field_kind::boolean:
         return "a boolean";
     case field_kind::json_object:
+    case field_kind::env_map:
         return "an object";
     case field_kind::json_any:
         return "a JSON value";
+    case field_kind::json_config:
+        return "a JSON string or an object";
+    case field_kind::json_document:
+        return "an object or a string holding one";
+    case field_kind::string_or_object:
+        return "a string or an object";
     case field_kind::ids:
         return "an array of integers";
     case field_kind::string:
@@ -146,6 +154,42 @@ api_result<cell> decode_ids(field_spec const& f, boost::json::value const& v, st
     return cell{std::move(ids)};
 }
 
+api_result<cell> decode_env(field_spec const& f, boost::json::value const& v,
+                            std::string_view what)
+{
+    if (!v.is_object()) return wrong_type(what, f, v);
+    for (auto const& kv : v.get_object()) {
+        if (!core::is_env_name(kv.key())) {
+            return field_error(what, f,
+                               quoted(kv.key()) +
+                                   " is not a valid environment variable name "
+                                   "([A-Za-z_][A-Za-z0-9_]*)");
+        }
+        if (!kv.value().is_string()) {
+            return field_error(what, f,
+                               "value of " + quoted(kv.key()) + ": expected a string, found " +
+                                   found(kv.value()));
+        }
+    }
+    return cell{boost::json::serialize(v)};
+}
+
+// An object, or (API 0.17) a string whose text is an object; the object's text is stored.
+api_result<cell> decode_document(field_spec const& f, boost::json::value const& v,
+                                 std::string_view what)
+{
+    if (v.is_object()) return cell{boost::json::serialize(v)};
+    if (!v.is_string()) return wrong_type(what, f, v);
+    boost::system::error_code ec;
+    auto const inner = boost::json::parse(v.get_string(), ec);
+    if (ec) return field_error(what, f, quoted(std::string(v.get_string())) + " is not valid JSON");
+    if (!inner.is_object()) {
+        return field_error(what, f,
+                           "the string must hold a JSON object, found " + found(inner));
+    }
+    return cell{boost::json::serialize(inner)};
+}
+
 api_result<cell> decode_value(field_spec const& f, boost::json::value const& v,
                               std::string_view what)
 {
@@ -165,6 +209,25 @@ api_result<cell> decode_value(field_spec const& f, boost::json::value const& v,
         return cell{boost::json::serialize(v)};
     case field_kind::json_any:
         return cell{boost::json::serialize(v)};
+    case field_kind::json_config:
+        if (v.is_object()) return cell{boost::json::serialize(v)};
+        if (!v.is_string()) return wrong_type(what, f, v);
+        {
+            boost::system::error_code ec;
+            boost::json::parse(v.get_string(), ec);
+            if (ec) {
+                return field_error(what, f,
+                                   quoted(std::string(v.get_string())) + " is not valid JSON");
+            }
+        }
+        return cell{std::string(v.get_string())};
+    case field_kind::json_document:
+        return decode_document(f, v, what);
+    case field_kind::string_or_object:
+        if (!v.is_string() && !v.is_object()) return wrong_type(what, f, v);
+        return cell{boost::json::serialize(v)};
+    case field_kind::env_map:
+        return decode_env(f, v, what);
     case field_kind::ids:
         return decode_ids(f, v, what);
     case field_kind::string:

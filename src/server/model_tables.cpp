@@ -6,6 +6,9 @@
 // - counts have minimums (num_cpus >= 0, num_nodes >= 1, attempt_id >= 1).
 // - resource_requirements.tasks_per_node is a torcrun extension (optional, >= 1).
 // - ids that name other rows (`references`) must exist in the same workflow.
+// Fields of newer Torc's models (the workflow's project, metadata, env and execution_config, the
+// job's env and priority, the slurm scheduler's serialize_allocations) are taken as newer Torc
+// defines them, in both the API 0.17 (JSON string) and the newest (object) shapes.
 #include "torcrun/server/model_schema.hpp"
 
 #include "json_parse.hpp"
@@ -150,6 +153,8 @@ using s = field_storage;
 
 constexpr std::string_view sort_methods[] = {"gpus_runtime_memory", "gpus_memory_runtime", "none"};
 constexpr std::string_view action_types[] = {"run_commands", "schedule_nodes"};
+constexpr std::string_view scheduled_node_statuses[] = {"pending", "active", "complete",
+                                                        "canceled"};
 
 constexpr field_spec id_field{.name = "id", .kind = k::integer, .read_only = true};
 constexpr field_spec workflow_ref{
@@ -181,9 +186,13 @@ constexpr field_spec workflow_fields[] = {
      .default_value = "300",
      .minimum = 0},
     {.name = "jobs_sort_method", .default_value = "gpus_runtime_memory", .choices = sort_methods},
-    {.name = "resource_monitor_config", .kind = k::json_text},
-    {.name = "slurm_defaults", .kind = k::json_text},
+    {.name = "resource_monitor_config", .kind = k::json_config},
+    {.name = "slurm_defaults", .kind = k::json_config},
     {.name = "use_pending_failed", .kind = k::boolean, .default_value = "false"},
+    {.name = "project"},
+    {.name = "metadata", .kind = k::string_or_object},
+    {.name = "env", .kind = k::env_map},
+    {.name = "execution_config", .kind = k::json_document},
     {.name = "status_id", .kind = k::integer, .read_only = true, .storage = s::computed},
 };
 
@@ -215,6 +224,9 @@ constexpr field_spec job_fields[] = {
     {.name = "scheduler_id", .kind = k::integer},
     {.name = "failure_handler_id", .kind = k::integer, .references = "failure_handler"},
     {.name = "attempt_id", .kind = k::integer, .default_value = "1", .minimum = 1},
+    // The job's own variables; workers overlay them on the workflow's env.
+    {.name = "env", .kind = k::env_map},
+    {.name = "priority", .kind = k::integer, .default_value = "0", .minimum = 0},
 };
 constexpr std::string_view job_hidden[] = {"active_compute_node_id"};
 
@@ -269,6 +281,7 @@ constexpr field_spec slurm_scheduler_fields[] = {
     {.name = "tmp"},
     {.name = "walltime", .required = true},
     {.name = "extra"},
+    {.name = "serialize_allocations", .kind = k::boolean, .default_value = "false"},
 };
 
 constexpr field_spec local_scheduler_fields[] = {
@@ -303,7 +316,7 @@ constexpr field_spec scheduled_compute_nodes_fields[] = {
     {.name = "scheduler_id", .kind = k::integer, .required = true},
     {.name = "scheduler_config_id", .kind = k::integer, .required = true},
     {.name = "scheduler_type", .required = true},
-    {.name = "status", .required = true},
+    {.name = "status", .required = true, .choices = scheduled_node_statuses},
 };
 
 constexpr field_spec result_fields[] = {

@@ -36,7 +36,9 @@ std::optional<std::int64_t> to_int64(std::string_view text)
 bool is_sortable(field_spec const& f)
 {
     return f.storage != field_storage::link && f.kind != field_kind::ids &&
-           f.kind != field_kind::json_object && f.kind != field_kind::json_any;
+           f.kind != field_kind::json_object && f.kind != field_kind::json_any &&
+           f.kind != field_kind::json_document && f.kind != field_kind::string_or_object &&
+           f.kind != field_kind::env_map;
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 #include "json_text.hpp"
 #include "message_text.hpp"
 #include "spec_regex.hpp"
+#include "torcrun/spec/parameter_values.hpp"
+#include "torcrun/spec/template_substitution.hpp"
 
 #include <boost/json/array.hpp>
 
@@ -170,6 +172,8 @@ std::string rules_text(std::vector<failure_handler_rule_spec> const& rules)
     return compact_json(out, false);
 }
 
+// v0.10's four keys, which are the jobs' settings; the split form adds `jobs` (the same
+// settings, as newer Torc reads them) and the flush interval when written.
 std::string monitor_text(resource_monitor_spec const& m)
 {
     boost::json::object o;
@@ -177,7 +181,60 @@ std::string monitor_text(resource_monitor_spec const& m)
     o["granularity"] = to_string(m.granularity);
     o["sample_interval_seconds"] = m.sample_interval_seconds;
     o["generate_plots"] = m.generate_plots;
+    if (m.split) {
+        o["jobs"] = {{"enabled", m.enabled}, {"granularity", to_string(m.granularity)}};
+        if (m.flush_interval_seconds) o["flush_interval_seconds"] = *m.flush_interval_seconds;
+    }
     return compact_json(o, false);
+}
+
+// Workflow env values take the workflow's parameters that have exactly one value (Torc's rule);
+// other placeholders stay literal.
+boost::json::object workflow_env(workflow_spec const& spec, std::vector<std::string>& warnings)
+{
+    combination single;
+    for (auto const& [name, text] : spec.parameters) {
+        auto parsed = parse_parameter_values(text, name);
+        if (parsed && parsed->values.size() == 1) single.push_back({name, parsed->values[0]});
+    }
+    boost::json::object out;
+    for (auto const& [name, value] : spec.env) {
+        auto substituted = substitute(value, single);
+        for (auto& w : substituted.warnings) warnings.push_back(concat({"workflow env: ", w}));
+        out[name] = substituted.text;
+    }
+    return out;
+}
+
+// The spec's execution_config with every job's `stdio` moved into job_stdio_overrides.
+result<std::optional<boost::json::object>>
+execution_config_body(workflow_spec const& spec, std::vector<expanded_job> const& jobs)
+{
+    std::optional<boost::json::object> out;
+    boost::json::object overrides;
+    if (auto const& c = spec.execution_config) {
+        out = c->written;
+        std::unordered_set<std::string> names;
+        for (auto const& j : jobs) names.insert(j.name);
+        for (auto const& [name, stdio] : c->job_stdio_overrides) {
+            if (!names.contains(name)) {
+                auto const* where = c->location_of("job_stdio_overrides");
+                return error{concat({where ? *where : c->where,
+                                     ": execution_config: job_stdio_overrides ", quoted(name),
+                                     " names no job"})};
+            }
+            overrides[name] = stdio_json(stdio);
+        }
+    }
+    for (auto const& j : jobs)
+        if (j.stdio) overrides[j.name] = stdio_json(*j.stdio);
+    if (overrides.empty()) {
+        if (out) out->erase("job_stdio_overrides");
+        return out;
+    }
+    if (!out) out.emplace();
+    (*out)["job_stdio_overrides"] = std::move(overrides);
+    return out;
 }
 
 planned_workflow plan_workflow(workflow_spec const& spec, plan_options const& options,
@@ -205,6 +262,9 @@ planned_workflow plan_workflow(workflow_spec const& spec, plan_options const& op
     }
     if (spec.slurm_defaults) w.slurm_defaults = compact_json(*spec.slurm_defaults);
     w.use_pending_failed = spec.use_pending_failed;
+    w.project = spec.project;
+    w.metadata = spec.metadata;
+    if (!spec.env.empty()) w.env = workflow_env(spec, warnings);
     return w;
 }
 
@@ -267,6 +327,9 @@ result<creation_plan> plan_creation(workflow_spec const& spec, expanded_workflow
     creation_plan plan;
     plan.warnings = std::move(workflow.warnings);
     plan.workflow = plan_workflow(spec, options, plan.warnings);
+    auto execution = execution_config_body(spec, workflow.jobs);
+    if (!execution) return execution.error();
+    plan.workflow.execution_config = std::move(*execution);
     if (!options.skip_checks) {
         if (auto checked = detail::check_scheduler_nodes(spec, workflow.jobs); !checked)
             return checked.error();

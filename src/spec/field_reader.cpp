@@ -6,6 +6,7 @@
 #include "message_text.hpp"
 
 #include "torcrun/common/edit_distance.hpp"
+#include "torcrun/common/env_map.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -245,6 +246,47 @@ std::optional<raw_parameters> field_reader::parameters(std::string_view key)
         out.emplace_back(member.key(), member.value().get_string());
     }
     return out;
+}
+
+std::vector<std::pair<std::string, std::string>> field_reader::env(std::string_view key)
+{
+    std::vector<std::pair<std::string, std::string>> out;
+    auto const* variables = object(key);
+    if (!variables) return out;
+    for (auto const& member : *variables) {
+        auto const pointer = json_pointer_append(member_pointer(key), member.key());
+        if (!is_env_name(member.key())) {
+            state_.fail(pointer, true, context_,
+                        concat({"field ", quoted(key), ": ", quoted(member.key()),
+                                " is not a valid environment variable name "
+                                "([A-Za-z_][A-Za-z0-9_]*)"}));
+            return {};
+        }
+        if (is_absent(&member.value()) || !member.value().is_string()) {
+            state_.fail(pointer, false, context_,
+                        concat({"field ", quoted(key), ": the value of ", quoted(member.key()),
+                                " must be a string, found ", describe_value(member.value())}));
+            return {};
+        }
+        out.emplace_back(member.key(), member.value().get_string());
+    }
+    return out;
+}
+
+std::optional<std::size_t> field_reader::choice(std::string_view key,
+                                                std::initializer_list<std::string_view> choices)
+{
+    auto const text = optional_string(key);
+    if (!text) return std::nullopt;
+    std::string list;
+    std::size_t index = 0;
+    for (auto const c : choices) {
+        if (*text == c) return index;
+        list.append(concat({index == 0 ? "" : ", ", quoted(c)}));
+        ++index;
+    }
+    fail(key, concat({"field ", quoted(key), " must be one of ", list, ", found ", quoted(*text)}));
+    return std::nullopt;
 }
 
 boost::json::array const* field_reader::list(std::string_view key)

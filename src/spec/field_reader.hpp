@@ -77,6 +77,11 @@ public:
     std::optional<std::vector<std::string>> optional_strings(std::string_view key);
     std::vector<std::int32_t> int32s(std::string_view key);
     std::optional<raw_parameters> parameters(std::string_view key);
+    // An `env` object (newer Torc): names [A-Za-z_][A-Za-z0-9_]*, string values, in spec order.
+    std::vector<std::pair<std::string, std::string>> env(std::string_view key);
+    // A string that must be one of `choices`; its index, or nullopt (absent, or an error).
+    std::optional<std::size_t> choice(std::string_view key,
+                                      std::initializer_list<std::string_view> choices);
     // The member as a list, or nullptr (absent, null, or not a list: an error).
     boost::json::array const* list(std::string_view key);
     // The member as an object, or nullptr (absent, null, or not an object: an error).

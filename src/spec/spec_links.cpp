@@ -210,6 +210,20 @@ result<void> check_same(std::optional<std::string> const& a, std::optional<std::
                          "); torcrun makes one job per name, so they must agree"})};
 }
 
+std::optional<std::string> env_text(env_list const& env)
+{
+    if (env.empty()) return std::nullopt;
+    boost::json::object o;
+    for (auto const& [name, value] : env) o[name] = value;
+    return compact_json(o, false);
+}
+
+std::optional<std::string> stdio_text(std::optional<stdio_spec> const& stdio)
+{
+    if (!stdio) return std::nullopt;
+    return compact_json(stdio_json(*stdio), false);
+}
+
 expanded_job first_copy(job_instance&& i)
 {
     auto& j = i.job;
@@ -226,6 +240,9 @@ expanded_job first_copy(job_instance&& i)
             std::move(j.output_files),
             std::move(j.input_user_data),
             std::move(j.output_user_data),
+            std::move(j.env),
+            j.priority,
+            j.stdio,
             i.source,
             1};
 }
@@ -238,7 +255,11 @@ result<void> merge_copy(expanded_job& job, seen_names& seen, job_instance const&
           check_same(job.invocation_script, j.invocation_script, "invocation_script", copy),
           check_same(job.resource_requirements, j.resource_requirements, "resource_requirements",
                      copy),
-          check_same(job.scheduler, j.scheduler, "scheduler", copy)})
+          check_same(job.scheduler, j.scheduler, "scheduler", copy),
+          check_same(std::optional<std::string>(std::to_string(job.priority)),
+                     std::optional<std::string>(std::to_string(j.priority)), "priority", copy),
+          check_same(env_text(job.env), env_text(j.env), "env", copy),
+          check_same(stdio_text(job.stdio), stdio_text(j.stdio), "stdio", copy)})
         if (!same) return same;
     auto const to = lists_of(job);
     auto const from = lists_of(j);

@@ -4,7 +4,9 @@
 // resource monitor and actions, with the checks Torc leaves to its server (duplicate and reserved
 // names) done here, before anything is created. Each entry reader reports through the shared
 // parse_state and returns what it read so far.
+#include "execution_config_reader.hpp"
 #include "field_reader.hpp"
+#include "json_text.hpp"
 #include "message_text.hpp"
 #include "torcrun/common/units.hpp"
 #include "torcrun/spec/spec_model.hpp"
@@ -33,6 +35,24 @@ void for_each_entry(field_reader& workflow, std::string_view key, Read&& read)
                            json_pointer_append(workflow.member_pointer(key), i),
                            entry_context(key, i, (*list)[i]));
         read(entry);
+    }
+}
+
+// Keys of newer Torc that torcrun does not act on, with what they are for: refused by name
+// rather than as unknown, so the user learns why.
+struct unsupported_key {
+    std::string_view key;
+    std::string_view feature;
+};
+
+void refuse_unsupported(field_reader& r, std::initializer_list<unsupported_key> keys)
+{
+    for (auto const& k : keys) {
+        if (!r.state().ok() || !r.get(k.key)) continue;
+        r.fail(k.key,
+               concat({"field ", quoted(k.key), " (newer Torc: ", k.feature,
+                       ") is not supported by torcrun"}),
+               true);
     }
 }
 
@@ -69,8 +89,13 @@ void read_job(field_reader& r, job_spec& job)
                   "output_user_data_regexes",
                   "parameters",
                   "parameter_mode",
-                  "use_parameters"}))
+                  "use_parameters",
+                  "env",
+                  "priority",
+                  "stdio",
+                  "label"}))
         return;
+    refuse_unsupported(r, {{"label", "routing jobs to runners started with the same --label"}});
     job.name = r.string("name");
     job.command = r.string("command");
     job.invocation_script = r.optional_string("invocation_script");
@@ -89,6 +114,9 @@ void read_job(field_reader& r, job_spec& job)
     job.input_user_data_regexes = r.strings("input_user_data_regexes");
     job.output_user_data = r.strings("output_user_data");
     job.output_user_data_regexes = r.strings("output_user_data_regexes");
+    job.env = r.env("env");
+    job.priority = r.integer_or("priority", 0, 0, int64_max);
+    job.stdio = read_stdio(r, "stdio");
     job.params = read_template_parameters(r);
     job.where = r.where();
 }
@@ -108,11 +136,40 @@ std::optional<jobs_sort_method> read_sort_method(field_reader& r)
     return std::nullopt;
 }
 
+std::optional<boost::json::value> read_metadata(field_reader& r)
+{
+    auto const* value = r.get("metadata");
+    if (!value) return std::nullopt;
+    if (!value->is_string() && !value->is_object()) {
+        r.fail("metadata", concat({"field \"metadata\" must be a string or an object, found ",
+                                   describe_value(*value)}));
+        return std::nullopt;
+    }
+    return normalized(*value);
+}
+
 void read_workflow_fields(field_reader& r, workflow_spec& spec)
 {
+    if (r.get("slurm_config"))
+        r.fail("slurm_config",
+               "field \"slurm_config\" was removed from Torc; use \"execution_config\" "
+               "(mode, srun_termination_signal, enable_cpu_bind, ...)",
+               true);
+    refuse_unsupported(r, {{"variables", "constants substituted into the spec's strings"},
+                           {"dynamic_jobs", "jobs that spawn jobs"},
+                           {"enable_ro_crate", "RO-Crate provenance records"},
+                           {"access_groups", "access groups on the workflow"}});
     spec.name = r.string("name");
     spec.user = r.optional_string("user");
     spec.description = r.optional_string("description");
+    spec.project = r.optional_string("project");
+    spec.metadata = read_metadata(r);
+    spec.env = r.env("env");
+    spec.execution_config = read_execution_config(r);
+    if (r.get("compute_node_expiration_buffer_seconds"))
+        spec.warnings.push_back(
+            "workflow: field \"compute_node_expiration_buffer_seconds\" is deprecated (newer "
+            "Torc ignores it); torcrun stores it as Torc 0.10 does");
     spec.parameters = r.parameters("parameters").value_or(raw_parameters{});
     spec.use_pending_failed = r.boolean("use_pending_failed", false);
     spec.compute_node_expiration_buffer_seconds =
@@ -124,6 +181,10 @@ void read_workflow_fields(field_reader& r, workflow_spec& spec)
     spec.compute_node_wait_for_healthy_database_minutes =
         r.integer_or("compute_node_wait_for_healthy_database_minutes", 20, 0, int64_max);
     spec.sort_method = read_sort_method(r);
+    if (spec.sort_method)
+        spec.warnings.push_back(
+            "workflow: field \"jobs_sort_method\" was removed in newer Torc (give jobs a "
+            "\"priority\" instead); torcrun still orders claims by it as Torc 0.10 does");
     if (!r.get("jobs")) r.fail("", "field \"jobs\" is required");
 }
 
@@ -135,7 +196,11 @@ void read_jobs(field_reader& workflow, std::vector<job_spec>& out)
 void read_files(field_reader& workflow, std::vector<file_spec>& out)
 {
     for_each_entry(workflow, "files", [&](field_reader& r) {
-        if (!r.begin({"name", "path", "parameters", "parameter_mode", "use_parameters"})) return;
+        if (!r.begin({"name", "path", "parameters", "parameter_mode", "use_parameters",
+                      "identifier", "st_mtime"}))
+            return;
+        refuse_unsupported(r, {{"identifier", "RO-Crate identifiers"},
+                               {"st_mtime", "a modification time given in the spec"}});
         auto& file = out.emplace_back();
         file.name = r.string("name");
         file.path = r.string("path");
@@ -298,7 +363,7 @@ void read_slurm_schedulers(field_reader& workflow, std::vector<slurm_scheduler_s
 {
     for_each_entry(workflow, "slurm_schedulers", [&](field_reader& r) {
         if (!r.begin({"name", "account", "nodes", "walltime", "partition", "mem", "gres", "qos",
-                      "tmp", "extra", "ntasks_per_node"}))
+                      "tmp", "extra", "ntasks_per_node", "serialize_allocations"}))
             return;
         slurm_scheduler_spec s;
         if (!r.get("name")) {
@@ -316,6 +381,7 @@ void read_slurm_schedulers(field_reader& workflow, std::vector<slurm_scheduler_s
         s.tmp = r.optional_string("tmp");
         s.extra = r.optional_string("extra");
         s.ntasks_per_node = r.optional_integer("ntasks_per_node", 1, int64_max);
+        s.serialize_allocations = r.boolean("serialize_allocations", false);
         s.where = r.where();
         check_unique_name(r, out, "slurm_schedulers", s.name);
         out.push_back(std::move(s));
@@ -344,6 +410,35 @@ void read_slurm_defaults(field_reader& workflow, std::optional<boost::json::obje
     out = normalized(*workflow.get("slurm_defaults")).get_object();
 }
 
+// The jobs' settings of the split form (`jobs`), or of the legacy keys when `jobs` is absent.
+void read_job_monitor(field_reader& r, resource_monitor_spec& monitor,
+                      std::vector<std::string>& warnings)
+{
+    monitor.enabled = r.boolean("enabled", false);
+    monitor.granularity = read_granularity(r, warnings).value_or(monitor_granularity::summary);
+    if (monitor.enabled && monitor.granularity == monitor_granularity::time_series)
+        warnings.push_back(concat({r.context(), ": granularity \"time_series\": torcrun's worker "
+                                   "keeps each job's peak and average CPU and memory only "
+                                   "(as \"summary\"); no time series is recorded"}));
+}
+
+// Node-wide monitoring: torcrun's worker samples jobs only, so `enabled: true` is refused.
+void read_node_monitor(field_reader& monitor, std::vector<std::string>& warnings)
+{
+    auto const* value = monitor.get("compute_node");
+    if (!value) return;
+    field_reader r(monitor.state(), *value, monitor.member_pointer("compute_node"),
+                   "resource_monitor compute_node");
+    if (!r.begin({"enabled", "granularity", "cpu", "memory"})) return;
+    bool const enabled = r.boolean("enabled", false);
+    (void)read_granularity(r, warnings);
+    (void)r.boolean("cpu", true);
+    (void)r.boolean("memory", true);
+    if (enabled && r.state().ok())
+        r.fail("enabled", "\"enabled: true\" is not supported: torcrun's worker samples the "
+                          "jobs' processes, not the whole compute node");
+}
+
 void read_resource_monitor(field_reader& workflow, std::optional<resource_monitor_spec>& out,
                            std::vector<std::string>& warnings)
 {
@@ -353,19 +448,35 @@ void read_resource_monitor(field_reader& workflow, std::optional<resource_monito
                    "resource_monitor");
     r.begin_any();
     // Torc ignores the keys it does not know here (and fills the rest from defaults).
+    static constexpr std::array<std::string_view, 7> known{
+        "enabled",        "granularity", "sample_interval_seconds", "generate_plots",
+        "flush_interval_seconds", "jobs", "compute_node"};
     for (auto const& member : value->get_object()) {
-        std::string_view const key = member.key();
-        if (key != "enabled" && key != "granularity" && key != "sample_interval_seconds"
-            && key != "generate_plots")
-            warnings.push_back(concat({"resource_monitor: field ", quoted(key),
+        if (std::find(known.begin(), known.end(), member.key()) == known.end())
+            warnings.push_back(concat({"resource_monitor: field ", quoted(member.key()),
                                        " is not a monitor setting; it is ignored"}));
     }
     resource_monitor_spec monitor;
-    monitor.enabled = r.boolean("enabled", false);
-    monitor.granularity = read_granularity(r, warnings).value_or(monitor_granularity::summary);
+    monitor.split = r.get("jobs") || r.get("compute_node");
+    if (auto const* jobs = r.get("jobs")) {
+        if (r.get("enabled") || r.get("granularity"))
+            warnings.push_back("resource_monitor: \"enabled\" and \"granularity\" are ignored "
+                               "beside \"jobs\", as in Torc");
+        field_reader j(r.state(), *jobs, r.member_pointer("jobs"), "resource_monitor jobs");
+        if (j.begin({"enabled", "granularity"})) read_job_monitor(j, monitor, warnings);
+    } else {
+        read_job_monitor(r, monitor, warnings);
+    }
+    read_node_monitor(r, warnings);
     monitor.sample_interval_seconds =
         static_cast<std::int32_t>(r.integer_or("sample_interval_seconds", 5, 1, int32_max));
+    if (auto const flush = r.optional_integer("flush_interval_seconds", 1, int32_max))
+        monitor.flush_interval_seconds = static_cast<std::int32_t>(*flush);
     monitor.generate_plots = r.boolean("generate_plots", false);
+    if (monitor.generate_plots && r.state().ok())
+        r.fail("generate_plots", "\"generate_plots: true\" is not supported: torcrun draws no "
+                                 "plots (each job's peak and average CPU and memory are in its "
+                                 "result)");
     out = monitor;
 }
 
@@ -433,7 +544,9 @@ result<workflow_spec> parse_spec(spec_document const& document)
                  "resource_monitor", "actions", "use_pending_failed",
                  "compute_node_expiration_buffer_seconds", "compute_node_wait_for_new_jobs_seconds",
                  "compute_node_ignore_workflow_completion",
-                 "compute_node_wait_for_healthy_database_minutes", "jobs_sort_method"})) {
+                 "compute_node_wait_for_healthy_database_minutes", "jobs_sort_method",
+                 "project", "metadata", "env", "execution_config", "slurm_config", "variables",
+                 "dynamic_jobs", "enable_ro_crate", "access_groups"})) {
         detail::read_workflow_fields(r, spec);
         detail::read_jobs(r, spec.jobs);
         detail::read_files(r, spec.files);
@@ -446,6 +559,13 @@ result<workflow_spec> parse_spec(spec_document const& document)
         detail::read_actions(r, spec.slurm_schedulers, spec.actions, spec.warnings);
     }
     if (state.first) return *state.first;
+    execution_context context;
+    context.has_slurm_schedulers = !spec.slurm_schedulers.empty();
+    for (auto const& a : spec.actions)
+        if (a.action_type == "schedule_nodes" && a.start_one_worker_per_node)
+            context.per_node_actions.push_back(a.where);
+    if (auto checked = check_execution_config(spec.execution_config, context); !checked)
+        return checked.error();
     return spec;
 }
 

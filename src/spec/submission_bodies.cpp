@@ -60,6 +60,10 @@ boost::json::object workflow_body(core::spec::planned_workflow const& w)
     detail::put(o, "resource_monitor_config", w.resource_monitor_config);
     detail::put(o, "slurm_defaults", w.slurm_defaults);
     o["use_pending_failed"] = w.use_pending_failed;
+    detail::put(o, "project", w.project);
+    detail::put(o, "metadata", w.metadata);
+    detail::put(o, "env", w.env);
+    detail::put(o, "execution_config", w.execution_config);
     return o;
 }
 
@@ -103,6 +107,7 @@ json::object scheduler_body(std::int64_t wf, spec::slurm_scheduler_spec const& s
     put(o, "tmp", s.tmp);
     put(o, "extra", s.extra);
     put(o, "ntasks_per_node", s.ntasks_per_node);
+    if (s.serialize_allocations) o["serialize_allocations"] = true;
     return o;
 }
 
@@ -128,6 +133,12 @@ json::object job_body(std::int64_t wf, spec::expanded_job const& job, job_refs c
     if (job.scheduler) o["scheduler_id"] = id_of(ids.schedulers, *job.scheduler);
     if (job.failure_handler) o["failure_handler_id"] = id_of(ids.handlers, *job.failure_handler);
     o["attempt_id"] = 1;
+    if (!job.env.empty()) {
+        json::object env;
+        for (auto const& [name, value] : job.env) env[name] = value;
+        o["env"] = std::move(env);
+    }
+    if (job.priority != 0) o["priority"] = job.priority;
     return o;
 }
 

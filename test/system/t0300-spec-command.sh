@@ -51,6 +51,24 @@ tpn=$("$torcrun" spec --json "$tmp/mpi.json5" \
 [ "$tpn" = 4 ] || fail "tasks_per_node in --json: '$tpn', expected 4"
 sed -i 's/tasks_per_node: 4/tasks_per_node: 0/' "$tmp/mpi.json5"
 expect_error "torcrun spec: $tmp/mpi.json5:2:97: resource_requirements[0] \"mpi\": field \"tasks_per_node\" must be an integer from 1 to 9223372036854775807, found 0" "$tmp/mpi.json5"
+# Newer Torc's keys: shown in the summary and in --json as submit sends them; a bad one exits 2.
+cat >"$tmp/newer.yaml" <<'YAML'
+name: w
+project: demo
+env: {DATA: /d}
+execution_config: {mode: direct, stdio: {mode: combined}}
+jobs:
+  - {name: a, command: x, priority: 5, env: {N: "1"}, stdio: {mode: none}}
+YAML
+out=$("$torcrun" spec "$tmp/newer.yaml")
+grep -q '^project: demo$' <<<"$out" || fail "project: $out"
+grep -q '^env: DATA="/d"$' <<<"$out" || fail "env: $out"
+grep -q '^execution_config: {"mode":"direct","stdio":{"mode":"combined"},"job_stdio_overrides":{"a":{"mode":"none","delete_on_success":false}}}$' <<<"$out" || fail "execution_config: $out"
+grep -q '^    priority: 5$' <<<"$out" || fail "priority: $out"
+out=$("$torcrun" spec --json "$tmp/newer.yaml")
+grep -q '"priority":5,"env":{"N":"1"}' <<<"$out" || fail "json job keys: $out"
+printf 'name: w\njobs: []\nexecution_config: {mode: slurm, oom_exit_code: 1}\n' >"$tmp/slurm.yaml"
+expect_error "torcrun spec: $tmp/slurm.yaml:3:33: execution_config: \"oom_exit_code\" applies to direct mode only; it is not allowed in slurm mode" "$tmp/slurm.yaml"
 expect_error "torcrun spec: a spec file is required (torcrun spec SPEC [--json])"
 expect_error "torcrun spec: unrecognised option '--frob'" --frob "$tmp/spec.json5"
 "$torcrun" spec --help | grep -q -- '--json' || fail "help lists no --json"

@@ -127,6 +127,29 @@ for entry in sorted(os.listdir(sys.argv[1])):
     assert any(j["status"] == "ready" for j in jobs), spec
 PY
 
+# --- newer Torc's keys reach the server's records; priority orders the claim -------------------
+cat >"$tmp/newer.yaml" <<'YAML'
+name: newer
+project: demo
+metadata: {team: hpc}
+env: {DATA: /d}
+execution_config: {mode: direct, sigterm_lead_seconds: 5}
+slurm_schedulers: [{name: s, account: acct, serialize_allocations: true}]
+jobs:
+  - {name: low, command: "true"}
+  - {name: high, command: "true", priority: 9, env: {N: "1"}, stdio: {mode: combined}}
+YAML
+wf=$("$torcrun" submit "${auth[@]}" "$tmp/newer.yaml" 2>/dev/null)
+expect GET "/workflows/$wf" "" 200
+[ "$(field "$body" '[d["project"], d["metadata"], d["env"], d["execution_config"]]')" = \
+  '["demo", {"team": "hpc"}, {"DATA": "/d"}, {"mode": "direct", "sigterm_lead_seconds": 5, "job_stdio_overrides": {"high": {"mode": "combined", "delete_on_success": false}}}]' ] \
+    || fail "workflow record: $body"
+expect GET "/slurm_schedulers?workflow_id=$wf" "" 200
+[ "$(field "$body" 'd["items"][0]["serialize_allocations"]')" = true ] || fail "scheduler: $body"
+expect POST "/workflows/$wf/claim_next_jobs?limit=1" "" 200
+[ "$(field "$body" '[(j["name"], j["priority"], j["env"]) for j in d["jobs"]]')" = \
+  '[["high", 9, {"N": "1"}]]' ] || fail "claim by priority: $body"
+
 # --- errors ----------------------------------------------------------------------------------
 call GET /workflows; before=$(field "$body" 'd["total_count"]')
 printf '{name: "w",\n jobs: [{name: "a", comand: "x"}]}\n' >"$tmp/bad.json5"

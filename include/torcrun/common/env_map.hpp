@@ -19,4 +19,17 @@ inline std::optional<std::string_view> lookup(env_map const& env, std::string_vi
     return std::nullopt;
 }
 
+// The names a workflow or job `env` may set (newer Torc's rule): [A-Za-z_][A-Za-z0-9_]*.
+inline bool is_env_name(std::string_view name)
+{
+    auto const letter = [](char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+    };
+    if (name.empty() || !letter(name.front())) return false;
+    for (char c : name.substr(1)) {
+        if (!letter(c) && !(c >= '0' && c <= '9')) return false;
+    }
+    return true;
+}
+
 }  // namespace torcrun::core

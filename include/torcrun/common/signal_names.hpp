@@ -14,6 +14,10 @@ namespace torcrun::core {
 // number from 1 to NSIG - 1, real-time ones included. Surrounding whitespace is ignored.
 result<int> parse_signal(std::string_view text);
 
+// srun's --signal value: [R:|B:]SIGNAL[@SECONDS], SIGNAL as parse_signal reads it, SECONDS at
+// most 65535 (Slurm's limit), e.g. "TERM@120", "B:USR1@60".
+bool is_srun_signal(std::string_view text);
+
 // 15 -> "SIGTERM"; a number without a standard name (0, real-time signals, 99) -> "signal 99".
 std::string signal_name(int signal);
 

@@ -26,6 +26,14 @@ enum class field_kind : std::uint8_t {
     json_text,    // a JSON string whose content must itself be JSON (failure handler rules)
     json_object,  // a JSON object, stored as its text
     json_any,     // any JSON value but null, stored as its text (user data, scheduler info)
+    // Newer Torc sends these configuration fields as JSON strings (API 0.17) or as objects
+    // (its newest models); both are accepted.
+    json_config,       // a string holding JSON, or an object (stored as its text); sent as a
+                       // string, v0.10's shape (resource_monitor_config, slurm_defaults)
+    json_document,     // an object, or a string holding one; stored and sent as the object
+                       // (execution_config)
+    string_or_object,  // a string or an object, stored and sent as it came (metadata)
+    env_map,  // an object of environment variables: names [A-Za-z_][A-Za-z0-9_]*, string values
     ids,          // JSON array of integers
     job_status,   // status string on the wire, integer (docs/TORC-COMPATIBILITY.md §1) in storage
 };

@@ -43,6 +43,13 @@ struct planned_workflow {
     std::optional<std::string> resource_monitor_config;  // JSON text, keys in Torc's order
     std::optional<std::string> slurm_defaults;           // JSON text, keys sorted
     bool use_pending_failed = false;
+    // newer Torc's fields, sent only when the spec has them:
+    std::optional<std::string> project;
+    std::optional<boost::json::value> metadata;  // a string or an object, as written
+    std::optional<boost::json::object> env;      // values templated with single-valued parameters
+    // The spec's entry, job_stdio_overrides holding every job's `stdio` (which replaces the
+    // entry's own setting for that job, as Torc's client does).
+    std::optional<boost::json::object> execution_config;
 };
 
 struct planned_failure_handler {

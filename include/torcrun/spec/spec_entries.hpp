@@ -47,23 +47,29 @@ struct slurm_scheduler_spec {
     std::optional<std::string> tmp;
     std::optional<std::string> extra;
     std::optional<std::int64_t> ntasks_per_node;
+    bool serialize_allocations = false;  // newer Torc: chained allocations
     std::string where;
 };
 
 // Both spellings are read (§4.10 item 2); Torc's code knows only the snake_case one.
 enum class monitor_granularity { summary, time_series };
 
+// v0.10's form (`enabled`, `granularity`) or newer Torc's split one (`jobs`, `compute_node`);
+// `enabled`/`granularity` are the jobs' settings either way (the legacy keys apply only when
+// `jobs` is absent). `split` remembers which form was written, so the stored settings say both.
 struct resource_monitor_spec {
     bool enabled = false;
     monitor_granularity granularity = monitor_granularity::summary;
     std::int32_t sample_interval_seconds = 5;
     bool generate_plots = false;
+    bool split = false;                                   // `jobs` or `compute_node` written
+    std::optional<std::int32_t> flush_interval_seconds;  // newer Torc (time series only)
 };
 
 // What a client stores when a spec has no `resource_monitor` (§4.2).
 inline resource_monitor_spec default_resource_monitor()
 {
-    return {true, monitor_granularity::summary, 5, false};
+    return {true, monitor_granularity::summary, 5, false, false, std::nullopt};
 }
 
 struct action_spec {

@@ -3,6 +3,7 @@
 // spec_expansion turns them into one entry per parameter combination.
 #pragma once
 
+#include "torcrun/spec/execution_config.hpp"
 #include "torcrun/spec/parameter_combinations.hpp"
 #include "torcrun/spec/spec_entries.hpp"
 
@@ -15,6 +16,9 @@
 #include <vector>
 
 namespace torcrun::core::spec {
+
+// An `env` map (newer Torc) in spec order: name -> value.
+using env_list = std::vector<std::pair<std::string, std::string>>;
 
 // How a template takes its parameters (docs/TORC-COMPATIBILITY.md §4.4): its own `parameters`, or
 // `use_parameters` names from the workflow's pool. `parameter_mode` is checked when the entry is
@@ -61,6 +65,9 @@ struct job_spec {
     std::vector<std::string> input_user_data_regexes;
     std::vector<std::string> output_user_data;
     std::vector<std::string> output_user_data_regexes;
+    env_list env;               // newer Torc; values templated per expansion
+    std::int64_t priority = 0;  // newer Torc; >= 0, higher claimed first
+    std::optional<stdio_spec> stdio;  // newer Torc; becomes execution_config.job_stdio_overrides
     template_parameters params;
     std::string where;
 };
@@ -71,6 +78,10 @@ struct workflow_spec {
     std::string name;
     std::optional<std::string> user;  // used when given (§4.10 item 8)
     std::optional<std::string> description;
+    std::optional<std::string> project;              // newer Torc
+    std::optional<boost::json::value> metadata;      // newer Torc: a string or an object
+    env_list env;                                    // newer Torc; single-valued parameters
+    std::optional<execution_config_spec> execution_config;  // newer Torc
     raw_parameters parameters;  // the pool that `use_parameters` draws from
     std::vector<job_spec> jobs;
     std::vector<file_spec> files;

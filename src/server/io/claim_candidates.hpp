@@ -13,7 +13,7 @@ namespace torcrun::io::detail {
 
 // The ready jobs of workflow `wf` that core::select_claim with this `limit` can choose: of each
 // group of jobs sharing resource_requirements_id and scheduler_id (identical to select_claim but
-// for their ids, priority being 0 in the store), only the `limit` lowest ids. select_claim over
+// for their priorities and ids), only the first `limit` by priority (higher first), then id. select_claim over
 // these picks exactly what it picks over all ready jobs. With many groups it falls back to
 // reading every ready job, which costs less than seeking each group.
 api_result<std::vector<core::claim_candidate>> claim_candidates(store& db, std::int64_t wf,
@@ -24,8 +24,8 @@ api_result<std::vector<core::claim_candidate>> claim_candidates(store& db, std::
 api_result<std::vector<core::claim_candidate>> all_claim_candidates(store& db, std::int64_t wf,
                                                                     std::string_view what);
 
-// The `limit` lowest ready ids of workflow `wf`, which is what core::select_next_jobs chooses
-// while every priority is 0.
+// The first `limit` ready jobs of workflow `wf` by priority (higher first), then id: what
+// core::select_next_jobs chooses.
 api_result<std::vector<core::next_candidate>> next_candidates(store& db, std::int64_t wf,
                                                               std::int64_t limit,
                                                               std::string_view what);

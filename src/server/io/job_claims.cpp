@@ -6,11 +6,11 @@
 // become pending, noted with the claimant when the worker names itself.
 //
 // Reading the candidates: jobs that share resource_requirements_id and scheduler_id look the same
-// to core::select_claim but for their ids, and it prefers the lower id among equals, so at most
-// `limit` of each such group (the lowest ids) can be chosen. The groups are found by seeking the
+// to core::select_claim but for their priorities and ids, and it prefers the higher priority, then
+// the lower id, so at most `limit` of each such group (the first in that order) can be chosen. The groups are found by seeking the
 // claim index (workflow_id, status, resource_requirements_id, scheduler_id, then the rowid) from
-// one group to the next, and each group is read up to `limit` rows in id order from the same
-// index: a claim costs O(groups x limit) instead of O(ready).
+// one group to the next, and each group is read up to `limit` rows in (priority desc, id) order
+// from the same index: a claim costs O(groups x limit) instead of O(ready).
 //
 // Long poll (extension): with `wait_seconds` > 0 and nothing claimable, the answer is
 // api::wait_for_workflow; the HTTP layer parks the request and calls again when the workflow
@@ -37,12 +37,12 @@ constexpr std::size_t max_group_seeks = 64;
 
 std::string const candidate_sql =
     "SELECT j.id, COALESCE(r.num_cpus, 1), COALESCE(r.num_gpus, 0), COALESCE(r.num_nodes, 1), "
-    "COALESCE(r.memory_bytes, 1048576), COALESCE(r.runtime_s, 60), j.scheduler_id "
+    "COALESCE(r.memory_bytes, 1048576), COALESCE(r.runtime_s, 60), j.scheduler_id, j.priority "
     "FROM job j LEFT JOIN resource_requirements r ON r.id = j.resource_requirements_id "
     "WHERE j.workflow_id = ?1 AND j.status = ?2";
 std::string const group_sql = candidate_sql +
                               " AND j.resource_requirements_id IS ?3 AND j.scheduler_id IS ?4 "
-                              "ORDER BY j.id LIMIT ?5";
+                              "ORDER BY j.priority DESC, j.id LIMIT ?5";
 
 std::string const key_sql = "SELECT resource_requirements_id, scheduler_id FROM job "
                             "WHERE workflow_id = ?1 AND status = ?2 ";
@@ -72,7 +72,7 @@ sqlite::result<void> append_rows(sqlite::statement& s, std::vector<core::claim_c
                                  static_cast<std::uint64_t>(std::max<std::int64_t>(s.int64(4), 0))},
                                 s.int64(5),
                                 std::nullopt,
-                                0};
+                                s.int64(7)};
         if (!s.is_null(6)) c.scheduler_id = s.int64(6);
         out.push_back(c);
     }
@@ -185,14 +185,15 @@ api_result<std::vector<core::next_candidate>> next_candidates(store& db, std::in
     std::vector<core::next_candidate> out;
     if (limit <= 0) return out;  // SQLite reads a negative LIMIT as none
     auto stmt = db.db().cached(
-        "SELECT id FROM job WHERE workflow_id = ? AND status = ? ORDER BY id LIMIT ?");
+        "SELECT id, priority FROM job WHERE workflow_id = ? AND status = ? "
+        "ORDER BY priority DESC, id LIMIT ?");
     if (!stmt) return to_api_error(stmt.error(), what);
     (*stmt)->bind(1, wf).bind(2, ready()).bind(3, limit);
     while (true) {
         auto row = (*stmt)->step();
         if (!row) return to_api_error(row.error(), what);
         if (!*row) return out;
-        out.push_back({(*stmt)->int64(0), 0});
+        out.push_back({(*stmt)->int64(0), (*stmt)->int64(1)});
     }
 }
 

@@ -215,8 +215,25 @@ constexpr std::string_view schema_v3 = R"sql(
 ALTER TABLE resource_requirements ADD COLUMN tasks_per_node INTEGER;
 )sql";
 
+// -- newer Torc's record fields. Older rows read as Torc's defaults: no env, no configuration,
+// priority 0, allocations not serialized. The claim index gains the priority, so the jobs of one
+// (requirements, scheduler) group come out in claim order (priority first, then id).
+constexpr std::string_view schema_v4 = R"sql(
+ALTER TABLE workflow ADD COLUMN project TEXT;
+ALTER TABLE workflow ADD COLUMN metadata TEXT;
+ALTER TABLE workflow ADD COLUMN env TEXT;
+ALTER TABLE workflow ADD COLUMN execution_config TEXT;
+ALTER TABLE job ADD COLUMN env TEXT;
+ALTER TABLE job ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE slurm_scheduler ADD COLUMN serialize_allocations INTEGER NOT NULL DEFAULT 0;
+DROP INDEX job_claim;
+CREATE INDEX job_claim ON job(workflow_id, status, resource_requirements_id, scheduler_id,
+                              priority DESC);
+CREATE INDEX job_next ON job(workflow_id, status, priority DESC);
+)sql";
+
 // Append new versions; never edit one that has shipped.
-constexpr std::array<std::string_view, 3> migrations{schema_v1, schema_v2, schema_v3};
+constexpr std::array<std::string_view, 4> migrations{schema_v1, schema_v2, schema_v3, schema_v4};
 
 }  // namespace
 
@@ -226,11 +243,15 @@ core::result<void> migrate(sqlite::connection& db)
 {
     auto created = db.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
     if (!created) return core::error{"store: " + created.error().message};
-    auto stmt = db.prepare("SELECT COALESCE(MAX(version), 0) FROM schema_version");
-    if (!stmt) return core::error{"store: " + stmt.error().message};
-    auto row = stmt->step();
-    if (!row) return core::error{"store: " + row.error().message};
-    auto const current = static_cast<int>(stmt->int64(0));
+    int current = 0;
+    {
+        // Finalized before the migrations run: DROP INDEX fails while a statement is open.
+        auto stmt = db.prepare("SELECT COALESCE(MAX(version), 0) FROM schema_version");
+        if (!stmt) return core::error{"store: " + stmt.error().message};
+        auto row = stmt->step();
+        if (!row) return core::error{"store: " + row.error().message};
+        current = static_cast<int>(stmt->int64(0));
+    }
     if (current > schema_version()) {
         return core::error{"store: the database has schema version " + std::to_string(current) +
                            ", newer than this torcrun knows (" + std::to_string(schema_version()) +

@@ -42,7 +42,7 @@ BOOST_FIXTURE_TEST_CASE(create_and_get, jobs_fixture)
         R"({"workflow_id":1,"name":"work_7","command":"bash run.sh 7","invocation_script":"module load x",)"
         R"("status":"uninitialized","cancel_on_blocking_job_failure":false,"supports_termination":true,)"
         R"("input_file_ids":[1],"output_file_ids":[2],"input_user_data_ids":[1],"scheduler_id":null,)"
-        R"("failure_handler_id":1,"attempt_id":1})");
+        R"("failure_handler_id":1,"attempt_id":1,"priority":0})");
     check_shape(api::job_model, job);
     BOOST_TEST(
         boost::json::serialize(job) ==
@@ -51,7 +51,7 @@ BOOST_FIXTURE_TEST_CASE(create_and_get, jobs_fixture)
         R"("cancel_on_blocking_job_failure":false,"supports_termination":true,)"
         R"("depends_on_job_ids":[],"input_file_ids":[1],"output_file_ids":[2],)"
         R"("input_user_data_ids":[1],"output_user_data_ids":[],"resource_requirements_id":1,)"
-        R"("failure_handler_id":1,"attempt_id":1})");
+        R"("failure_handler_id":1,"attempt_id":1,"priority":0})");
     BOOST_TEST(ok("GET", "/jobs/1") == job);
     auto second = ok(
         "POST", "/jobs",

@@ -1,7 +1,8 @@
 // The model tables against the v0.10 contract: every component's properties, in the contract's
 // order, and its required list (for request models). The expected lists were taken from
 // test/data/torc-openapi-v0.10.0-prism.yaml (components/schemas); `extra` names the fields torcrun
-// adds, as Torc's server does (trigger_count, required_triggers).
+// adds, as Torc's server does (trigger_count, required_triggers), and those of newer Torc
+// (docs/TORC-COMPATIBILITY.md §2).
 #include "torcrun/server/model_schema.hpp"
 
 #include <boost/test/data/monomorphic.hpp>
@@ -33,7 +34,7 @@ std::vector<contract_case> const contract{
      "compute_node_wait_for_new_jobs_seconds compute_node_ignore_workflow_completion "
      "compute_node_wait_for_healthy_database_minutes compute_node_min_time_for_new_jobs_seconds "
      "jobs_sort_method resource_monitor_config slurm_defaults use_pending_failed status_id",
-     "name user"},
+     "name user", "project metadata env execution_config"},
     {"workflow_status_model",
      "id is_canceled is_archived run_id has_detected_need_to_run_completion_script",
      "is_canceled run_id"},
@@ -41,7 +42,7 @@ std::vector<contract_case> const contract{
      "id workflow_id name command invocation_script status cancel_on_blocking_job_failure "
      "supports_termination depends_on_job_ids input_file_ids output_file_ids input_user_data_ids "
      "output_user_data_ids resource_requirements_id scheduler_id failure_handler_id attempt_id",
-     "command name workflow_id"},
+     "command name workflow_id", "env priority"},
     {"file_model", "id workflow_id name path st_mtime", "name path workflow_id"},
     {"user_data_model", "id workflow_id is_ephemeral name data", "name workflow_id"},
     {"resource_requirements_model",
@@ -50,7 +51,7 @@ std::vector<contract_case> const contract{
     {"failure_handler_model", "id workflow_id name rules", "name rules workflow_id"},
     {"slurm_scheduler_model",
      "id workflow_id name account gres mem nodes ntasks_per_node partition qos tmp walltime extra",
-     "account nodes walltime workflow_id"},
+     "account nodes walltime workflow_id", "serialize_allocations"},
     {"local_scheduler_model", "id workflow_id name memory num_cpus", "workflow_id"},
     {"compute_node_model",
      "id workflow_id hostname pid start_time duration_seconds is_active num_cpus memory_gb "

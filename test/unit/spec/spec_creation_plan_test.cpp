@@ -291,7 +291,9 @@ std::vector<plan_case> const check_cases{
     {"no such warning with jobs_sort_method set",
      "{name:'w', jobs_sort_method:'none', slurm_schedulers:[{name:'s1', account:'a'}, "
      "{name:'s2', account:'a', gres:'gpu:1'}], jobs:[{name:'b', command:'c'}]}",
-     alice, warnings_of, ""},
+     alice, warnings_of,
+     "workflow: field \"jobs_sort_method\" was removed in newer Torc (give jobs a \"priority\" "
+     "instead); torcrun still orders claims by it as Torc 0.10 does"},
     {"no such warning when every job names a scheduler",
      "{name:'w', slurm_schedulers:[{name:'s1', account:'a'}, {name:'s2', account:'a', "
      "mem:'1G'}], jobs:[{name:'b', command:'c', scheduler:'s2'}]}",

@@ -315,13 +315,13 @@ std::vector<field_case> const entry_cases{
      "falsesummary5false"},
     {"resource monitor",
      w("resource_monitor:{enabled:true, granularity:'time_series', sample_interval_seconds:2, "
-       "generate_plots:true}"),
+       "generate_plots:false}"),
      [](auto const& s) {
          auto const& m = *s.resource_monitor;
          return b(m.enabled) + std::string(to_string(m.granularity)) + n(m.sample_interval_seconds)
                 + b(m.generate_plots);
      },
-     "truetime_series2true"},
+     "truetime_series2false"},
     {"resource monitor: the docs' spelling TimeSeries is read (§17 item 2)",
      w("resource_monitor:{granularity:'TimeSeries'}"),
      [](auto const& s) {
