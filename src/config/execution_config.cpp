@@ -164,12 +164,14 @@ std::string source_of(config_sources const& sources, std::string_view key_path)
     return it == sources.end() ? std::string("default") : it->second;
 }
 
-result<boost::json::object> execution_config_object(boost::json::value const* value,
-                                                    std::int64_t workflow_id)
+namespace {
+
+// A record field that holds an object, or the JSON text of one; absent or null is empty.
+result<boost::json::object> object_or_text(boost::json::value const* value,
+                                           std::string const& origin)
 {
     if (!value || value->is_null()) return boost::json::object{};
     if (auto const* obj = value->if_object()) return *obj;
-    auto const origin = origin_of(workflow_id);
     if (auto const* text = value->if_string()) {
         boost::system::error_code ec;
         auto parsed = boost::json::parse(*text, ec);
@@ -180,6 +182,40 @@ result<boost::json::object> execution_config_object(boost::json::value const* va
                          ", not an object")};
     }
     return error{cat(origin, ": expected an object, found ", api::detail::describe(*value))};
+}
+
+bool enabled(boost::json::object const& o, std::string_view key)
+{
+    auto const* v = o.if_contains(key);
+    return v && v->is_bool() && v->get_bool();
+}
+
+}  // namespace
+
+result<boost::json::object> execution_config_object(boost::json::value const* value,
+                                                    std::int64_t workflow_id)
+{
+    return object_or_text(value, origin_of(workflow_id));
+}
+
+result<std::optional<double>> job_sample_interval(boost::json::value const* monitor_config,
+                                                  std::int64_t workflow_id)
+{
+    auto const origin = cat("workflow ", std::to_string(workflow_id), " resource_monitor_config");
+    auto config = object_or_text(monitor_config, origin);
+    if (!config) return config.error();
+    bool on = enabled(*config, "enabled");
+    if (auto const* jobs = config->if_contains("jobs"); jobs && !jobs->is_null())
+        on = jobs->is_object() && enabled(jobs->get_object(), "enabled");
+    auto const* interval = config->if_contains("sample_interval_seconds");
+    if (!on || !interval || interval->is_null()) return std::optional<double>{};
+    auto const where = origin + ".sample_interval_seconds";
+    if (!interval->is_number())
+        return error{cat(where, ": expected a number, found ", api::detail::describe(*interval))};
+    double const seconds = interval->to_number<double>();
+    if (!(seconds >= 0.1 && seconds <= 3600))
+        return error{cat(where, ": ", format_number(seconds), " is out of range (0.1 to 3600)")};
+    return std::optional<double>(seconds);
 }
 
 result<sourced_worker_config> apply_execution_config(sourced_worker_config base,

@@ -35,8 +35,14 @@ PY
 run_case() {
     spec "$1"
     submit_workflow "$tmp/spec.json"
-    slurm_batch_wait 120 -N1 --time=5 -o "$tmp/$1.log" --wrap \
-        "exec $torcrun worker $wf --config $tmp/wc.json" ||
+    # The end time before the first claim (this cluster's Slurm sets no SLURM_JOB_END_TIME, and
+    # a job claimed before the worker's own squeue lookup answers would get no --time).
+    cat >"$tmp/batch.sh" <<EOF
+#!/bin/bash
+export SLURM_JOB_END_TIME=\$(date -d "\$(squeue -h -j "\$SLURM_JOB_ID" -o %e)" +%s)
+exec $torcrun worker $wf --config $tmp/wc.json
+EOF
+    slurm_batch_wait 120 -N1 --time=5 -o "$tmp/$1.log" "$tmp/batch.sh" ||
         fail "cpu_bind $1: the allocation failed: $(tail -30 "$tmp/$1.log")"
     [ "$(job_status_counts)" = "completed 1" ] ||
         fail "cpu_bind $1: statuses $(job_status_counts): $(tail -30 "$tmp/$1.log")"

@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -60,6 +61,15 @@ result<sourced_worker_config> parse_sourced_worker_config(
 // an object, found a number`.
 result<boost::json::object> execution_config_object(boost::json::value const* value,
                                                     std::int64_t workflow_id);
+
+// The /proc sampling interval a workflow's resource_monitor_config asks for: its
+// sample_interval_seconds when job monitoring is on (jobs.enabled, or the legacy top-level
+// enabled when `jobs` is absent); nullopt otherwise, and torcrun keeps its own interval (it
+// samples every job anyway, for result.json and limits.enforce_memory). Object or JSON string.
+// Errors: `workflow 3 resource_monitor_config.sample_interval_seconds: 0 is out of range (0.1
+// to 3600)`.
+result<std::optional<double>> job_sample_interval(boost::json::value const* monitor_config,
+                                                  std::int64_t workflow_id);
 
 // The combine rule above. Every problem is reported, one per line, each naming the key:
 // `workflow 3 execution_config.sigterm_lead_seconds: -1 is out of range (0 to 3600)`,

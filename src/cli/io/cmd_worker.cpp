@@ -34,9 +34,10 @@ po::options_description worker_options()
         "allocation ends, it is idle, or on SIGTERM / SIGINT / SIGUSR1.\n\n"
         "exit status: 0 when it ended as asked (workflow complete, signal, deadline, idle);\n"
         "1 when the server refused it or stayed unreachable; 2 for bad options or\n"
-        "configuration; 3 when nothing runs and every ready job can never run in this\n"
-        "allocation when it would stop for idleness (each named with what it needs, at error\n"
-        "level).\n\noptions");
+        "configuration, the workflow's execution_config included (read before the mode is\n"
+        "chosen; the file and the flags win over it); 3 when nothing runs and every ready\n"
+        "job can never run in this allocation when it would stop for idleness (each named\n"
+        "with what it needs, at error level).\n\noptions");
     options.add(worker_config_options());
     options.add_options()("help,h", "print this help");
     return options;

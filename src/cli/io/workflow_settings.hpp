@@ -12,6 +12,7 @@
 #include <boost/json/value.hpp>
 
 #include <cstdint>
+#include <optional>
 
 namespace torcrun::apps {
 
@@ -21,6 +22,7 @@ struct workflow_settings {
     core::sourced_worker_config config;  // the effective configuration and each key's source
     boost::json::object execution_config;  // as an object (a string form already parsed)
     core::env_map env;                     // the workflow's `env`
+    std::optional<double> sample_interval_seconds;  // resource_monitor_config, jobs on
 };
 
 // The record of workflow `workflow_id` (GET /workflows/{id}). Through `client` once; through a
@@ -31,7 +33,8 @@ core::result<boost::json::value> read_workflow_record(torc_client& client,
                                                       std::int64_t workflow_id);
 core::result<boost::json::value> read_workflow_record(core::worker_config const& config);
 
-// The record's execution_config combined with `base` (its workflow_id set) and its env. Errors
+// The record's execution_config combined with `base` (its workflow_id set), its env and the
+// job sampling interval of its resource_monitor_config (core::job_sample_interval). Errors
 // name the key: `workflow 9 execution_config.mode: ...`, `workflow 9 env: the value of "X" is
 // an integer, not a string`.
 core::result<workflow_settings> workflow_settings_of(boost::json::value const& record,

@@ -431,6 +431,9 @@ void start_runner(std::shared_ptr<worker_shell> const& self, asio::io_context& i
     runs.mode = self->setup_.mode;
     runs.worker_env = self->setup_.worker_env;
     runs.workflow_env = self->setup_.workflow_env;
+    if (auto const s = self->setup_.sample_interval_seconds)
+        runs.sample_interval = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double>(*s));
     runs.workflow_id = self->wire_.workflow_id;
     runs.slurm_job_id = self->setup_.slurm_job_id;
     self->runner_.emplace(

@@ -198,4 +198,33 @@ BOOST_AUTO_TEST_CASE(checks_that_depend_on_the_mode)
                      core::run_mode::slurm) == "ok");
 }
 
+BOOST_AUTO_TEST_CASE(the_job_sampling_interval_of_resource_monitor_config)
+{
+    auto const interval = [](std::string const& text) {
+        auto const v = json::parse(text);
+        auto r = core::job_sample_interval(&v, 3);
+        if (!r) return r.error().message;
+        return *r ? std::to_string(**r) : std::string("none");
+    };
+    BOOST_TEST(interval(R"({"sample_interval_seconds": 2, "jobs": {"enabled": true}})") ==
+               std::to_string(2.0));
+    BOOST_TEST(interval(R"({"sample_interval_seconds": 2, "enabled": true})") ==
+               std::to_string(2.0));  // legacy: applies when jobs is absent
+    BOOST_TEST(interval(R"({"sample_interval_seconds": 2, "enabled": true,
+                            "jobs": {"enabled": false}})") == "none");
+    BOOST_TEST(interval(R"({"sample_interval_seconds": 2})") == "none");
+    BOOST_TEST(interval(R"({"jobs": {"enabled": true}})") == "none");
+    BOOST_TEST(interval(R"("{\"sample_interval_seconds\": 5, \"enabled\": true}")") ==
+               std::to_string(5.0));
+    BOOST_TEST(interval(R"({"sample_interval_seconds": 0, "enabled": true})") ==
+               "workflow 3 resource_monitor_config.sample_interval_seconds: 0 is out of range "
+               "(0.1 to 3600)");
+    BOOST_TEST(interval(R"({"sample_interval_seconds": "5", "enabled": true})") ==
+               "workflow 3 resource_monitor_config.sample_interval_seconds: expected a number, "
+               "found a string");
+    BOOST_TEST(interval("[1]") ==
+               "workflow 3 resource_monitor_config: expected an object, found an array");
+    BOOST_TEST(!core::job_sample_interval(nullptr, 3)->has_value());
+}
+
 BOOST_AUTO_TEST_SUITE_END()

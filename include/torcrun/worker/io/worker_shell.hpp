@@ -32,6 +32,8 @@ struct worker_setup {
     // Ask `squeue -h -j <id> -o %e` for the end when neither the environment nor the config
     // gave one (the shell does it without blocking the reactor).
     bool look_up_end_time = false;
+    // /proc sampling of jobs: the workflow's resource_monitor_config interval; nullopt = 1 s.
+    std::optional<double> sample_interval_seconds = std::nullopt;
     bool handle_signals = true;  // SIGTERM, SIGINT (twice: skip the grace), SIGUSR1
 };
 
