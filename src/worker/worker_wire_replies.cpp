@@ -141,6 +141,7 @@ core::result<core::claimed_job> decode_job(json::value const& v, std::string con
     job.failure_handler_id = r.optional_integer("failure_handler_id");
     job.attempt_id = r.count("attempt_id", 1, 1);
     job.output_file_ids = r.ids("output_file_ids");
+    job.env = r.variables("env");
     if (!r.ok()) return *r.error();
     return job;
 }

@@ -87,6 +87,14 @@ struct run_recovery {  // a failure rule's recovery script, after the retry was 
     int return_code = 0;
     std::string script;
 };
+// stdio.delete_on_success: the server accepted this attempt's return code 0, so its stdout and
+// stderr files go (the shell knows the layout: attempt_log_paths).
+struct delete_output {
+    std::int64_t job_id = 0;
+    std::string job_name;
+    std::int64_t run_id = 0;
+    std::uint32_t attempt_id = 1;
+};
 struct journal_append { std::vector<job_report> reports; };  // unreported results, on disk
 struct report_key {
     report_kind kind{};
@@ -108,8 +116,8 @@ using worker_action =
                  worker::retry_job, worker::record_result, worker::complete_job,
                  worker::complete_jobs, worker::check_workflow, worker::deactivate_node,
                  worker::run_commands, worker::spawn, worker::signal_job, worker::check_outputs,
-                 worker::run_recovery, worker::journal_append, worker::journal_remove,
-                 worker::arm_timer, worker::log, worker::exit_worker>;
+                 worker::run_recovery, worker::delete_output, worker::journal_append,
+                 worker::journal_remove, worker::arm_timer, worker::log, worker::exit_worker>;
 
 // The request id of a server request; nullopt for local work.
 std::optional<request_id> request_of(worker_action const& action);

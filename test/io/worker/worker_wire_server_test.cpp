@@ -226,9 +226,9 @@ BOOST_FIXTURE_TEST_CASE(a_whole_worker_life_cycle, wire_server)
     context.use_extensions = true;
     auto const& jobs = as<w::jobs_claimed>(claimed).jobs;
     BOOST_TEST_REQUIRE(jobs.size() == 6u);
-    BOOST_TEST((jobs[0] == core::claimed_job{1, "a", "run a", std::nullopt, 2, std::nullopt, 1, {}}));
-    BOOST_TEST((jobs[3] == core::claimed_job{4, "d", "run d", std::nullopt, 2, 1, 1, {}}));
-    BOOST_TEST((jobs[5] == core::claimed_job{6, "f", "run f", std::nullopt, 2, std::nullopt, 1, {1}}));
+    BOOST_TEST((jobs[0] == core::claimed_job{1, "a", "run a", std::nullopt, 2, std::nullopt, 1, {}, {}}));
+    BOOST_TEST((jobs[3] == core::claimed_job{4, "d", "run d", std::nullopt, 2, 1, 1, {}, {}}));
+    BOOST_TEST((jobs[5] == core::claimed_job{6, "f", "run f", std::nullopt, 2, std::nullopt, 1, {1}, {}}));
     auto const needs = exchange(w::read_requirements{rid, 2});
     BOOST_TEST((as<w::requirements_read>(needs).resources ==
                 core::job_resources{2, "small", {2, 0, 1, 3 * gib}, 1800.0, std::nullopt}));

@@ -64,9 +64,11 @@ std::map<std::string, std::string> const worker_samples{
     {"termination.grace_seconds", "5"},
     {"termination.end_time", "0"},
     {"termination.drain_buffer_seconds", "120"},
+    {"termination.timeout_exit_code", "124"},
     {"limits.idle_timeout_seconds", "0"},
     {"limits.runtime_factor", "2"},
     {"limits.enforce_memory", "true"},
+    {"limits.oom_exit_code", "9"},
     {"gpu.visibility_variables", "CUDA_VISIBLE_DEVICES"},
     {"gpu.device_order", "FASTEST_FIRST"},
     {"gpu.hide_from_cpu_jobs", "false"},
@@ -79,6 +81,9 @@ std::map<std::string, std::string> const worker_samples{
     {"resources.gpus", "1"},
     {"srun.signal", "TERM@60"},
     {"srun.extra_args", "--overlap"},
+    {"srun.cpu_bind", "true"},
+    {"stdio.mode", "combined"},
+    {"stdio.delete_on_success", "true"},
     {"log_level", "debug"},
 };
 

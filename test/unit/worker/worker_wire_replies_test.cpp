@@ -127,11 +127,19 @@ BOOST_AUTO_TEST_CASE(claimed_jobs_are_decoded_whole)
     auto const& jobs = as<w::jobs_claimed>(e).jobs;
     BOOST_TEST_REQUIRE(jobs.size() == 3u);
     BOOST_TEST((jobs[0] == core::claimed_job{41, "work_41", "bash my_script.sh", std::nullopt, 4,
-                                             std::nullopt, 1, {}}));
+                                             std::nullopt, 1, {}, {}}));
     BOOST_TEST(*jobs[1].invocation_script == "module load x");
     BOOST_TEST((jobs[2] == core::claimed_job{43, "work_43", "bash my_script.sh", std::nullopt, 4,
-                                             6, 2, {11, 12}}));
+                                             6, 2, {11, 12}, {}}));
     BOOST_TEST(as<w::jobs_claimed>(one(action, 200, R"({"jobs":[]})")).jobs.empty());
+    // Newer Torc's job env: its own map, applied over the workflow's by the launch plan.
+    auto const with_env = one(action, 200, R"({"jobs":[)" +
+                                               torc_job(44, R"(,"env":{"A":"1","B":""})") +
+                                               "," + torc_job(45, R"(,"env":null)") + "]}");
+    auto const& env_jobs = as<w::jobs_claimed>(with_env).jobs;
+    BOOST_TEST_REQUIRE(env_jobs.size() == 2u);
+    BOOST_TEST((env_jobs[0].env == core::env_map{{"A", "1"}, {"B", ""}}));
+    BOOST_TEST(env_jobs[1].env.empty());
     // Torc's contract does not require `jobs`.
     BOOST_TEST(as<w::jobs_claimed>(one(action, 200, R"({"reason":"Workflow is canceled"})"))
                    .jobs.empty());
@@ -283,6 +291,14 @@ std::vector<broken_case> broken_cases()
          h5, 200,
          R"(claim_jobs_based_on_resources: field "jobs[0].output_file_ids[1]": )"
          "expected an integer, found a string"},
+        {"env list", claim, {{200, R"({"jobs":[)" + torc_job(1, R"(,"env":["A=1"])") + "]}"}},
+         h5, 200,
+         R"(claim_jobs_based_on_resources: field "jobs[0].env": expected an object, found an )"
+         "array"},
+        {"env number", claim, {{200, R"({"jobs":[)" + torc_job(1, R"(,"env":{"A":1})") + "]}"}},
+         h5, 200,
+         R"(claim_jobs_based_on_resources: field "jobs[0].env": the value of "A" is an integer, )"
+         "not a string"},
         {"attempt zero", claim, {{200, R"({"jobs":[)" + torc_job(1, R"(,"attempt_id":0)") + "]}"}},
          h5, 200,
          R"(claim_jobs_based_on_resources: field "jobs[0].attempt_id": 0 is outside 1 to 4294967295)"},
