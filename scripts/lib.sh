@@ -6,7 +6,7 @@ TORCRUN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # Packages the build needs on Debian 12.
 TORCRUN_BUILD_PACKAGES=(g++ cmake ninja-build pkg-config
     libboost1.81-all-dev libboost-json1.81-dev libboost-url1.81-dev libsqlite3-dev
-    libyaml-cpp-dev libre2-dev libcrypt-dev)
+    libyaml-cpp-dev libre2-dev libcrypt-dev libssl-dev)
 
 # Packages the tests need beyond the build (system tests read JSON with python3 and call the
 # server with curl).

@@ -33,6 +33,7 @@ constexpr group_rule worker_groups[] = {
     {"environment", "What jobs inherit from the worker's environment."},
     {"resources", "Overrides of the resources detected from the allocation."},
     {"srun", "Job steps in slurm mode."},
+    {"stdio", "Where jobs' stdout and stderr go."},
 };
 
 constexpr double max_id = 9007199254740991;  // 2^53 - 1: exact in every JSON reader
@@ -84,6 +85,9 @@ constexpr auto worker_keys = std::to_array<detail::key_spec<w>>({
     key<w, &w::termination, &w::termination_settings::drain_buffer_seconds>(
         "termination.drain_buffer_seconds", rule(k::number, 0, 86400),
         "Seconds before the end time at which no new jobs start and running ones are stopped."),
+    key<w, &w::termination, &w::termination_settings::timeout_exit_code>(
+        "termination.timeout_exit_code", rule(k::integer, 0, 255),
+        "Return code recorded for a job killed at the end time or for overrunning its runtime."),
     key<w, &w::limits, &w::limits_settings::idle_timeout_seconds>(
         "limits.idle_timeout_seconds", rule(k::number, 0, 604800),
         "Exit after this many seconds with no job running and none to claim; 0 = never."),
@@ -93,6 +97,9 @@ constexpr auto worker_keys = std::to_array<detail::key_spec<w>>({
     key<w, &w::limits, &w::limits_settings::enforce_memory>(
         "limits.enforce_memory", rule(k::boolean),
         "Stop a job whose memory use exceeds its request (direct mode)."),
+    key<w, &w::limits, &w::limits_settings::oom_exit_code>(
+        "limits.oom_exit_code", rule(k::integer, 0, 255),
+        "Return code recorded for a job killed for its memory use."),
     key<w, &w::gpu, &w::gpu_settings::visibility_variables>(
         "gpu.visibility_variables", rule(k::variable_names),
         "Variables set to a job's comma-separated GPU ids."),
@@ -128,6 +135,16 @@ constexpr auto worker_keys = std::to_array<detail::key_spec<w>>({
         "srun --signal for each job step, like TERM@120; null = none."),
     key<w, &w::srun, &w::srun_settings::extra_args>(
         "srun.extra_args", rule(k::string_list), "Extra arguments for every srun job step."),
+    key<w, &w::srun, &w::srun_settings::cpu_bind>(
+        "srun.cpu_bind", rule(k::boolean),
+        "Let Slurm bind each step's tasks to CPUs; false = --cpu-bind=none."),
+    key<w, &w::stdio, &w::stdio_settings::mode>(
+        "stdio.mode", choice(detail::stdio_mode_names),
+        "separate = stdout and stderr files; combined = one file for both; no_stdout, "
+        "no_stderr = only the other one; none = neither (/dev/null)."),
+    key<w, &w::stdio, &w::stdio_settings::delete_on_success>(
+        "stdio.delete_on_success", rule(k::boolean),
+        "Delete a job's stdout and stderr files once the server accepted its return code 0."),
     key<w, &w::log_level>("log_level", choice(detail::log_severity_names),
                           "The least severe messages that are logged."),
 });
@@ -178,6 +195,11 @@ constexpr auto server_keys = std::to_array<detail::key_spec<s>>({
         "htpasswd file for HTTP basic authentication; null = no authentication."),
     key<s, &s::max_body_bytes>("max_body_bytes", rule(k::memory, 1 << 10, 1 << 30),
                                "Largest request body accepted."),
+    key<s, &s::max_connections>(
+        "max_connections", nullable(rule(k::integer, 1, 1000000)),
+        "Most HTTP connections open at once, event streams included; one more is answered 503 "
+        "and closed. null = the soft descriptor limit (ulimit -n) less a quarter of it, at "
+        "least 64 kept for the database, logs and jobs."),
     key<s, &s::long_poll_max_seconds>("long_poll_max_seconds", rule(k::number, 0, 60),
                                       "Longest time a request for jobs may be held open."),
     key<s, &s::worker_lease_seconds>(
@@ -222,6 +244,18 @@ std::vector<std::string> default_keep_patterns()
 std::string_view to_string(run_mode mode) noexcept
 {
     return detail::run_mode_names[static_cast<std::size_t>(mode)];
+}
+
+std::string_view to_string(stdio_mode mode) noexcept
+{
+    return detail::stdio_mode_names[static_cast<std::size_t>(mode)];
+}
+
+worker_config::stdio_settings const& stdio_of(worker_config const& config,
+                                              std::string const& job_name)
+{
+    auto const it = config.job_stdio.find(job_name);
+    return it == config.job_stdio.end() ? config.stdio : it->second;
 }
 
 std::string_view to_string(log_severity level) noexcept
@@ -289,6 +323,13 @@ schema_view server_schema()
 }
 
 namespace detail {
+
+result<worker_config> parse_worker_config_recording(
+    std::string_view text, std::string_view origin, std::span<config_override const> overrides,
+    std::map<std::string, std::string, std::less<>>& sources)
+{
+    return parse_config(worker_table, &worker_cross_check, text, origin, overrides, &sources);
+}
 
 void assign(std::vector<std::string>& m, boost::json::value const& v)
 {

@@ -392,6 +392,19 @@ struct walker {
 
 }  // namespace
 
+std::optional<std::string> closest_name(std::vector<std::string> const& candidates,
+                                        std::string_view name)
+{
+    return closest(candidates, name);
+}
+
+std::string file_source(std::string_view origin) { return cat("file ", origin); }
+
+std::string override_source(config_override const& o)
+{
+    return o.origin.starts_with("--set") ? std::string("--set") : cat("flag ", o.origin);
+}
+
 checked_value check_value(value_rule const& rule, boost::json::value const& v)
 {
     if (v.is_null()) {

@@ -14,6 +14,8 @@
 #include <boost/json/value.hpp>
 
 #include <functional>
+#include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -69,11 +71,26 @@ template <class Config>
 result<void> apply_override(std::span<key_spec<Config> const> table, Config& config,
                             std::string_view path, std::string_view text, std::string_view origin);
 
+// parse_worker_config recording each key's source (config_schema.cpp holds the table).
+result<worker_config> parse_worker_config_recording(
+    std::string_view text, std::string_view origin, std::span<config_override const> overrides,
+    std::map<std::string, std::string, std::less<>>& sources);
+
+// The candidate within "did you mean" distance of `name`, if any.
+std::optional<std::string> closest_name(std::vector<std::string> const& candidates,
+                                        std::string_view name);
+
+// What a key's value came from, for `sources`: "file PATH", "--set", "flag --NAME".
+std::string file_source(std::string_view origin);
+std::string override_source(config_override const& o);
+
+// `sources`, when given, gets the source of every key a file or an override set.
 template <class Config>
 result<Config> parse_config(std::span<key_spec<Config> const> table,
                             std::vector<cross_problem> (*cross_check)(Config const&),
                             std::string_view text, std::string_view origin,
-                            std::span<config_override const> overrides)
+                            std::span<config_override const> overrides,
+                            std::map<std::string, std::string, std::less<>>* sources = nullptr)
 {
     auto doc = read_json(text, origin);
     if (!doc) return doc.error();
@@ -81,10 +98,14 @@ result<Config> parse_config(std::span<key_spec<Config> const> table,
     auto errors = check_document(*doc, rules_of(table),
                                  [&](std::size_t i, boost::json::value const& v) {
                                      table[i].store(config, v);
+                                     if (sources)
+                                         (*sources)[std::string(table[i].rule.path)] =
+                                             file_source(origin);
                                  });
     for (auto const& o : overrides) {
         auto applied = apply_override(table, config, o.key_path, o.text, o.origin);
         if (!applied) errors.push_back(applied.error().message);
+        else if (sources) (*sources)[o.key_path] = override_source(o);
     }
     if (errors.empty()) {
         for (auto const& problem : cross_check(config)) {

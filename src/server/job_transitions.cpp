@@ -9,6 +9,13 @@ namespace {
 
 std::string quoted(job_status s) { return '"' + std::string(to_string(s)) + '"'; }
 
+// Statuses a worker may hold a job in when it reports: claimed (pending), started (running), or
+// waiting for its failure handler (pending_failed).
+bool is_held_status(job_status s)
+{
+    return s == job_status::pending || s == job_status::running || s == job_status::pending_failed;
+}
+
 rejection not_found(char const* endpoint, std::int64_t job_id)
 {
     return {404, std::string(endpoint) + ": no job has id " + std::to_string(job_id)};
@@ -50,6 +57,12 @@ decision<job_status> decide_complete_job(std::int64_t job_id, job_status request
         return rejection{422, "complete_job: job " + std::to_string(job_id) +
                                   " is already complete (" + quoted(job->status) + ")"};
     }
+    if (!is_held_status(job->status)) {
+        return rejection{409, "complete_job: job " + std::to_string(job_id) + " is " +
+                                  quoted(job->status) +
+                                  "; nobody claimed it, so only a pending, running or "
+                                  "pending_failed job can complete"};
+    }
     if (result.job_id != job_id) {
         return rejection{422, "complete_job: the result is for job " +
                                   std::to_string(result.job_id) + ", not job " +
@@ -62,6 +75,11 @@ decision<job_status> decide_complete_job(std::int64_t job_id, job_status request
                                   std::to_string(job->workflow_id)};
     }
     if (auto refused = run_mismatch("complete_job", run)) return *refused;
+    if (result.run_id && *result.run_id != run.sent) {
+        return rejection{422, "complete_job: the result is for run_id " +
+                                  std::to_string(*result.run_id) + ", the path names run_id " +
+                                  std::to_string(run.sent)};
+    }
     return requested;
 }
 
@@ -75,6 +93,12 @@ decision<status_change> decide_manage_status_change(std::int64_t job_id, job_sta
     }
     if (!job) return not_found("manage_status_change", job_id);
     if (job->status == requested) return status_change{requested, false, false};
+    if (satisfies_dependency(job->status) && requested != job_status::uninitialized) {
+        return rejection{409, "manage_status_change: job " + std::to_string(job_id) + " is " +
+                                  quoted(job->status) + "; a finished job goes back only to "
+                                  "\"uninitialized\" (initialize_jobs then resolves it and its "
+                                  "dependents again), not to " + quoted(requested)};
+    }
     if (auto refused = run_mismatch("manage_status_change", run)) return *refused;
     return status_change{requested, true, satisfies_dependency(job->status)};
 }

@@ -160,10 +160,19 @@ result<void> link_instance(job_instance& instance, link_context& ctx)
     return {};
 }
 
-// Names must be distinct across templates; within one template a repeat is merged later.
-result<void> check_distinct_names(std::vector<job_instance> const& instances, candidates& jobs)
+// Names must be distinct across templates. Within one template a repeat is merged later, except
+// in a spec that uses keys of newer Torc, which is read by newer Torc's rule: every name unique
+// after expansion (§4.13).
+result<void> check_distinct_names(std::vector<job_instance> const& instances, candidates& jobs,
+                                  std::string const& newer_form)
 {
+    static constexpr std::string_view hint =
+        "; names must be unique after expansion (for a fan-in, drop the waiting job's "
+        "parameters and use depends_on_regexes)";
     std::unordered_map<std::string, std::size_t> first;
+    std::vector<std::size_t> ordinal(instances.size(), 1);  // expansion number within its entry
+    for (std::size_t k = 1; k < instances.size(); ++k)
+        if (instances[k].source == instances[k - 1].source) ordinal[k] = ordinal[k - 1] + 1;
     for (std::size_t k = 0; k < instances.size(); ++k) {
         auto const& i = instances[k];
         auto const [it, inserted] = first.try_emplace(i.job.name, k);
@@ -173,9 +182,16 @@ result<void> check_distinct_names(std::vector<job_instance> const& instances, ca
         }
         auto const& earlier = instances[it->second];
         if (earlier.source != i.source) {
-            return error{
-                concat({prefix_of(i), "the name ", quoted(i.job.name), " is already used by ",
-                        entry_label("jobs", earlier.source, earlier.written)})};
+            return error{concat({prefix_of(i), "the name ", quoted(i.job.name),
+                                 " is already used by ",
+                                 entry_label("jobs", earlier.source, earlier.written), " at ",
+                                 earlier.job.where, hint})};
+        }
+        if (!newer_form.empty()) {
+            return error{concat({prefix_of(i), "expansions ", std::to_string(ordinal[it->second]),
+                                 " and ", std::to_string(ordinal[k]), " of this entry are both named ",
+                                 quoted(i.job.name), hint, ", as newer Torc requires of a spec "
+                                 "with its keys (here ", newer_form, ")"})};
         }
     }
     return {};
@@ -210,20 +226,6 @@ result<void> check_same(std::optional<std::string> const& a, std::optional<std::
                          "); torcrun makes one job per name, so they must agree"})};
 }
 
-std::optional<std::string> env_text(env_list const& env)
-{
-    if (env.empty()) return std::nullopt;
-    boost::json::object o;
-    for (auto const& [name, value] : env) o[name] = value;
-    return compact_json(o, false);
-}
-
-std::optional<std::string> stdio_text(std::optional<stdio_spec> const& stdio)
-{
-    if (!stdio) return std::nullopt;
-    return compact_json(stdio_json(*stdio), false);
-}
-
 expanded_job first_copy(job_instance&& i)
 {
     auto& j = i.job;
@@ -247,6 +249,8 @@ expanded_job first_copy(job_instance&& i)
             1};
 }
 
+// Only specs without newer Torc's keys get here (check_distinct_names), so env, priority and
+// stdio are the defaults on every copy.
 result<void> merge_copy(expanded_job& job, seen_names& seen, job_instance const& copy)
 {
     auto const& j = copy.job;
@@ -255,11 +259,7 @@ result<void> merge_copy(expanded_job& job, seen_names& seen, job_instance const&
           check_same(job.invocation_script, j.invocation_script, "invocation_script", copy),
           check_same(job.resource_requirements, j.resource_requirements, "resource_requirements",
                      copy),
-          check_same(job.scheduler, j.scheduler, "scheduler", copy),
-          check_same(std::optional<std::string>(std::to_string(job.priority)),
-                     std::optional<std::string>(std::to_string(j.priority)), "priority", copy),
-          check_same(env_text(job.env), env_text(j.env), "env", copy),
-          check_same(stdio_text(job.stdio), stdio_text(j.stdio), "stdio", copy)})
+          check_same(job.scheduler, j.scheduler, "scheduler", copy)})
         if (!same) return same;
     auto const to = lists_of(job);
     auto const from = lists_of(j);
@@ -334,7 +334,7 @@ result<std::vector<expanded_job>> link_jobs(std::vector<job_instance> instances,
     link_context ctx{spec};
     for (auto const& f : files) ctx.files.add(f.name);
     for (auto const& u : user_data) ctx.user_data.add(u.name);
-    if (auto distinct = check_distinct_names(instances, ctx.jobs); !distinct)
+    if (auto distinct = check_distinct_names(instances, ctx.jobs, spec.newer_form); !distinct)
         return distinct.error();
     for (auto& i : instances) {
         if (auto linked = link_instance(i, ctx); !linked) return linked.error();

@@ -1,9 +1,11 @@
 // parse_spec: the workflow object read entry by entry into a workflow_spec
-// (docs/TORC-COMPATIBILITY.md §4.2-§4.3). The template entries (jobs, files and user data) come
-// first, then resource requirements, failure handlers, Slurm schedulers, slurm_defaults, the
-// resource monitor and actions, with the checks Torc leaves to its server (duplicate and reserved
-// names) done here, before anything is created. Each entry reader reports through the shared
-// parse_state and returns what it read so far.
+// (docs/TORC-COMPATIBILITY.md §4.2-§4.3, and newer Torc's keys of §4.13). The template entries
+// (jobs, files and user data) come first, then resource requirements, failure handlers, Slurm
+// schedulers, slurm_defaults, the resource monitor and actions, with the checks Torc leaves to
+// its server (duplicate and reserved names) done here, before anything is created, and last the
+// create-time checks of execution_config. Keys of newer Torc that torcrun does not implement are
+// refused by name. Each entry reader reports through the shared parse_state and returns what it
+// read so far.
 #include "execution_config_reader.hpp"
 #include "field_reader.hpp"
 #include "json_text.hpp"
@@ -56,6 +58,15 @@ void refuse_unsupported(field_reader& r, std::initializer_list<unsupported_key> 
     }
 }
 
+// Remembers the first key of newer Torc found (workflow_spec::newer_form).
+void note_newer(field_reader& r, std::string& form, std::initializer_list<std::string_view> keys)
+{
+    for (auto const key : keys) {
+        if (!form.empty() || !r.get(key)) continue;
+        form = concat({quoted(key), " at ", r.state().document.location(r.member_pointer(key), true)});
+    }
+}
+
 // -- the template entries: jobs, files, user data
 
 template_parameters read_template_parameters(field_reader& r)
@@ -67,7 +78,7 @@ template_parameters read_template_parameters(field_reader& r)
     return out;
 }
 
-void read_job(field_reader& r, job_spec& job)
+void read_job(field_reader& r, job_spec& job, std::string& newer_form)
 {
     if (!r.begin({"name",
                   "command",
@@ -114,6 +125,7 @@ void read_job(field_reader& r, job_spec& job)
     job.input_user_data_regexes = r.strings("input_user_data_regexes");
     job.output_user_data = r.strings("output_user_data");
     job.output_user_data_regexes = r.strings("output_user_data_regexes");
+    note_newer(r, newer_form, {"env", "priority", "stdio"});
     job.env = r.env("env");
     job.priority = r.integer_or("priority", 0, 0, int64_max);
     job.stdio = read_stdio(r, "stdio");
@@ -162,6 +174,7 @@ void read_workflow_fields(field_reader& r, workflow_spec& spec)
     spec.name = r.string("name");
     spec.user = r.optional_string("user");
     spec.description = r.optional_string("description");
+    note_newer(r, spec.newer_form, {"project", "metadata", "env", "execution_config"});
     spec.project = r.optional_string("project");
     spec.metadata = read_metadata(r);
     spec.env = r.env("env");
@@ -188,9 +201,10 @@ void read_workflow_fields(field_reader& r, workflow_spec& spec)
     if (!r.get("jobs")) r.fail("", "field \"jobs\" is required");
 }
 
-void read_jobs(field_reader& workflow, std::vector<job_spec>& out)
+void read_jobs(field_reader& workflow, std::vector<job_spec>& out, std::string& newer_form)
 {
-    for_each_entry(workflow, "jobs", [&](field_reader& r) { read_job(r, out.emplace_back()); });
+    for_each_entry(workflow, "jobs",
+                   [&](field_reader& r) { read_job(r, out.emplace_back(), newer_form); });
 }
 
 void read_files(field_reader& workflow, std::vector<file_spec>& out)
@@ -359,7 +373,8 @@ void read_failure_handlers(field_reader& workflow, std::vector<failure_handler_s
     });
 }
 
-void read_slurm_schedulers(field_reader& workflow, std::vector<slurm_scheduler_spec>& out)
+void read_slurm_schedulers(field_reader& workflow, std::vector<slurm_scheduler_spec>& out,
+                           std::string& newer_form)
 {
     for_each_entry(workflow, "slurm_schedulers", [&](field_reader& r) {
         if (!r.begin({"name", "account", "nodes", "walltime", "partition", "mem", "gres", "qos",
@@ -381,6 +396,7 @@ void read_slurm_schedulers(field_reader& workflow, std::vector<slurm_scheduler_s
         s.tmp = r.optional_string("tmp");
         s.extra = r.optional_string("extra");
         s.ntasks_per_node = r.optional_integer("ntasks_per_node", 1, int64_max);
+        note_newer(r, newer_form, {"serialize_allocations"});
         s.serialize_allocations = r.boolean("serialize_allocations", false);
         s.where = r.where();
         check_unique_name(r, out, "slurm_schedulers", s.name);
@@ -440,7 +456,7 @@ void read_node_monitor(field_reader& monitor, std::vector<std::string>& warnings
 }
 
 void read_resource_monitor(field_reader& workflow, std::optional<resource_monitor_spec>& out,
-                           std::vector<std::string>& warnings)
+                           std::vector<std::string>& warnings, std::string& newer_form)
 {
     if (!workflow.object("resource_monitor")) return;
     auto const* value = workflow.get("resource_monitor");
@@ -457,6 +473,7 @@ void read_resource_monitor(field_reader& workflow, std::optional<resource_monito
                                        " is not a monitor setting; it is ignored"}));
     }
     resource_monitor_spec monitor;
+    note_newer(r, newer_form, {"jobs", "compute_node", "flush_interval_seconds"});
     monitor.split = r.get("jobs") || r.get("compute_node");
     if (auto const* jobs = r.get("jobs")) {
         if (r.get("enabled") || r.get("granularity"))
@@ -548,14 +565,14 @@ result<workflow_spec> parse_spec(spec_document const& document)
                  "project", "metadata", "env", "execution_config", "slurm_config", "variables",
                  "dynamic_jobs", "enable_ro_crate", "access_groups"})) {
         detail::read_workflow_fields(r, spec);
-        detail::read_jobs(r, spec.jobs);
+        detail::read_jobs(r, spec.jobs, spec.newer_form);
         detail::read_files(r, spec.files);
         detail::read_user_data(r, spec.user_data);
         detail::read_resource_requirements(r, spec.resource_requirements);
         detail::read_failure_handlers(r, spec.failure_handlers);
-        detail::read_slurm_schedulers(r, spec.slurm_schedulers);
+        detail::read_slurm_schedulers(r, spec.slurm_schedulers, spec.newer_form);
         detail::read_slurm_defaults(r, spec.slurm_defaults);
-        detail::read_resource_monitor(r, spec.resource_monitor, spec.warnings);
+        detail::read_resource_monitor(r, spec.resource_monitor, spec.warnings, spec.newer_form);
         detail::read_actions(r, spec.slurm_schedulers, spec.actions, spec.warnings);
     }
     if (state.first) return *state.first;

@@ -9,6 +9,20 @@ namespace torcrun::core {
 
 namespace {
 
+// The sources of make_job_environment, in the order its stages apply them.
+constexpr std::string_view env_sources[] = {"environment.set", "workflow env", "job env",
+                                            "torcrun"};
+
+// The group `name` is written under: its source when it is one of env_sources, else none.
+std::string_view source_group(env_change const& change, std::string const& name)
+{
+    auto const it = change.sources.find(name);
+    if (it == change.sources.end()) return {};
+    for (std::string_view known : env_sources)
+        if (known == it->second) return known;
+    return {};
+}
+
 bool has_control(std::string_view value)
 {
     return std::ranges::any_of(value, [](char c) {
@@ -66,13 +80,20 @@ std::string render_env_change(env_change const& change)
         out += name;
         out += '\n';
     }
-    for (auto const& [name, value] : change.set) {
-        out += "+ ";
-        out += name;
-        out += '=';
-        out += has_control(value) ? ansi_c_quote(value) : value;
-        out += '\n';
-    }
+    auto const write_set = [&](std::string_view source) {
+        bool header = source.empty();
+        for (auto const& [name, value] : change.set) {
+            if (source_group(change, name) != source) continue;
+            if (!header) (out += "# ").append(source) += '\n', header = true;
+            out += "+ ";
+            out += name;
+            out += '=';
+            out += has_control(value) ? ansi_c_quote(value) : value;
+            out += '\n';
+        }
+    };
+    write_set("");
+    for (std::string_view source : env_sources) write_set(source);
     return out;
 }
 

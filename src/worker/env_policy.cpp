@@ -153,14 +153,26 @@ result<job_environment> make_job_environment(env_map const& worker_env,
     env_map env = worker_env;
     erase_matching(env, torc_owned);
     if (settings.scrub) erase_matching(env, settings.scrub_patterns, settings.keep_patterns);
-    overlay(env, config_set);
-    overlay(env, request.workflow_env);
-    overlay(env, request.job_env);
+    std::map<std::string, std::string, std::less<>> sources;
+    auto const from = [&](env_map const& values, std::string_view source) {
+        overlay(env, values);
+        for (auto const& entry : values) sources.insert_or_assign(entry.first, std::string(source));
+    };
+    from(config_set, "environment.set");
+    from(request.workflow_env, "workflow env");
+    from(request.job_env, "job env");
+    auto const before_torcrun = env;
     set_torc_variables(env, config, request.identity);
     set_gpu_visibility(env, config.gpu, request);
+    for (auto const& [name, value] : env)
+        if (auto const old = lookup(before_torcrun, name); !old || *old != value)
+            sources.insert_or_assign(name, "torcrun");
     if (request.mode == execution_mode::slurm) erase_matching(env, srun_inputs);
 
     auto changes = diff_environment(worker_env, env);
+    for (auto const& entry : changes.set)
+        if (auto const it = sources.find(entry.first); it != sources.end())
+            changes.sources.emplace(entry.first, it->second);
     return job_environment{std::move(env), std::move(changes)};
 }
 

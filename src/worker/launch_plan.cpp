@@ -7,6 +7,7 @@
 
 #include "torcrun/common/concat.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -62,13 +63,19 @@ result<void> check_request(launch_request const& r)
     return {};
 }
 
-result<std::int64_t> time_limit_minutes(launch_request const& r, double grace_seconds)
+// Torc's sigkill_headroom_seconds: the drain buffer is the headroom plus the grace.
+double kill_headroom_seconds(worker_config::termination_settings const& t)
+{
+    return std::max(0.0, t.drain_buffer_seconds - t.grace_seconds);
+}
+
+result<std::int64_t> time_limit_minutes(launch_request const& r, double headroom_seconds)
 {
     auto const left = *r.seconds_left;
-    auto const minutes = std::floor((left - grace_seconds) / 60);
+    auto const minutes = std::floor((left - headroom_seconds) / 60);
     if (!(minutes >= 1))
         return failure(r, cat(number(left), " s left in the allocation, less than the ",
-                              number(grace_seconds), " s grace plus one minute"));
+                              number(headroom_seconds), " s headroom plus one minute"));
     return static_cast<std::int64_t>(minutes);
 }
 
@@ -85,9 +92,10 @@ result<std::vector<std::string>> srun_flags(launch_request const& r, worker_conf
                               std::to_string(share.cpus)));
     auto const nodes = static_cast<std::uint32_t>(r.placement.nodes.size());
 
-    std::vector<std::string> argv{"srun", "--jobid=" + r.slurm_job_id, "--exact",
-                                  "--nodes=" + std::to_string(nodes),
-                                  "--ntasks=" + std::to_string(nodes * per_node)};
+    std::vector<std::string> argv{"srun", "--jobid=" + r.slurm_job_id, "--exact"};
+    if (!config.srun.cpu_bind) argv.emplace_back("--cpu-bind=none");
+    argv.push_back("--nodes=" + std::to_string(nodes));
+    argv.push_back("--ntasks=" + std::to_string(nodes * per_node));
     if (nodes > 1) argv.push_back("--ntasks-per-node=" + std::to_string(per_node));
     argv.push_back("--cpus-per-task=" + std::to_string(share.cpus / per_node));
     if (auto const mb = memory_megabytes(share.memory_bytes); mb > 0)
@@ -99,7 +107,7 @@ result<std::vector<std::string>> srun_flags(launch_request const& r, worker_conf
     argv.push_back("--nodelist=" + compress_hostlist(node_names(r.placement)));
     argv.push_back("--job-name=" + step_name(r.identity));
     if (r.seconds_left) {
-        auto minutes = time_limit_minutes(r, config.termination.grace_seconds);
+        auto minutes = time_limit_minutes(r, kill_headroom_seconds(config.termination));
         if (!minutes) return minutes.error();
         argv.push_back("--time=" + std::to_string(*minutes));
     }
@@ -117,19 +125,39 @@ std::string step_name(torc_job_identity const& id)
                std::to_string(id.run_id), "_a", std::to_string(id.attempt_id));
 }
 
-attempt_paths attempt_log_paths(std::string_view output_dir, torc_job_identity const& id)
+attempt_paths attempt_log_paths(std::string_view output_dir, torc_job_identity const& id,
+                                stdio_mode stdio)
 {
     auto const job_dir = join_path(join_path(output_dir, "jobs"),
                                    cat("wf", std::to_string(id.workflow_id), "_j",
                                        std::to_string(id.job_id)));
     auto const dir = join_path(job_dir, cat("r", std::to_string(id.run_id), "_a",
                                       std::to_string(id.attempt_id)));
-    return {dir,
-            join_path(dir, "stdout"),
-            join_path(dir, "stderr"),
-            join_path(dir, "command.txt"),
-            join_path(dir, "environment.txt"),
-            join_path(dir, "result.json")};
+    attempt_paths paths{dir,
+                        join_path(dir, "stdout"),
+                        join_path(dir, "stderr"),
+                        join_path(dir, "command.txt"),
+                        join_path(dir, "environment.txt"),
+                        join_path(dir, "result.json")};
+    switch (stdio) {
+        case stdio_mode::separate: break;
+        case stdio_mode::combined:
+            paths.stdout_file = paths.stderr_file = join_path(dir, "output");
+            break;
+        case stdio_mode::no_stdout: paths.stdout_file.clear(); break;
+        case stdio_mode::no_stderr: paths.stderr_file.clear(); break;
+        case stdio_mode::none: paths.stdout_file.clear(), paths.stderr_file.clear(); break;
+    }
+    return paths;
+}
+
+std::vector<std::string> stdio_files(attempt_paths const& paths)
+{
+    std::vector<std::string> files;
+    if (!paths.stdout_file.empty()) files.push_back(paths.stdout_file);
+    if (!paths.stderr_file.empty() && paths.stderr_file != paths.stdout_file)
+        files.push_back(paths.stderr_file);
+    return files;
 }
 
 result<launch_plan> plan_launch(launch_request const& request, worker_config const& config,
@@ -153,7 +181,9 @@ result<launch_plan> plan_launch(launch_request const& request, worker_config con
     if (!env) return failure(request, env.error().message);
 
     return launch_plan{std::move(argv), std::move(env->env), std::move(env->changes),
-                       request.working_dir, attempt_log_paths(config.output_dir, request.identity)};
+                       request.working_dir,
+                       attempt_log_paths(config.output_dir, request.identity,
+                                         stdio_of(config, request.identity.job_name).mode)};
 }
 
 }  // namespace torcrun::core

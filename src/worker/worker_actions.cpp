@@ -138,6 +138,10 @@ struct local_text {
         return "run_recovery " + to_string(a.job_id) + '#' + to_string(a.attempt_id) +
                " rc=" + to_string(a.return_code) + ": " + a.script;
     }
+    std::string operator()(worker::delete_output const& a) const
+    {
+        return "delete_output " + to_string(a.job_id) + '#' + to_string(a.attempt_id);
+    }
     std::string operator()(worker::journal_append const& a) const
     {
         std::vector<std::string> items;

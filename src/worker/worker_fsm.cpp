@@ -205,9 +205,12 @@ void worker_fsm::impl::on(worker::request_failed const& e)
     if (is_report(r.action)) report_failed(e.request);
 }
 
+// A 409 on a job transition is the fence: the server says the job is not this worker's any more
+// (another node holds it, it moved on, or this node was deactivated).
 void worker_fsm::impl::give_up(worker_action const& action, worker::request_failed const& e)
 {
     auto const& why = e.message;
+    bool const fenced = e.http_status == 409;
     std::visit(
         overloaded{
             [&](worker::register_node const&) {
@@ -232,12 +235,19 @@ void worker_fsm::impl::give_up(worker_action const& action, worker::request_fail
                 requirements_failed(a.requirements_id, why);
             },
             [&](worker::start_job const& a) {
+                if (fenced) return fenced_off(a.job_id, why);
                 if (auto it = jobs.find(a.job_id); it != jobs.end())
                     hand_back(it->second, log_severity::error, "start_job refused: " + why);
             },
-            [&](worker::hand_back const& a) { on_handed_back(a.job_id, false, why); },
+            [&](worker::hand_back const& a) {
+                if (fenced) return fenced_off(a.job_id, why);
+                on_handed_back(a.job_id, false, why);
+            },
             [&](worker::read_failure_handler const& a) { handler_failed(a.handler_id, why); },
-            [&](worker::retry_job const& a) { on_retried(a.job_id, false, why); },
+            [&](worker::retry_job const& a) {
+                if (fenced) return fenced_off(a.job_id, why);
+                on_retried(a.job_id, false, why);
+            },
             [&](worker::complete_jobs const&) { batch_refused(e); },
             [&](worker::check_workflow const&) {
                 say(log_severity::warning, "worker: workflow status unread: " + why);
@@ -247,7 +257,7 @@ void worker_fsm::impl::give_up(worker_action const& action, worker::request_fail
                 say(log_severity::error, "worker: deactivation refused: " + why);
                 finish(exit_code);
             },
-            [&](auto const&) { report_done(e.request, false, why); },
+            [&](auto const&) { report_done(e.request, false, why, fenced); },
         },
         action);
 }

@@ -11,6 +11,7 @@
 #include <boost/assert.hpp>
 
 #include <algorithm>
+#include <csignal>
 
 namespace torcrun::core {
 
@@ -147,7 +148,7 @@ void worker_fsm::impl::place_batch()
             auto placement = pool.reserve(need, reservation_id{id});
             BOOST_ASSERT(placement);  // check() said it fits now
             job.state = job_state::starting{std::move(*placement)};
-            send(worker::start_job{{}, id});
+            send(worker::start_job{{}, id, job.job.attempt_id});
             placed = true;
         } else {
             refused = true;
@@ -190,7 +191,7 @@ void worker_fsm::impl::hand_back(job_entry& job, log_severity level, std::string
     if (job.placement()) pool.release(reservation_id{job.job.id});
     job.state = job_state::handing_back{};
     if (!why.empty()) say(level, "job " + std::to_string(job.job.id) + ": handed back: " + why);
-    send(worker::hand_back{{}, job.job.id});
+    send(worker::hand_back{{}, job.job.id, job.job.attempt_id});
 }
 
 void worker_fsm::impl::on_handed_back(std::int64_t job_id, bool accepted, std::string const& why)
@@ -205,6 +206,24 @@ void worker_fsm::impl::on_handed_back(std::int64_t job_id, bool accepted, std::s
     ++ledger.abandoned;
     say(log_severity::error, "job " + std::to_string(job_id) +
                                  ": not handed back; it stays pending on the server: " + why);
+}
+
+// The server refused a transition of the job with 409: another node holds it, or it moved on.
+// It is not this worker's any more: its process (if one runs) is killed, and it is neither
+// reported, handed back nor retried.
+void worker_fsm::impl::fenced_off(std::int64_t job_id, std::string const& why)
+{
+    auto const it = jobs.find(job_id);
+    if (it == jobs.end()) return;
+    auto& job = it->second;
+    if (auto* run = job.in<job_state::running>(); run && !run->killed)
+        out.push_back(worker::signal_job{job_id, SIGKILL});
+    if (job.placement()) pool.release(reservation_id{job_id});
+    retries.reclaimed.erase(job_id);
+    say(log_severity::warning,
+        "job " + std::to_string(job_id) + ": not this worker's any more; dropped: " + why);
+    jobs.erase(it);
+    ++ledger.fenced_off;
 }
 
 void worker_fsm::impl::claim_refused(std::string const& why)

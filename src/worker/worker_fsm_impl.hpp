@@ -154,6 +154,7 @@ struct worker_fsm::impl {
     void on_started(std::int64_t job_id);
     void hand_back(job_entry& job, log_severity level, std::string const& why);
     void on_handed_back(std::int64_t job_id, bool accepted, std::string const& why = {});
+    void fenced_off(std::int64_t job_id, std::string const& why);
     void claim_refused(std::string const& why);
     void claim_progress();
     void claim_no_progress(fsm_time from);
@@ -183,8 +184,9 @@ struct worker_fsm::impl {
     void queue_report(job_report report);
     void flush_reports();
     void on(worker::jobs_reported const& e, worker_action const&);
-    void report_done(request_id id, bool accepted, std::string const& why);
-    void settle(pending_report const& entry, bool accepted, std::string const& why,
+    // fenced: refused with 409, the job is not this worker's any more
+    void report_done(request_id id, bool accepted, std::string const& why, bool fenced = false);
+    void settle(pending_report const& entry, bool accepted, std::string const& why, bool fenced,
                 std::vector<worker::report_key>& unjournal);
     void batch_refused(worker::request_failed const& e);
     void report_failed(request_id id);

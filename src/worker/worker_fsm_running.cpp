@@ -21,9 +21,6 @@ namespace torcrun::core {
 
 namespace {
 
-constexpr int timeout_exit_code = 152;  // 128 + SIGXCPU, Slurm's TIMEOUT convention
-constexpr int oom_exit_code = 137;      // 128 + SIGKILL
-
 std::string job_name(std::int64_t id) { return "job " + std::to_string(id); }
 
 }  // namespace
@@ -63,9 +60,12 @@ void worker_fsm::impl::on(worker::spawn_failed const& e)
 }
 
 // The attempt's status and return code from how it ended and why the worker stopped it
-// (docs/TORC-COMPATIBILITY.md §3.2): a runtime kill is 152 terminated, a memory kill 137 failed, a
-// drain terminated (canceled for a canceled workflow); an exit 0 after a stop signal is completed.
-// A slurm-mode step starts from Slurm's verdict (OOM 137 failed, time limit 152 terminated).
+// (docs/TORC-COMPATIBILITY.md §3.2): a runtime kill is termination.timeout_exit_code (152)
+// terminated, a memory kill limits.oom_exit_code (137) failed, a drain terminated (canceled for a
+// canceled workflow), and a job SIGKILLed at the end time gets termination.timeout_exit_code as
+// in Torc (one that exits on the signal keeps its own code); an exit 0 after a stop signal is
+// completed. A slurm-mode step starts from Slurm's verdict (OOM failed, time limit terminated,
+// with the same two codes).
 job_result worker_fsm::impl::classify(job_entry const& job, job_state::running const& run,
                                       worker::job_exited const& e) const
 {
@@ -78,18 +78,23 @@ job_result worker_fsm::impl::classify(job_entry const& job, job_state::running c
     r.exec_time_minutes = std::chrono::duration<double>(now - run.spawned_at).count() / 60;
     r.completion_time = unix_at(now);
     r.usage = e.usage;
+    auto const timeout_code = cfg.termination.timeout_exit_code;
     r.return_code = e.step ? e.step->return_code : e.status.return_code();
+    if (e.step && e.step->cause == step_cause::time_limit) r.return_code = timeout_code;
+    if (e.step && e.step->cause == step_cause::out_of_memory)
+        r.return_code = cfg.limits.oom_exit_code;
     bool const zero = r.return_code == 0;
     r.status = e.step ? e.step->status : zero ? result_status::completed : result_status::failed;
     if (run.cause == stop_cause::runtime && !zero) {
         r.status = result_status::terminated;
-        r.return_code = timeout_exit_code;
+        r.return_code = timeout_code;
     } else if (run.cause == stop_cause::memory) {
         r.status = result_status::failed;
-        r.return_code = oom_exit_code;
+        r.return_code = cfg.limits.oom_exit_code;
     } else if (run.cause == stop_cause::drain && !zero) {
         r.status = reason == stop_reason::workflow_canceled ? result_status::canceled
                                                             : result_status::terminated;
+        if (reason == stop_reason::deadline && run.killed) r.return_code = timeout_code;
     }
     return r;
 }
@@ -171,7 +176,7 @@ void worker_fsm::impl::decide_failure(job_entry& job, job_result result,
     auto const* rule = handler ? match_rule(*handler, rc) : nullptr;
     if (rule && job.job.attempt_id < rule->max_retries) {
         job.state = job_state::retrying{std::move(result), *rule};
-        send(worker::retry_job{{}, job.job.id, rule->max_retries});
+        send(worker::retry_job{{}, job.job.id, rule->max_retries, job.job.attempt_id});
         return;
     }
     if (!rule && startup.use_pending_failed) {
@@ -273,12 +278,13 @@ void worker_fsm::impl::job_timers()
     }
 }
 
-// The configured signal, then SIGKILL after the grace; at once SIGKILL after a second SIGINT.
+// The configured signal, then SIGKILL after the grace; SIGKILL at once after a second SIGINT or
+// with no grace (Torc's sigterm_lead_seconds 0, where Torc itself would wait unbounded).
 void worker_fsm::impl::stop_job(std::int64_t job_id, job_state::running& run, stop_cause cause)
 {
     if (run.cause == stop_cause::none) run.cause = cause;
     if (run.killed) return;
-    if (stopping.graceless) {
+    if (stopping.graceless || cfg.termination.grace_seconds <= 0) {
         run.killed = true;
         out.push_back(worker::signal_job{job_id, SIGKILL});
     } else if (!run.kill_at) {
@@ -362,14 +368,19 @@ void worker_fsm::impl::on(worker::jobs_reported const& e, worker_action const&)
         std::string why = "absent from the server's reply";
         auto const refusal =
             std::ranges::find(e.rejected, job_id, &worker::rejected_report::job_id);
-        if (refusal != e.rejected.end()) why = refusal->message;
-        settle(*it, accepted, why, unjournal);
+        bool fenced = false;
+        if (refusal != e.rejected.end()) {
+            why = refusal->message;
+            fenced = refusal->http_status == 409;
+        }
+        settle(*it, accepted, why, fenced, unjournal);
         it = reports.pending.erase(it);
     }
     if (!unjournal.empty()) out.push_back(worker::journal_remove{std::move(unjournal)});
 }
 
-void worker_fsm::impl::report_done(request_id id, bool accepted, std::string const& why)
+void worker_fsm::impl::report_done(request_id id, bool accepted, std::string const& why,
+                                   bool fenced)
 {
     std::vector<worker::report_key> unjournal;
     for (auto it = reports.pending.begin(); it != reports.pending.end();) {
@@ -377,15 +388,16 @@ void worker_fsm::impl::report_done(request_id id, bool accepted, std::string con
             ++it;
             continue;
         }
-        settle(*it, accepted, why, unjournal);
+        settle(*it, accepted, why, fenced, unjournal);
         it = reports.pending.erase(it);
     }
     if (!unjournal.empty()) out.push_back(worker::journal_remove{std::move(unjournal)});
 }
 
-// The end of one report: the job (if this worker still holds it) leaves the table.
+// The end of one report: the job (if this worker still holds it) leaves the table. A fenced
+// refusal (409) is a warning: the job went on elsewhere, so its result here is stale.
 void worker_fsm::impl::settle(pending_report const& entry, bool accepted, std::string const& why,
-                              std::vector<worker::report_key>& unjournal)
+                              bool fenced, std::vector<worker::report_key>& unjournal)
 {
     auto const& result = entry.report.result;
     if (entry.journaled) unjournal.push_back(key_of(entry.report));
@@ -397,15 +409,25 @@ void worker_fsm::impl::settle(pending_report const& entry, bool accepted, std::s
                                          " was refused: " + why);
         return;
     }
-    if (!accepted) say(log_severity::error, name + ": its result was refused: " + why);
+    if (!accepted && fenced) {
+        say(log_severity::warning, name + ": not this worker's any more; result dropped: " + why);
+    } else if (!accepted) {
+        say(log_severity::error, name + ": its result was refused: " + why);
+    }
     auto const it = jobs.find(result.job_id);
     if (it == jobs.end() || it->second.phase() != job_phase::reporting ||
         it->second.job.attempt_id != result.attempt_id)
         return;  // a journaled result of an earlier worker
+    if (accepted && result.return_code == 0 &&
+        stdio_of(cfg, it->second.job.name).delete_on_success)
+        out.push_back(worker::delete_output{result.job_id, it->second.job.name, result.run_id,
+                                            result.attempt_id});
     jobs.erase(it);
     if (accepted) {
         ++ledger.reported;
         claim_progress();  // its dependents may be ready now
+    } else if (fenced) {
+        ++ledger.fenced_off;
     } else {
         ++ledger.rejected;
     }

@@ -138,6 +138,26 @@ bool field_reader::flag(std::string_view name, std::optional<bool> fallback)
     return false;
 }
 
+core::env_map field_reader::variables(std::string_view name)
+{
+    core::env_map out;
+    auto const* v = present(name);
+    if (v == nullptr) return out;
+    if (!v->is_object()) {
+        wrong_type(name, "an object", *v);
+        return out;
+    }
+    for (auto const& [key, value] : v->get_object()) {
+        if (!value.is_string()) {
+            fail(name, ": the value of \"" + std::string(key) + "\" is " +
+                           std::string(api::detail::describe(value)) + ", not a string");
+            return {};
+        }
+        out.emplace(key, value.get_string());
+    }
+    return out;
+}
+
 json::array const* field_reader::array(std::string_view name)
 {
     auto const* v = present(name);

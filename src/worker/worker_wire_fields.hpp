@@ -2,6 +2,8 @@
 // JSON, and the fields of one object read with the first problem kept.
 #pragma once
 
+#include "torcrun/common/env_map.hpp"
+
 #include "torcrun/common/error.hpp"
 
 #include <boost/json/array.hpp>
@@ -40,6 +42,7 @@ public:
     bool flag(std::string_view name, std::optional<bool> fallback);
     std::vector<std::int64_t> ids(std::string_view name);  // absent or null: none
     json::array const* array(std::string_view name);       // absent or null: nullptr
+    core::env_map variables(std::string_view name);        // name -> string; absent or null: none
     json::object const* object(std::string_view name);     // required
 
     // Notes a problem with a field found by the caller.

@@ -141,6 +141,7 @@ core::result<core::claimed_job> decode_job(json::value const& v, std::string con
     job.failure_handler_id = r.optional_integer("failure_handler_id");
     job.attempt_id = r.count("attempt_id", 1, 1);
     job.output_file_ids = r.ids("output_file_ids");
+    job.env = r.variables("env");
     if (!r.ok()) return *r.error();
     return job;
 }
@@ -420,7 +421,9 @@ decoded batch_reported(core::request_id id, wire_reply const& r)
                                std::string(detail::describe(item))};
         }
         wire::field_reader e(item.get_object(), path);
-        w::rejected_report rejected{e.integer("job_id"), e.text("message", "")};
+        w::rejected_report rejected{e.integer("job_id"), e.text("message", ""), 0};
+        // torcrun's server names each entry's status; Torc's does not.
+        rejected.http_status = static_cast<int>(e.optional_integer("status").value_or(0));
         if (!e.ok()) return *e.error();
         out.rejected.push_back(std::move(rejected));
     }

@@ -1,6 +1,7 @@
 // The worker's server actions as Torc v0.10 requests (docs/TORC-COMPATIBILITY.md §2.1, §2.2, §3.1):
 // method, target and body. torcrun's extensions (§5) go out only with use_extensions: the claim's
-// `wait_seconds` and `compute_node_id` query parameters and the heartbeat; batch completion is sent
+// `wait_seconds`, `compute_node_id` and `request_key` query parameters, the fence of each job
+// transition (`compute_node_id` and `attempt_id`) and the heartbeat; batch completion is sent
 // when the state machine asks for it (it asks only with extensions on). Bodies are written as
 // Torc's serde writes them.
 #include "torcrun/worker/worker_wire.hpp"
@@ -178,21 +179,42 @@ wire_request claim_request(w::claim_jobs const& a, wire_context const& c)
             out.wait_seconds = a.wait_seconds;
             separator = '&';
         }
+        // The request id is the claim's key: a claim re-sent after a lost reply keeps its id, so
+        // the server answers it with the jobs the first one took.
         if (c.compute_node_id != 0)
-            target += separator + std::string("compute_node_id=") + to_string(c.compute_node_id);
+            target += separator + std::string("compute_node_id=") + to_string(c.compute_node_id) +
+                      "&request_key=" + to_string(static_cast<std::uint64_t>(a.request));
     }
     out.target = std::move(target);
     return out;
 }
 
+// The fence of a job transition as query parameters: "?compute_node_id=3&attempt_id=1" (with
+// `separator` '&' after other parameters); empty without extensions or before registration.
+std::string fence_query(wire_context const& c, std::uint32_t attempt_id, char separator = '?',
+                        bool with_node = true)
+{
+    if (!c.use_extensions || c.compute_node_id == 0) return {};
+    std::string out(1, separator);
+    if (with_node) out += "compute_node_id=" + to_string(c.compute_node_id) + "&";
+    return out + "attempt_id=" + to_string(attempt_id);
+}
+
+// Each entry fenced by its result's own node and attempt (a journaled result names the node that
+// ran it).
 std::string batch_body(w::complete_jobs const& a)
 {
     json::array completions;
     for (auto const& r : a.results) {
-        completions.push_back({{"job_id", r.job_id},
-                               {"status", core::to_string(r.status)},
-                               {"run_id", r.run_id},
-                               {"result", result_object(r)}});
+        json::object entry{{"job_id", r.job_id},
+                           {"status", core::to_string(r.status)},
+                           {"run_id", r.run_id}};
+        if (r.compute_node_id != 0) {
+            entry["compute_node_id"] = r.compute_node_id;
+            entry["attempt_id"] = r.attempt_id;
+        }
+        entry["result"] = result_object(r);
+        completions.push_back(std::move(entry));
     }
     return to_text(json::object{{"completions", std::move(completions)}});
 }
@@ -256,12 +278,13 @@ struct first_request {
     wire_request operator()(w::start_job const& a) const
     {
         return make("PUT", "/jobs/" + to_string(a.job_id) + "/start_job/" + to_string(c.run_id) +
-                               "/" + to_string(c.compute_node_id));
+                               "/" + to_string(c.compute_node_id) +
+                               fence_query(c, a.attempt_id, '?', false));
     }
     wire_request operator()(w::hand_back const& a) const
     {
         return make("PUT", "/jobs/" + to_string(a.job_id) + "/manage_status_change/ready/" +
-                               to_string(c.run_id));
+                               to_string(c.run_id) + fence_query(c, a.attempt_id));
     }
     wire_request operator()(w::read_failure_handler const& a) const
     {
@@ -270,19 +293,25 @@ struct first_request {
     wire_request operator()(w::retry_job const& a) const
     {
         return make("POST", "/jobs/" + to_string(a.job_id) + "/retry/" + to_string(c.run_id) +
-                                "?max_retries=" + to_string(a.max_retries));
+                                "?max_retries=" + to_string(a.max_retries) +
+                                fence_query(c, a.attempt_id, '&'));
     }
     wire_request operator()(w::record_result const& a) const
     {
         return make("POST", "/results", to_text(result_object(a.result)));
     }
-    // The attempt's own run id: a result journaled before a restart names the run it ran in.
+    // The attempt's own run id and node: a result journaled before a restart names the run and
+    // the node it ran in.
     wire_request operator()(w::complete_job const& a) const
     {
         auto const& r = a.result;
+        std::string fence;
+        if (c.use_extensions && r.compute_node_id != 0)
+            fence = "?compute_node_id=" + to_string(r.compute_node_id) +
+                    "&attempt_id=" + to_string(r.attempt_id);
         return make("POST",
                     "/jobs/" + to_string(r.job_id) + "/complete_job/" +
-                        std::string(core::to_string(r.status)) + "/" + to_string(r.run_id),
+                        std::string(core::to_string(r.status)) + "/" + to_string(r.run_id) + fence,
                     to_text(result_object(r)));
     }
     wire_request operator()(w::complete_jobs const& a) const

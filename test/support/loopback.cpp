@@ -143,9 +143,10 @@ bool captured_log::contains(std::string const& line) const {
     return std::find(lines->begin(), lines->end(), line) != lines->end();
 }
 
-std::string bcrypt_hash(std::string const& password) {
+std::string bcrypt_hash(std::string const& password, int cost) {
     char salt[CRYPT_GENSALT_OUTPUT_SIZE];
-    if (crypt_gensalt_rn("$2b$", 5, nullptr, 0, salt, sizeof salt) == nullptr)
+    if (crypt_gensalt_rn("$2b$", static_cast<unsigned long>(cost), nullptr, 0, salt,
+                         sizeof salt) == nullptr)
         throw std::runtime_error("crypt_gensalt_rn failed");
     auto data = std::make_unique<crypt_data>();
     char const* hash = crypt_r(password.c_str(), salt, data.get());

@@ -69,7 +69,7 @@ struct captured_log {
     bool contains(std::string const& line) const;
 };
 
-std::string bcrypt_hash(std::string const& password);  // `$2b$05$...`
+std::string bcrypt_hash(std::string const& password, int cost = 5);  // `$2b$05$...`
 
 // Writes `text` to a fresh file in the temp directory and returns its path.
 std::string write_temp_file(std::string const& stem, std::string const& text);

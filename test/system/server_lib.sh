@@ -82,3 +82,15 @@ field() {
 d = json.loads(sys.argv[1]); v = eval(sys.argv[2])
 print(v if isinstance(v, str) else json.dumps(v))' "$1" "$2"
 }
+
+# Processes the caller started in the background (curl loops, open streams): add each pid to
+# background_pids; stop_background kills and reaps them (call it from the EXIT trap too).
+background_pids=()
+stop_background() {
+    local pid
+    for pid in "${background_pids[@]}"; do
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    background_pids=()
+}

@@ -20,10 +20,14 @@ namespace torcrun::core {
 enum class run_mode { automatic, direct, slurm };  // "auto", "direct", "slurm"
 enum class log_severity { error, warning, info, debug };
 enum class lost_job_policy { ready, failed };  // what the server does with a lost worker's jobs
+// Where a job's stdout and stderr go (Torc's execution_config.stdio modes): separate files, one
+// file for both, only one of them, or neither (/dev/null).
+enum class stdio_mode { separate, combined, no_stdout, no_stderr, none };
 
 std::string_view to_string(run_mode mode) noexcept;
 std::string_view to_string(log_severity level) noexcept;
 std::string_view to_string(lost_job_policy policy) noexcept;
+std::string_view to_string(stdio_mode mode) noexcept;  // "separate", "no_stdout", ...
 // List defaults are functions: a braced list in a member initialiser crashes GCC 12 (ICE in
 // check_noexcept_r) on `worker_config{}` in a template. CUDA_, ROCR_, HIP_VISIBLE_DEVICES and
 // ZE_AFFINITY_MASK:
@@ -54,12 +58,14 @@ struct worker_config {
         double grace_seconds = 30;         // signal -> SIGKILL
         std::optional<double> end_time;    // Unix seconds (UTC); nullopt = none configured
         double drain_buffer_seconds = 60;  // stop starting jobs this long before end_time
+        int timeout_exit_code = 152;       // rc of a job killed at the deadline or for overrunning
         bool operator==(termination_settings const&) const = default;
     };
     struct limits_settings {
         double idle_timeout_seconds = 90;     // 0 = never exit for idleness
         std::optional<double> runtime_factor;  // kill at factor x requested runtime; nullopt = off
         bool enforce_memory = false;
+        int oom_exit_code = 137;  // rc of a job killed for its memory use
         // Not a configuration key: torcrun run sets it for its one worker. When no other worker
         // can make a job ready, ready jobs that can never fit here end the run at once; any other
         // worker names them when it would stop for idleness, since another worker's jobs may
@@ -89,7 +95,13 @@ struct worker_config {
     struct srun_settings {
         std::optional<std::string> signal;  // srun --signal, e.g. "TERM@120"
         std::vector<std::string> extra_args;
+        bool cpu_bind = false;  // false: each step gets --cpu-bind=none
         bool operator==(srun_settings const&) const = default;
+    };
+    struct stdio_settings {
+        stdio_mode mode = stdio_mode::separate;
+        bool delete_on_success = false;  // remove the files once the server took rc 0
+        bool operator==(stdio_settings const&) const = default;
     };
     server_settings server;
     std::optional<std::int64_t> workflow_id;
@@ -102,6 +114,10 @@ struct worker_config {
     environment_settings environment;
     resources_settings resources;
     srun_settings srun;
+    stdio_settings stdio;
+    // Not a configuration key: the workflow's per-job stdio (execution_config.
+    // job_stdio_overrides, job name -> settings), each replacing `stdio` whole for that job.
+    std::map<std::string, stdio_settings> job_stdio;
     log_severity log_level = log_severity::info;
     bool operator==(worker_config const&) const = default;
 };
@@ -116,6 +132,8 @@ struct server_config {
     std::string database = "torcrun.db";
     auth_settings auth;
     std::uint64_t max_body_bytes = 16 << 20;
+    // nullopt = the soft descriptor limit less a quarter (at least 64 kept for other files)
+    std::optional<std::uint32_t> max_connections;
     double long_poll_max_seconds = 30;
     double worker_lease_seconds = 120;
     lost_job_policy lost_worker_jobs = lost_job_policy::ready;
@@ -143,6 +161,10 @@ result<void> apply_override(worker_config& config, std::string_view key_path,
                             std::string_view text, std::string_view origin);
 result<void> apply_override(server_config& config, std::string_view key_path,
                             std::string_view text, std::string_view origin);
+
+// The stdio settings of the job named `job_name`: its entry in job_stdio, else `stdio`.
+worker_config::stdio_settings const& stdio_of(worker_config const& config,
+                                              std::string const& job_name);
 
 // The rules between keys (poll.min_interval_seconds <= poll.interval_seconds, ...).
 result<void> check_config(worker_config const& config);

@@ -22,6 +22,7 @@ struct job_state {
     std::int64_t workflow_id = 0;
     job_status status = job_status::uninitialized;
     std::int64_t attempt_id = 1;
+    std::optional<std::int64_t> holder;  // active_compute_node_id: set while pending or running
 
     bool operator==(job_state const&) const = default;
 };
@@ -41,11 +42,14 @@ decision<job_status> decide_start_job(std::int64_t job_id, std::optional<job_sta
 struct result_ids {
     std::int64_t job_id = 0;
     std::int64_t workflow_id = 0;
+    std::optional<std::int64_t> run_id;  // nullopt: not checked against the path
 };
 
-// POST complete_job/{status}/{run_id}: any status that is not complete -> `requested`.
+// POST complete_job/{status}/{run_id}: a pending, running or pending_failed job -> `requested`.
 // 422 `requested` not final (not is_terminal_for_complete_job); 404 unknown job; 422 job already
-// complete (counts_as_complete); 422 result job_id or workflow_id differ; 422 run_id mismatch.
+// complete (counts_as_complete); 409 a job nobody holds (uninitialized, blocked, ready: nobody
+// can have run it); 422 result job_id, workflow_id or run_id differ from the path; 422 run_id
+// mismatch. Whether the caller holds the job is job_fence.hpp's check_holder.
 // The caller then records the result and resolves dependents (dependency_resolution.hpp).
 decision<job_status> decide_complete_job(std::int64_t job_id, job_status requested,
                                          std::optional<job_state> const& job, run_ids run,
@@ -62,7 +66,10 @@ struct status_change {
 
 // PUT manage_status_change/{status}/{run_id}: to any status complete_job does not take.
 // 422 final status ("use complete_job"); 404 unknown job; same status: success, no change, no
-// run_id check (as Torc); 422 run_id mismatch.
+// run_id check (as Torc); 409 a job that released its dependents (satisfies_dependency) to
+// anything but "uninitialized": "ready" or "blocked" would leave them reset and never resolved
+// again, while uninitialized goes through initialize_jobs like a reset; 422 run_id mismatch.
+// A fenced request (a worker's hand-back) is job_fence.hpp's decide_hand_back instead.
 decision<status_change> decide_manage_status_change(std::int64_t job_id, job_status requested,
                                                     std::optional<job_state> const& job,
                                                     run_ids run);

@@ -1,6 +1,7 @@
-// A Torc 0.10 workflow spec as typed values (docs/TORC-COMPATIBILITY.md §4.2-§4.3): every field,
-// Torc's defaults, and nothing expanded yet. Job, file and user-data entries are templates until
-// spec_expansion turns them into one entry per parameter combination.
+// A Torc 0.10 workflow spec as typed values (docs/TORC-COMPATIBILITY.md §4.2-§4.3), with the keys
+// newer Torc added (§4.13): every field, Torc's defaults, and nothing expanded yet. Job, file and
+// user-data entries are templates until spec_expansion turns them into one entry per parameter
+// combination.
 #pragma once
 
 #include "torcrun/spec/execution_config.hpp"
@@ -99,6 +100,9 @@ struct workflow_spec {
     std::int64_t compute_node_wait_for_healthy_database_minutes = 20;
     std::optional<jobs_sort_method> sort_method;  // spec key `jobs_sort_method`
     std::vector<std::string> warnings;            // found while reading, e.g. ignored keys
+    // The first key of newer Torc the spec uses, as `"env" at w.yaml:4:1`, or empty: such a spec
+    // is read by newer Torc's rules where they differ from 0.10's (unique job names).
+    std::string newer_form;
 };
 
 // The wire spellings of the enums.

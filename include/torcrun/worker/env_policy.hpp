@@ -7,7 +7,9 @@
 //   2. torcrun's own names (torc_owned_variables) are dropped, so a worker running inside a job
 //      never passes on its parent's TORC_WORKFLOW_SUBMISSION_DIR or TORC_RETURN_CODE;
 //   3. scrub (environment.scrub): names matching a scrub pattern and no keep pattern go;
-//   4. config environment.set, then the workflow's env, then the job's env (literal values);
+//   4. config environment.set, then the workflow's env, then the job's env (literal values, no
+//      shell expansion): environment.set is the site's default that a workflow may refine, and
+//      a job refines its workflow (Torc: job keys win);
 //   5. the TORC_* variables (docs/TORC-COMPATIBILITY.md §2.5);
 //   6. GPU visibility and CUDA_DEVICE_ORDER (see below);
 //   7. slurm mode: the srun input variables (srun_input_patterns) go, whoever set them.
@@ -30,6 +32,8 @@
 #include "torcrun/slurm/mode_choice.hpp"
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -62,6 +66,9 @@ struct job_env_request {
 struct env_change {
     std::vector<std::string> removed;
     std::vector<std::pair<std::string, std::string>> set;  // added or given another value
+    // Where each set value came from: "environment.set", "workflow env", "job env", "torcrun"
+    // (TORC_*, GPU visibility, CUDA_DEVICE_ORDER). A name not listed has no stated source.
+    std::map<std::string, std::string, std::less<>> sources;
 
     bool operator==(env_change const&) const = default;
 };
@@ -93,9 +100,10 @@ std::span<std::string const> srun_input_patterns();
 
 env_change diff_environment(env_map const& before, env_map const& after);
 
-// environment.txt: "- NAME" per removed name, then "+ NAME=value" per set one, one per line.
-// A value holding a control character is written as $'...' with C escapes, so every entry
-// stays on one line.
+// environment.txt: "- NAME" per removed name, then "+ NAME=value" per set one, one per line:
+// those without a source first, then by source in precedence order, each group under a
+// "# <source>" line ("# workflow env"). A value holding a control character is written as
+// $'...' with C escapes, so every entry stays on one line.
 std::string render_env_change(env_change const& change);
 
 }  // namespace torcrun::core

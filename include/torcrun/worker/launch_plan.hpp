@@ -7,19 +7,21 @@
 //   ending in a newline runs as lines before the command ("set -e\nmodule load x\n"), one
 //   without is a wrapper the command is appended to ("bash wrap.sh"); an empty one is none.
 // slurm mode: one srun step placed by the worker's pool (docs/TORC-COMPATIBILITY.md §7):
-//   srun --jobid=<id> --exact --nodes=<n> --ntasks=<n*k> [--ntasks-per-node=<k> when n > 1]
-//        --cpus-per-task=<cpus/k> [--mem=<MB>M] (--gpus-per-node=<g> | --gres=none)
+//   srun --jobid=<id> --exact [--cpu-bind=none unless srun.cpu_bind] --nodes=<n>
+//        --ntasks=<n*k> [--ntasks-per-node=<k> when n > 1] --cpus-per-task=<cpus/k> [--mem=<MB>M] (--gpus-per-node=<g> | --gres=none)
 //        --nodelist=<hostlist> --job-name=wf<wf>_j<job>_r<run>_a<att> [--time=<minutes>]
 //        --kill-on-bad-exit=1 [--signal=<srun.signal>] [srun.extra_args...] bash -c <script>
 //   --exact, not --overlap: each step gets exactly what the pool reserved, so steps neither share
-//   nor wait. k (tasks per node) is 1 unless the job sets torcrun's tasks_per_node extension;
+//   nor wait. --cpu-bind=none, as Torc without enable_cpu_bind: the step's tasks may use any of
+//   its CPUs instead of being pinned by Slurm's default binding. k (tasks per node) is 1 unless the job sets torcrun's tasks_per_node extension;
 //   each task gets cpus/k CPUs, rounded down. --mem is left out at 0 MB because --mem=0 means
 //   the whole node; Slurm then applies its default (DefMemPerCPU or the job's memory), which
 //   can hold back other steps on a cluster that schedules memory. A CPU job gets --gres=none:
 //   by default a step is given all of the job's GRES and would hold every GPU of its nodes.
-//   --time is whole minutes of (seconds_left - termination.grace_seconds), so Slurm's own
-//   time-limit signal comes a grace period before the allocation ends; under one minute the
-//   job is not launched. srun and bash are found on PATH by the launcher; srun runs in the
+//   --time is whole minutes of (seconds_left - headroom), the headroom being
+//   termination.drain_buffer_seconds - termination.grace_seconds (Torc's
+//   sigkill_headroom_seconds; 30 s by default), so Slurm ends the step that long before the
+//   allocation does; under one usable minute the job is not launched (it goes back to ready). srun and bash are found on PATH by the launcher; srun runs in the
 //   working directory and passes it to the step. --mpi comes from srun.extra_args, if at all.
 #pragma once
 
@@ -43,6 +45,9 @@ namespace torcrun::core {
 // logs` and the tests all call attempt_log_paths().
 //   <output_dir>/jobs/wf<wf>_j<job>/r<run>_a<attempt>/{stdout,stderr,command.txt,
 //                                                     environment.txt,result.json}
+// The job's streams by stdio mode: separate: stdout and stderr; combined: one file `output`
+// for both (stdout_file == stderr_file); no_stdout: stderr only; no_stderr: stdout only;
+// none: neither. A stream not written has an empty path (the launcher gives it /dev/null).
 // The run and the workflow are in the names because attempt ids start again at 1 in each run
 // and several workflows may share one output directory (Torc's job_stdio names carry both).
 struct attempt_paths {
@@ -56,7 +61,11 @@ struct attempt_paths {
     bool operator==(attempt_paths const&) const = default;
 };
 
-attempt_paths attempt_log_paths(std::string_view output_dir, torc_job_identity const& id);
+attempt_paths attempt_log_paths(std::string_view output_dir, torc_job_identity const& id,
+                                stdio_mode stdio = stdio_mode::separate);
+
+// The stdio files of an attempt that exist on disk (no empty path, `output` once).
+std::vector<std::string> stdio_files(attempt_paths const& paths);
 
 // "wf5_j42_r1_a2": the srun --job-name, as Torc names its steps.
 std::string step_name(torc_job_identity const& id);

@@ -44,10 +44,21 @@ struct claim_jobs {
     std::vector<node_availability> nodes;
 };
 struct read_requirements { request_id request{}; std::int64_t requirements_id = 0; };
-struct start_job { request_id request{}; std::int64_t job_id = 0; };
-struct hand_back { request_id request{}; std::int64_t job_id = 0; };  // status -> ready
+// The job transitions carry the attempt they act for (the fence, with the compute node: a server
+// refuses them with 409 once the job is not this node's attempt any more).
+struct start_job { request_id request{}; std::int64_t job_id = 0; std::uint32_t attempt_id = 1; };
+struct hand_back {  // status -> ready
+    request_id request{};
+    std::int64_t job_id = 0;
+    std::uint32_t attempt_id = 1;
+};
 struct read_failure_handler { request_id request{}; std::int64_t handler_id = 0; };
-struct retry_job { request_id request{}; std::int64_t job_id = 0; std::uint32_t max_retries = 0; };
+struct retry_job {
+    request_id request{};
+    std::int64_t job_id = 0;
+    std::uint32_t max_retries = 0;
+    std::uint32_t attempt_id = 1;  // the failed attempt
+};
 struct record_result { request_id request{}; job_result result; };  // POST /results
 struct complete_job { request_id request{}; job_result result; };
 struct complete_jobs { request_id request{}; std::vector<job_result> results; };  // batch
@@ -76,6 +87,14 @@ struct run_recovery {  // a failure rule's recovery script, after the retry was 
     int return_code = 0;
     std::string script;
 };
+// stdio.delete_on_success: the server accepted this attempt's return code 0, so its stdout and
+// stderr files go (the shell knows the layout: attempt_log_paths).
+struct delete_output {
+    std::int64_t job_id = 0;
+    std::string job_name;
+    std::int64_t run_id = 0;
+    std::uint32_t attempt_id = 1;
+};
 struct journal_append { std::vector<job_report> reports; };  // unreported results, on disk
 struct report_key {
     report_kind kind{};
@@ -97,8 +116,8 @@ using worker_action =
                  worker::retry_job, worker::record_result, worker::complete_job,
                  worker::complete_jobs, worker::check_workflow, worker::deactivate_node,
                  worker::run_commands, worker::spawn, worker::signal_job, worker::check_outputs,
-                 worker::run_recovery, worker::journal_append, worker::journal_remove,
-                 worker::arm_timer, worker::log, worker::exit_worker>;
+                 worker::run_recovery, worker::delete_output, worker::journal_append,
+                 worker::journal_remove, worker::arm_timer, worker::log, worker::exit_worker>;
 
 // The request id of a server request; nullopt for local work.
 std::optional<request_id> request_of(worker_action const& action);

@@ -58,7 +58,11 @@ struct ready_jobs_read {
     std::vector<ready_job> jobs;
     bool more = false;
 };
-struct rejected_report { std::int64_t job_id = 0; std::string message; };
+struct rejected_report {
+    std::int64_t job_id = 0;
+    std::string message;
+    int http_status = 0;  // the entry's own status where the server names it (409: fenced off)
+};
 struct jobs_reported {  // batch completion: accepted ids and per-entry errors
     request_id request{};
     std::vector<std::int64_t> completed;

@@ -102,10 +102,11 @@ struct job_ledger {
     std::size_t retried = 0;      // back to ready by a failure rule
     std::size_t journaled = 0;    // result only in the journal at exit (server unreachable)
     std::size_t abandoned = 0;    // left pending/running on the server at exit; logged
+    std::size_t fenced_off = 0;   // the server said it is not this worker's any more (409)
 
     std::size_t ended() const
     {
-        return reported + rejected + handed_back + retried + journaled + abandoned;
+        return reported + rejected + handed_back + retried + journaled + abandoned + fenced_off;
     }
 };
 

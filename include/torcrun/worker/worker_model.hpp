@@ -3,6 +3,8 @@
 // strings and ISO-8601 runtimes arrive already parsed.
 #pragma once
 
+#include "torcrun/common/env_map.hpp"
+
 #include "torcrun/common/resources.hpp"
 
 #include <cstdint>
@@ -23,6 +25,7 @@ struct claimed_job {
     std::optional<std::int64_t> failure_handler_id;
     std::uint32_t attempt_id = 1;
     std::vector<std::int64_t> output_file_ids;  // checked after a zero exit
+    env_map env;  // the job's own `env` (newer Torc); the workflow's is applied under it
 
     bool operator==(claimed_job const&) const = default;
 };

@@ -44,6 +44,7 @@ int fail(std::string const& message, int status)
 struct run_options {
     std::string spec;
     core::worker_config config;
+    core::config_sources sources;  // of `config`'s keys, for the workflow's execution_config
     spec_options spec_flags;
     bool quiet = false;
     bool verbose = false;
@@ -71,9 +72,10 @@ std::variant<run_options, int> parse(arguments const& args)
             return fail(std::string("--") + own + ": torcrun run starts its own server and "
                         "workflow; use torcrun worker to join another", 2);
     }
-    auto config = load_worker_config(flags);
+    auto config = load_sourced_worker_config(flags);
     if (!config) return fail(config.error().message, 2);
-    run_options out{flags["spec"].as<std::string>(), std::move(*config),
+    run_options out{flags["spec"].as<std::string>(), std::move(config->config),
+                    std::move(config->sources),
                     {!flags.count("no-resource-monitoring"), flags.count("skip-checks") > 0},
                     flags.count("quiet") > 0, flags.count("verbose") > 0,
                     flags["progress-interval"].as<double>()};
@@ -148,7 +150,11 @@ int execute(run_options& o, started_run& run)
     o.config.server.url = run.server->url();
     o.config.workflow_id = run.workflow_id;
     o.config.limits.sole_worker = true;  // its one worker: jobs that never fit end the run at once
-    auto setup = make_worker_setup(o.config, run.logs.worker);
+    auto record = read_workflow_record(*run.client, run.workflow_id);
+    if (!record) return fail(record.error().message, 1);
+    auto workflow = workflow_settings_of(*record, {o.config, o.sources});
+    if (!workflow) return fail(workflow.error().message, 2);
+    auto setup = make_worker_setup(std::move(*workflow), run.logs.worker);
     if (!setup) return fail(setup.error().message, 2);
     bool const terminal = ::isatty(STDERR_FILENO) == 1 && !o.verbose;
     progress_display progress(terminal, run.start);

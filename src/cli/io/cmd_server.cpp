@@ -33,6 +33,7 @@ io::server_settings http_settings(core::server_config const& config)
     s.host = config.host;
     s.port = config.port;
     s.max_body_bytes = config.max_body_bytes;
+    if (config.max_connections) s.max_connections = *config.max_connections;
     s.htpasswd_file = config.auth.htpasswd_file;
     return s;
 }

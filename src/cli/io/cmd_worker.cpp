@@ -7,6 +7,7 @@
 #include "config_options.hpp"
 #include "torcrun/cli/commands.hpp"
 #include "worker_setup.hpp"
+#include "workflow_settings.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -33,9 +34,10 @@ po::options_description worker_options()
         "allocation ends, it is idle, or on SIGTERM / SIGINT / SIGUSR1.\n\n"
         "exit status: 0 when it ended as asked (workflow complete, signal, deadline, idle);\n"
         "1 when the server refused it or stayed unreachable; 2 for bad options or\n"
-        "configuration; 3 when nothing runs and every ready job can never run in this\n"
-        "allocation when it would stop for idleness (each named with what it needs, at error\n"
-        "level).\n\noptions");
+        "configuration, the workflow's execution_config included (read before the mode is\n"
+        "chosen; the file and the flags win over it); 3 when nothing runs and every ready\n"
+        "job can never run in this allocation when it would stop for idleness (each named\n"
+        "with what it needs, at error level).\n\noptions");
     options.add(worker_config_options());
     options.add_options()("help,h", "print this help");
     return options;
@@ -56,11 +58,18 @@ int cmd_worker(arguments const& args)
         return usage_error(e.what());
     }
     if (flags.count("help")) return std::cout << options << "\n", 0;
-    auto config = load_worker_config(flags);
+    auto config = load_sourced_worker_config(flags);
     if (!config) return std::cerr << config.error().message << "\n", 2;
-    if (!config->workflow_id) return usage_error("no workflow id: give WORKFLOW_ID or --workflow");
-    auto log = io::stderr_logger(log_level_of(config->log_level));
-    auto setup = make_worker_setup(std::move(*config), log);
+    if (!config->config.workflow_id)
+        return usage_error("no workflow id: give WORKFLOW_ID or --workflow");
+    // A server that refused or stayed unreachable is the worker's exit 1; an execution_config
+    // it cannot follow is a configuration error.
+    auto record = read_workflow_record(config->config);
+    if (!record) return std::cerr << "torcrun worker: " << record.error().message << "\n", 1;
+    auto workflow = workflow_settings_of(*record, std::move(*config));
+    if (!workflow) return usage_error(workflow.error().message);
+    auto log = io::stderr_logger(log_level_of(workflow->config.config.log_level));
+    auto setup = make_worker_setup(std::move(*workflow), log);
     if (!setup) return usage_error(setup.error().message);
     return run_worker_here(std::move(*setup), log);
 }

@@ -114,6 +114,13 @@ core::result<core::server_config> load_server_config(po::variables_map const& fl
     return load<core::server_config>(flags, server_flags, &core::parse_server_config);
 }
 
+core::result<core::sourced_worker_config> load_sourced_worker_config(
+    po::variables_map const& flags)
+{
+    return load<core::sourced_worker_config>(flags, worker_flags,
+                                             &core::parse_sourced_worker_config);
+}
+
 core::result<std::string> read_text_file(std::string const& path)
 {
     // An ifstream opens a directory and then reads nothing, which would pass for an empty file.

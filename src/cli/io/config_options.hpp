@@ -3,6 +3,7 @@
 #pragma once
 
 #include "torcrun/config/config.hpp"
+#include "torcrun/config/execution_config.hpp"
 #include "torcrun/common/io/logger.hpp"
 
 #include <boost/program_options/options_description.hpp>
@@ -22,6 +23,9 @@ boost::program_options::options_description server_config_options();
 core::result<core::worker_config> load_worker_config(
     boost::program_options::variables_map const& flags);
 core::result<core::server_config> load_server_config(
+    boost::program_options::variables_map const& flags);
+// The same with each key's source ("file PATH", "--set", "flag --grace"; absent = default).
+core::result<core::sourced_worker_config> load_sourced_worker_config(
     boost::program_options::variables_map const& flags);
 
 // The logger's level for a configuration's log_level.

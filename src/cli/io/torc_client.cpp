@@ -35,6 +35,8 @@ core::result<std::string> read_password(std::string const& path)
     return core::result<std::string>(boost::system::in_place_value, text->substr(0, end));
 }
 
+}  // namespace
+
 std::string failure_message(std::string const& method, std::string const& path,
                             io::http_error const& e)
 {
@@ -43,8 +45,6 @@ std::string failure_message(std::string const& method, std::string const& path,
     return method + " " + path + ": HTTP " + std::to_string(e.status) + ": " +
            api::server_message(e.body);
 }
-
-}  // namespace
 
 po::options_description client_options()
 {

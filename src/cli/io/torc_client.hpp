@@ -28,6 +28,11 @@ boost::program_options::options_description client_options();
 core::result<io::client_settings> client_settings_from(
     boost::program_options::variables_map const& flags);
 
+// One message for a failed request: `GET /workflows/9: HTTP 404: <the server's message>`, or the
+// transport's own message.
+std::string failure_message(std::string const& method, std::string const& path,
+                            io::http_error const& e);
+
 class torc_client {
 public:
     explicit torc_client(io::client_settings settings) : http_(std::move(settings)) {}

@@ -72,21 +72,30 @@ void log_start(io::logger const& log, core::allocation const& a, core::mode_deci
 
 }  // namespace
 
-core::result<io::worker_setup> make_worker_setup(core::worker_config config,
+core::result<io::worker_setup> make_worker_setup(workflow_settings workflow,
                                                  io::logger const& log)
 {
+    auto config = std::move(workflow.config.config);
     auto env = read_process_environment();
     auto const machine = measure_machine();
     auto allocation = core::read_allocation(env, machine);
     if (!allocation) return allocation.error();
     auto decision = core::choose_mode(*allocation, requested(config.mode));
     if (!decision) return decision.error();
+    auto const effective = decision->mode == core::execution_mode::slurm ? core::run_mode::slurm
+                                                                          : core::run_mode::direct;
+    if (auto ok = core::check_execution_config(workflow.execution_config, effective,
+                                               config.workflow_id.value_or(0));
+        !ok)
+        return ok.error();
     apply_overrides(decision->pool, config.resources);
     auto pool = core::resource_pool::create(decision->pool);
     if (!pool) return pool.error();
     log_start(log, *allocation, *decision);
-    io::worker_setup setup{std::move(config), decision->mode, std::move(*pool), std::move(env),
-                           machine.host_name, allocation->job_id};
+    io::worker_setup setup{std::move(config),  decision->mode,    std::move(*pool),
+                           std::move(env),     std::move(workflow.env), machine.host_name,
+                           allocation->job_id};
+    setup.sample_interval_seconds = workflow.sample_interval_seconds;
     setup.look_up_end_time = allocation->in_slurm && !allocation->end_time &&
                              !setup.config.termination.end_time;
     if (allocation->end_time && !setup.config.termination.end_time)

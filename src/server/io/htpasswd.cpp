@@ -5,6 +5,7 @@
 
 #include <crypt.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <fstream>
 #include <memory>
@@ -15,9 +16,11 @@ namespace torcrun::io {
 
 namespace {
 
-// Verified against when the user is unknown, so that a miss costs as much as a wrong password.
-constexpr std::string_view dummy_hash =
-    "$2b$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW";
+// Verified against when the user is unknown, with the cost digits replaced by the highest cost
+// in the file, so that a miss costs as much as a wrong password. Salt and hash are well formed,
+// so crypt_r runs all 2^cost rounds; no password gives this output.
+constexpr std::string_view dummy_salt_and_hash =
+    "CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW";
 
 bool is_bcrypt_char(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -28,7 +31,7 @@ bool is_bcrypt_hash(std::string_view h) {
     if (h.size() != 60 || h[0] != '$' || h[1] != '2' || h[3] != '$' || h[6] != '$') return false;
     if (h[2] != 'y' && h[2] != 'b' && h[2] != 'a') return false;
     if (h[4] < '0' || h[4] > '9' || h[5] < '0' || h[5] > '9') return false;
-    int cost = (h[4] - '0') * 10 + (h[5] - '0');
+    int const cost = bcrypt_cost(h);
     if (cost < 4 || cost > 31) return false;
     for (char c : h.substr(7))
         if (!is_bcrypt_char(c)) return false;
@@ -39,7 +42,9 @@ core::error line_error(std::string_view origin, std::size_t line, std::string co
     return core::error{detail::cat("htpasswd: ", origin, ":", std::to_string(line), ": ", text)};
 }
 
-bool crypt_matches(std::string_view password, std::string_view hash) {
+}  // namespace
+
+bool bcrypt_matches(std::string_view password, std::string_view hash) {
     if (password.find('\0') != std::string_view::npos) return false;
     auto data = std::make_unique<crypt_data>();  // zeroed, as crypt_r requires on first use
     std::string const phrase(password);
@@ -50,7 +55,10 @@ bool crypt_matches(std::string_view password, std::string_view hash) {
     return constant_time_equal(out, hash);
 }
 
-}  // namespace
+int bcrypt_cost(std::string_view hash) {
+    if (hash.size() < 7) return 0;
+    return (hash[4] - '0') * 10 + (hash[5] - '0');
+}
 
 core::result<htpasswd> htpasswd::parse(std::string_view text, std::string_view origin) {
     htpasswd out;
@@ -78,6 +86,10 @@ core::result<htpasswd> htpasswd::parse(std::string_view text, std::string_view o
     }
     if (out.hashes_.empty())
         return core::error{detail::cat("htpasswd: ", origin, ": no users")};
+    int cost = 4;
+    for (auto const& [user, hash] : out.hashes_) cost = std::max(cost, bcrypt_cost(hash));
+    out.dummy_hash_ = detail::cat("$2b$", cost < 10 ? "0" : "", std::to_string(cost), "$",
+                                  dummy_salt_and_hash);
     return out;
 }
 
@@ -93,13 +105,17 @@ core::result<htpasswd> htpasswd::load(std::string const& path) {
     return parse(text.str(), path);
 }
 
-bool htpasswd::verify(std::string_view user, std::string_view password) const {
+htpasswd::lookup htpasswd::find(std::string_view user) const {
     auto it = hashes_.find(user);
-    if (it == hashes_.end()) {
-        crypt_matches(password, dummy_hash);
-        return false;
-    }
-    return crypt_matches(password, it->second);
+    if (it == hashes_.end()) return {dummy_hash_, false};
+    return {it->second, true};
+}
+
+bool htpasswd::verify(std::string_view user, std::string_view password,
+                      password_check const& check) const {
+    auto const [hash, known] = find(user);
+    bool const matches = check(password, hash);
+    return known && matches;
 }
 
 bool constant_time_equal(std::string_view a, std::string_view b) noexcept {

@@ -1,4 +1,4 @@
-// Target and credential checks in front of the request handler.
+// Credential screening and target checks in front of the request handler.
 #include "torcrun/server/io/http_gate.hpp"
 
 #include "torcrun/common/concat.hpp"
@@ -11,27 +11,29 @@ namespace torcrun::io {
 
 namespace {
 
-// Checked before the target: an unauthenticated client learns nothing about which paths exist.
-std::optional<server_reply> check_auth(std::optional<std::string> const& header,
-                                       auth_policy const& auth, std::optional<std::string>& user) {
-    if (auth.users == nullptr) return std::nullopt;
-    if (!header) {
-        if (auth.allow_anonymous) return std::nullopt;
-        auto reply = json_error(401, "unauthorized: this server requires HTTP Basic credentials");
-        reply.challenge = true;
-        return reply;
-    }
-    auto credentials = parse_basic_authorization(*header);
-    if (credentials && auth.users->verify(credentials->user, credentials->password)) {
-        user = std::move(credentials->user);
-        return std::nullopt;
-    }
-    auto reply = json_error(401, "unauthorized: wrong user name or password");
+server_reply unauthorized(std::string const& message) {
+    auto reply = json_error(401, message);
     reply.challenge = true;
     return reply;
 }
 
 }  // namespace
+
+screened screen_credentials(std::optional<std::string> const& authorization,
+                            auth_policy const& auth) {
+    if (!auth.required) return std::monostate{};
+    if (!authorization) {
+        if (auth.allow_anonymous) return std::monostate{};
+        return unauthorized("unauthorized: this server requires HTTP Basic credentials");
+    }
+    if (auto credentials = parse_basic_authorization(*authorization))
+        return std::move(*credentials);
+    return wrong_credentials();
+}
+
+server_reply wrong_credentials() {
+    return unauthorized("unauthorized: wrong user name or password");
+}
 
 server_reply json_error(unsigned status, std::string const& message) {
     server_reply reply;
@@ -40,9 +42,9 @@ server_reply json_error(unsigned status, std::string const& message) {
     return reply;
 }
 
-std::variant<api::request, server_reply> admit(incoming in, auth_policy const& auth) {
+std::variant<api::request, server_reply> admit(incoming in, std::optional<std::string> user) {
     api::request req;
-    if (auto refused = check_auth(in.authorization, auth, req.user)) return std::move(*refused);
+    req.user = std::move(user);
     auto target = split_request_target(in.target);
     if (!target) return json_error(400, target.error().message);
     auto relative = relative_to_base(target->path, torc_base_path);

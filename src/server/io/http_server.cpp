@@ -8,17 +8,22 @@
 // - long polls: the handler answers `wait_for_workflow` when nothing is claimable; the request
 //   then waits on a timer listed under its workflow until the handler reports a change there
 //   (call again, may_wait=true), the wait runs out or the server stops (call again,
-//   may_wait=false). Waiting costs a timer, never a blocked thread;
+//   may_wait=false). Waiting costs a timer, never a blocked thread. A client that closed its
+//   connection meanwhile is not called for again: a claim would hand it jobs it never reads;
 // - one connection (a session): wait for a request (keep-alive idle), read it within the read
 //   timeout and the body limit, let the gate and the handler answer, write the answer, and repeat
 //   until either side closes or the server stops;
-// - the outer shell: loading the htpasswd file, binding, the accept loop and the graceful stop.
+// - the outer shell: loading the htpasswd file, binding, the accept loop with its connection
+//   cap (a connection beyond it is refused with a 503) and its backoff when accept fails, and
+//   the graceful stop.
 #include "torcrun/server/io/http_server.hpp"
 #include "torcrun/common/concat.hpp"
 #include "torcrun/common/io/net.hpp"
+#include "torcrun/server/accept_policy.hpp"
+#include "torcrun/server/event_stream.hpp"
+#include "torcrun/server/io/authenticator.hpp"
 #include "torcrun/server/io/htpasswd.hpp"
 #include "torcrun/server/io/http_gate.hpp"
-#include "torcrun/server/event_stream.hpp"
 
 #include <boost/asio/write.hpp>
 
@@ -37,6 +42,7 @@
 #include <boost/beast/http/write.hpp>
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -93,10 +99,14 @@ struct server_state {
     server_settings settings;
     api::request_handler& handler;
     logger log;
-    std::optional<htpasswd> users;
+    std::unique_ptr<authenticator> auth;  // nullptr = no authentication
     boost::asio::ip::tcp::acceptor acceptor;
     std::uint16_t port = 0;
     bool stopping = false;
+    std::size_t max_connections = 0;  // set by start()
+    std::size_t refusing = 0;         // 503 answers being written or lingering
+    std::size_t refused = 0;
+    core::accept_failure_log accept_failures{std::chrono::seconds(10)};
     std::list<server_detail::connection_entry> connections;
     std::unordered_multimap<std::int64_t, server_detail::waiter*> waiters;
     std::unordered_multimap<std::int64_t, std::shared_ptr<server_detail::stream_client>> streams;
@@ -155,9 +165,20 @@ net::awaitable<wake> park(std::shared_ptr<server_state> st, std::int64_t workflo
     co_return w.reason.value_or(wake::timeout);
 }
 
+// The peer of a parked request closed its side or reset the connection (a client still there,
+// or one that already sent its next request, is not gone).
+bool peer_gone(tcp::socket& socket) {
+    char byte = 0;
+    auto const n = ::recv(socket.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n > 0) return false;
+    if (n == 0) return true;
+    return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
+}
+
 }  // namespace
 
-net::awaitable<served> serve(std::shared_ptr<server_state> st, api::request req) {
+net::awaitable<served> serve(std::shared_ptr<server_state> st, api::request req,
+                             tcp::socket& peer) {
     std::optional<steady::time_point> deadline;  // from the first wait; wakes do not extend it
     for (;;) {
         auto out = call_handler(*st, req);
@@ -173,6 +194,12 @@ net::awaitable<served> serve(std::shared_ptr<server_state> st, api::request req)
         if (!deadline) deadline = steady::now() + wait_duration(wait.seconds);
         if (!st->stopping) {
             wake const why = co_await park(st, wait.workflow_id, *deadline);
+            if (peer_gone(peer)) {
+                st->log.write(log_level::debug, "http", "client gone while parked",
+                              {{"method", req.method}, {"path", req.path}});
+                co_return json_error(400, detail::cat(req.method, " ", req.path,
+                                                      ": the client closed the connection"));
+            }
             if (why == wake::changed) continue;
         }
         req.may_wait = false;
@@ -300,7 +327,7 @@ net::awaitable<bool> wait_for_request(std::shared_ptr<server_state> st,
 
 // `req` lives in the session frame's parser, which awaits this coroutine.
 net::awaitable<served> respond(std::shared_ptr<server_state> st, read_result rr,
-                                     http::request<http::string_body>& req) {
+                                     http::request<http::string_body>& req, tcp::socket& peer) {
     if (rr.status == read_status::too_large)
         co_return json_error(413, detail::cat("request body is larger than ",
                                               std::to_string(st->settings.max_body_bytes),
@@ -310,10 +337,18 @@ net::awaitable<served> respond(std::shared_ptr<server_state> st, read_result rr,
                 std::move(req.body())};
     if (auto it = req.find(http::field::authorization); it != req.end())
         in.authorization = std::string(it->value());
-    auth_policy const policy{st->users ? &*st->users : nullptr, st->settings.allow_anonymous};
-    auto admitted = admit(std::move(in), policy);
+    auth_policy const policy{st->auth != nullptr, st->settings.allow_anonymous};
+    auto screened = screen_credentials(in.authorization, policy);
+    if (auto* reply = std::get_if<server_reply>(&screened)) co_return std::move(*reply);
+    std::optional<std::string> user;
+    if (auto* credentials = std::get_if<basic_credentials>(&screened)) {
+        bool const verified = co_await st->auth->verify(credentials->user, credentials->password);
+        if (!verified) co_return wrong_credentials();
+        user = std::move(credentials->user);
+    }
+    auto admitted = admit(std::move(in), std::move(user));
     if (auto* reply = std::get_if<server_reply>(&admitted)) co_return std::move(*reply);
-    served answer = co_await serve(st, std::get<api::request>(std::move(admitted)));
+    served answer = co_await serve(st, std::get<api::request>(std::move(admitted)), peer);
     co_return answer;
 }
 
@@ -337,11 +372,11 @@ http::response<http::string_body> to_beast(server_reply reply, unsigned version,
 
 // After refusing a request whose body was not read: half-close, then discard what the client
 // still sends, so that closing does not reset the connection before it reads the answer.
-net::awaitable<void> linger(std::shared_ptr<server_state> st, beast::tcp_stream& stream) {
+// `stream` lives in the caller's frame, which awaits this coroutine.
+net::awaitable<void> linger(beast::tcp_stream& stream, std::chrono::milliseconds limit) {
     beast::error_code ignored;
     stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    stream.expires_after(std::min<std::chrono::milliseconds>(st->settings.read_timeout,
-                                                              std::chrono::seconds(5)));
+    stream.expires_after(limit);
     std::array<char, 16 * 1024> sink;
     for (;;) {
         auto [ec, n] = co_await stream.async_read_some(net::buffer(sink), use_nothrow);
@@ -465,7 +500,7 @@ net::awaitable<void> run_session(std::shared_ptr<server_state> st, tcp::socket s
             co_return;
         }
         auto& req = parser.get();
-        served answer = co_await respond(st, rr, req);
+        served answer = co_await respond(st, rr, req, stream.socket());
         if (auto* es = std::get_if<api::event_stream>(&answer)) {
             co_await stream_events(st, stream, *es, req.version());
             co_return;
@@ -483,12 +518,62 @@ net::awaitable<void> run_session(std::shared_ptr<server_state> st, tcp::socket s
         if (!keep) {
             if (rr.status == read_status::ok) break;
             reg.set(phase::idle);
-            co_await linger(st, stream);
+            co_await linger(stream, std::min<std::chrono::milliseconds>(
+                                        st->settings.read_timeout, std::chrono::seconds(5)));
             co_return;
         }
     }
     beast::error_code ignored;
     stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+}
+
+// ---- a connection beyond the cap
+
+namespace {
+
+// Counts a refusal in progress exactly while its frame lives.
+class refusal {
+public:
+    explicit refusal(std::shared_ptr<server_state> st) : st_(std::move(st)) {
+        ++st_->refusing;
+        ++st_->refused;
+    }
+    ~refusal() { --st_->refusing; }
+    refusal(refusal const&) = delete;
+    refusal& operator=(refusal const&) = delete;
+
+private:
+    std::shared_ptr<server_state> st_;
+};
+
+}  // namespace
+
+// The most refusals in progress at once; past it a connection is closed unanswered, so that
+// refusing costs a bounded number of descriptors too.
+constexpr std::size_t max_refusing = 64;
+constexpr std::chrono::seconds refusal_step{1};  // for each of read, write and linger
+
+// A connection beyond the cap: read what the client sent (so that closing does not reset the
+// connection before it reads the answer), answer 503 with `Connection: close`, linger, close.
+// Every step is short, and the connection is not counted among the open ones.
+net::awaitable<void> refuse_connection(std::shared_ptr<server_state> st, tcp::socket socket) {
+    refusal const counted(st);
+    beast::tcp_stream stream(std::move(socket));
+    beast::flat_buffer buffer;
+    stream.expires_after(refusal_step);
+    [[maybe_unused]] auto [rec, rn] =
+        co_await stream.async_read_some(buffer.prepare(16 * 1024), use_nothrow);
+    auto reply = json_error(
+        503, detail::cat("server busy: ", std::to_string(st->max_connections),
+                         " connections are open, the most this server accepts "
+                         "(max_connections); try again later"));
+    auto res = to_beast(std::move(reply), 11, false, false);
+    res.set(http::field::retry_after, "1");
+    stream.expires_after(refusal_step);
+    auto [wec, wn] = co_await http::async_write(stream, res, use_nothrow);
+    if (!wec) co_await linger(stream, refusal_step);
+    beast::error_code ignored;
+    stream.socket().close(ignored);
 }
 
 }  // namespace server_detail
@@ -530,6 +615,42 @@ net::awaitable<void> pause(net::any_io_executor ex, std::chrono::milliseconds de
     [[maybe_unused]] auto [ec] = co_await timer.async_wait(use_nothrow);
 }
 
+// One warning per interval while accept keeps failing, with the failures since the last one.
+void report_accept_failure(server_state& st, int err) {
+    auto const count = st.accept_failures.failed(std::chrono::steady_clock::now());
+    if (!count) return;
+    st.log.write(log_level::warning, "http", "accept failed; backing off",
+                 {{"error", std::generic_category().message(err)},
+                  {"failures", std::to_string(*count)},
+                  {"open_connections", std::to_string(st.connections.size())},
+                  {"max_connections", std::to_string(st.max_connections)}});
+}
+
+void refuse(std::shared_ptr<server_state> const& st, tcp::socket socket) {
+    if (st->refused % 100 == 0)  // the 1st, 101st, ... refusal: a steady overload is one line
+        st->log.write(log_level::warning, "http", "connection refused: at max_connections",
+                      {{"max_connections", std::to_string(st->max_connections)},
+                       {"refused", std::to_string(st->refused + 1)}});
+    if (st->refusing >= server_detail::max_refusing) {
+        ++st->refused;
+        boost::system::error_code ignored;
+        socket.close(ignored);
+        return;
+    }
+    auto ex = socket.get_executor();
+    net::co_spawn(ex, server_detail::refuse_connection(st, std::move(socket)),
+                  task_finished{st, "refusal"});
+}
+
+// The cap in force: the configured one, or one sized from the soft descriptor limit.
+std::size_t connection_cap(server_settings const& settings) {
+    if (settings.max_connections) return std::max<std::size_t>(1, *settings.max_connections);
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
+        return core::connection_cap_for(1U << 20);
+    return core::connection_cap_for(limit.rlim_cur);
+}
+
 // accept4 with SOCK_CLOEXEC: no window in which a child spawned meanwhile inherits the socket
 // (Asio's own accept does not set the flag).
 net::awaitable<void> accept_loop(std::shared_ptr<server_state> st) {
@@ -543,11 +664,15 @@ net::awaitable<void> accept_loop(std::shared_ptr<server_state> st) {
         if (fd < 0) {
             if (err == EAGAIN || err == EWOULDBLOCK || err == ECONNABORTED || err == EINTR)
                 continue;
-            st->log.write(log_level::warning, "http", "accept failed; retrying in 100 ms",
-                          {{"error", std::generic_category().message(err)}});
-            co_await pause(ex, std::chrono::milliseconds(100));  // e.g. EMFILE: let fds free up
+            report_accept_failure(*st, err);
+            // E.g. EMFILE or ENFILE: the connection waits in the backlog until a descriptor
+            // frees up; retrying at once would only spin.
+            co_await pause(ex, core::accept_backoff(st->accept_failures.failures_in_a_row()));
             continue;
         }
+        if (auto const failed = st->accept_failures.succeeded(); failed > 0)
+            st->log.write(log_level::info, "http", "accepting again",
+                          {{"failures", std::to_string(failed)}});
         tcp::socket socket(ex);
         boost::system::error_code aec;
         socket.assign(st->acceptor.local_endpoint().protocol(), fd, aec);
@@ -556,6 +681,10 @@ net::awaitable<void> accept_loop(std::shared_ptr<server_state> st) {
             continue;
         }
         socket.set_option(tcp::no_delay(true), aec);
+        if (st->connections.size() >= st->max_connections) {
+            refuse(st, std::move(socket));
+            continue;
+        }
         net::co_spawn(ex, server_detail::run_session(st, std::move(socket)),
                       task_finished{st, "session"});
     }
@@ -600,8 +729,12 @@ core::result<std::uint16_t> http_server::start() {
     if (st.settings.htpasswd_file) {
         auto users = htpasswd::load(*st.settings.htpasswd_file);
         if (!users) return users.error();
-        st.users = std::move(*users);
+        auto check = st.settings.check_password ? st.settings.check_password
+                                                : password_check(bcrypt_matches);
+        st.auth = std::make_unique<authenticator>(std::move(*users), std::move(check),
+                                                  st.settings.verify_threads);
     }
+    st.max_connections = connection_cap(st.settings);
     auto endpoint = listen_endpoint(st);
     if (!endpoint) return endpoint.error();
     if (auto ec = open_acceptor(st.acceptor, *endpoint)) {
@@ -616,7 +749,8 @@ core::result<std::uint16_t> http_server::start() {
     st.log.write(log_level::info, "http", "listening",
                  {{"host", st.settings.host},
                   {"port", std::to_string(st.port)},
-                  {"auth", st.users ? "basic" : "none"}});
+                  {"auth", st.auth ? "basic" : "none"},
+                  {"max_connections", std::to_string(st.max_connections)}});
     return st.port;
 }
 
@@ -637,6 +771,10 @@ void http_server::stop() {
 std::uint16_t http_server::port() const noexcept { return state_->port; }
 
 std::size_t http_server::open_connections() const noexcept { return state_->connections.size(); }
+
+std::size_t http_server::max_connections() const noexcept { return state_->max_connections; }
+
+std::size_t http_server::refused_connections() const noexcept { return state_->refused; }
 
 std::size_t http_server::parked_requests() const noexcept { return state_->waiters.size(); }
 

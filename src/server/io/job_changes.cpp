@@ -94,7 +94,8 @@ job_changes::job_changes(server_api& api, std::string_view source,
 
 api_result<std::optional<core::job_state>> job_changes::job_state(std::int64_t job_id)
 {
-    auto stmt = db().db().cached("SELECT workflow_id, status, attempt_id FROM job WHERE id = ?");
+    auto stmt = db().db().cached(
+        "SELECT workflow_id, status, attempt_id, active_compute_node_id FROM job WHERE id = ?");
     if (!stmt) return to_api_error(stmt.error(), source_);
     (*stmt)->bind(1, job_id);
     auto row = (*stmt)->step();
@@ -102,7 +103,26 @@ api_result<std::optional<core::job_state>> job_changes::job_state(std::int64_t j
     std::optional<core::job_state> out;
     if (*row) {
         out = core::job_state{job_id, (*stmt)->int64(0), status_of((*stmt)->int64(1)),
-                              (*stmt)->int64(2)};
+                              (*stmt)->int64(2), std::nullopt};
+        if (!(*stmt)->is_null(3)) out->holder = (*stmt)->int64(3);
+    }
+    (*stmt)->reset();
+    return out;
+}
+
+api_result<std::optional<core::kept_result>> job_changes::kept_result(std::int64_t job_id)
+{
+    auto stmt = db().db().cached(
+        "SELECT r.compute_node_id, r.attempt_id, r.run_id, r.status FROM workflow_result w "
+        "JOIN result r ON r.id = w.result_id WHERE w.job_id = ?");
+    if (!stmt) return to_api_error(stmt.error(), source_);
+    (*stmt)->bind(1, job_id);
+    auto row = (*stmt)->step();
+    if (!row) return to_api_error(row.error(), source_);
+    std::optional<core::kept_result> out;
+    if (*row) {
+        out = core::kept_result{(*stmt)->int64(0), (*stmt)->int64(1), (*stmt)->int64(2),
+                                status_of((*stmt)->int64(3))};
     }
     (*stmt)->reset();
     return out;

@@ -17,6 +17,7 @@
 // changes (server_api::notify) or the wait runs out (then may_wait is false and the answer is an
 // empty claim).
 #include "claim_candidates.hpp"
+#include "claim_keys.hpp"
 #include "lifecycle_detail.hpp"
 #include "torcrun/server/claim_selection.hpp"
 #include "torcrun/server/job_status.hpp"
@@ -26,6 +27,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -211,7 +213,30 @@ constexpr double wait_ceiling_seconds = 60;
 struct claim_params {
     double wait_seconds = 0;
     std::optional<std::int64_t> claimant;
+    std::optional<std::string> key;  // request_key: a retried claim sends the same
 };
+
+constexpr std::size_t max_key_bytes = 128;
+
+// request_key: 1 to max_key_bytes bytes, only with compute_node_id (keys are per node).
+api_result<std::optional<std::string>> key_param(request const& req, bool has_claimant,
+                                                 std::string_view what)
+{
+    auto text = api::query_value(req, {"request_key", api::param_kind::string}, what);
+    if (!text) return text.error();
+    if (!*text) return std::optional<std::string>{};
+    auto key = std::get<std::string>(**text);
+    if (key.empty() || key.size() > max_key_bytes) {
+        return api::bad_request(std::string(what) + ": query parameter \"request_key\" must have 1 to " +
+                                std::to_string(max_key_bytes) + " bytes, not " +
+                                std::to_string(key.size()));
+    }
+    if (!has_claimant) {
+        return api::unprocessable(std::string(what) +
+                                  ": query parameter \"request_key\" needs \"compute_node_id\"");
+    }
+    return std::optional<std::string>{std::move(key)};
+}
 
 api_result<double> wait_param(request const& req, double server_max, std::string_view what)
 {
@@ -239,29 +264,54 @@ api_result<claim_params> common_params(job_changes& changes, request const& req,
     out.wait_seconds = *wait;
     auto node = api::query_value(req, {"compute_node_id"}, what);
     if (!node) return node.error();
+    auto key = key_param(req, node->has_value(), what);
+    if (!key) return key.error();
+    out.key = std::move(*key);
     if (!*node) return out;
     auto const id = std::get<std::int64_t>(**node);
-    auto& db = changes.db();
-    auto owned =
-        db.check_owner("compute_node", id, wf, what + ": query parameter \"compute_node_id\"");
-    if (!owned) return owned.error();
-    auto active =
-        detail::scalar(db.db(), "SELECT is_active FROM compute_node WHERE id = ?", {id}, what);
-    if (!active) return active.error();
-    if (*active && std::holds_alternative<std::int64_t>(**active) &&
-        std::get<std::int64_t>(**active) == 0) {
-        return detail::inactive_node(what, id);
-    }
+    if (auto ok = detail::require_active_node(changes.db(), id, wf, what,
+                                              "query parameter \"compute_node_id\"");
+        !ok)
+        return ok.error();
     if (auto renewed = detail::renew_lease(changes.api(), id, false, what); !renewed)
         return renewed.error();
     out.claimant = id;
     return out;
 }
 
+api::response job_list(std::vector<api::record> const& rows)
+{
+    return api::json_response(200, api::encode_wrapped(api::job_model, rows, "jobs"));
+}
+
+// A claim sent again under the key of the node's last one: the jobs it handed out that the node
+// still holds pending (none once they moved on); nullopt for a claim not seen before.
+api_result<std::optional<api::response>> repeated_claim(job_changes& changes,
+                                                        detail::claim_keys const& keys,
+                                                        claim_params const& params)
+{
+    if (!params.key || !params.claimant) return std::optional<api::response>{};
+    auto const ids = keys.repeat(*params.claimant, *params.key);
+    if (!ids) return std::optional<api::response>{};
+    std::vector<api::record> rows;
+    for (auto id : *ids) {
+        auto job = changes.job_state(id);
+        if (!job) return job.error();
+        if (!*job || (*job)->status != job_status::pending || (*job)->holder != params.claimant)
+            continue;
+        auto row = changes.db().get_job(id, changes.source());
+        if (!row) return row.error();
+        rows.push_back(std::move(*row));
+    }
+    return std::optional<api::response>{job_list(rows)};
+}
+
 // The chosen jobs become pending; the answer lists them as GET /jobs/{id} shows them
-// (invocation_script and the five id lists included, which Torc's claims leave out).
+// (invocation_script and the five id lists included, which Torc's claims leave out). A keyed
+// claim that hands out jobs is remembered for its repeats.
 api::outcome hand_out(job_changes& changes, request const& req, std::int64_t wf,
-                      std::vector<std::int64_t> const& chosen, claim_params const& params)
+                      std::vector<std::int64_t> const& chosen, claim_params const& params,
+                      detail::claim_keys& keys)
 {
     if (chosen.empty()) {
         // Nothing can become claimable once every job finished: the claimant hears it now.
@@ -281,7 +331,8 @@ api::outcome hand_out(job_changes& changes, request const& req, std::int64_t wf,
         if (!job) return api::error_response(job.error());
         rows.push_back(std::move(*job));
     }
-    return api::json_response(200, api::encode_wrapped(api::job_model, rows, "jobs"));
+    if (params.key && params.claimant) keys.remember(*params.claimant, *params.key, chosen);
+    return job_list(rows);
 }
 
 // The workflow's flags; a canceled workflow answers at once, without waiting.
@@ -346,8 +397,8 @@ api_result<core::jobs_sort_method> sort_method(store& db, request const& req, st
     return core::default_jobs_sort_method;
 }
 
-api::outcome claim_by_resources(server_api& api, request const& req, std::int64_t wf,
-                                std::int64_t limit)
+api::outcome claim_by_resources(server_api& api, detail::claim_keys& keys, request const& req,
+                                std::int64_t wf, std::int64_t limit)
 {
     job_changes changes(api, "claim_jobs_based_on_resources");
     auto const& what = changes.source();
@@ -362,13 +413,17 @@ api::outcome claim_by_resources(server_api& api, request const& req, std::int64_
     auto params = common_params(changes, req, wf);
     if (!params) return api::error_response(params.error());
     if (*canceled) return **canceled;
+    auto repeated = repeated_claim(changes, keys, *params);
+    if (!repeated) return api::error_response(repeated.error());
+    if (*repeated) return **repeated;
     auto ready = detail::claim_candidates(api.db(), wf, limit, what);
     if (!ready) return api::error_response(ready.error());
     auto const chosen = core::select_claim(*ready, *request, {*method, limit, *strict});
-    return hand_out(changes, req, wf, chosen, *params);
+    return hand_out(changes, req, wf, chosen, *params, keys);
 }
 
-api::outcome claim_next(server_api& api, request const& req, std::int64_t wf)
+api::outcome claim_next(server_api& api, detail::claim_keys& keys, request const& req,
+                        std::int64_t wf)
 {
     job_changes changes(api, "claim_next_jobs");
     auto const& what = changes.source();
@@ -381,23 +436,27 @@ api::outcome claim_next(server_api& api, request const& req, std::int64_t wf)
     auto params = common_params(changes, req, wf);
     if (!params) return api::error_response(params.error());
     if (*canceled) return **canceled;
+    auto repeated = repeated_claim(changes, keys, *params);
+    if (!repeated) return api::error_response(repeated.error());
+    if (*repeated) return **repeated;
     auto const n = *limit ? std::get<std::int64_t>(**limit) : core::default_claim_next_jobs_limit;
     auto ready = detail::next_candidates(api.db(), wf, n, what);
     if (!ready) return api::error_response(ready.error());
-    return hand_out(changes, req, wf, core::select_next_jobs(*ready, n), *params);
+    return hand_out(changes, req, wf, core::select_next_jobs(*ready, n), *params, keys);
 }
 
 }  // namespace
 
 void add_claim_routes(server_api& api)
 {
+    auto keys = std::make_shared<detail::claim_keys>();  // shared by the two routes
     api.add_route("POST", "/workflows/{id}/claim_jobs_based_on_resources/{limit}",
-                  [&api](request const& req, api::path_params const& p) {
-                      return claim_by_resources(api, req, p.id("id"), p.id("limit"));
+                  [&api, keys](request const& req, api::path_params const& p) {
+                      return claim_by_resources(api, *keys, req, p.id("id"), p.id("limit"));
                   });
     api.add_route("POST", "/workflows/{id}/claim_next_jobs",
-                  [&api](request const& req, api::path_params const& p) {
-                      return claim_next(api, req, p.id("id"));
+                  [&api, keys](request const& req, api::path_params const& p) {
+                      return claim_next(api, *keys, req, p.id("id"));
                   });
 }
 

@@ -20,6 +20,7 @@ using api::field_kind;
 using api::path_params;
 using api::request;
 using core::job_status;
+using core::run_ids;
 using detail::job_changes;
 using detail::refused;
 using detail::savepoint;
@@ -43,19 +44,72 @@ api_result<job_and_run> load_job(job_changes& changes, std::int64_t job_id)
     return out;
 }
 
-// complete_job for one job: core::decide_complete_job, the result's status equal to the path's,
-// then the result row, the new status and job_changes::finished. Shared by complete_job and
-// batch_complete_jobs.
+// The fence of a request (core::job_fence): the query parameters compute_node_id and attempt_id,
+// or for start_job the path's node and the query's attempt_id; an attempt without a node is
+// refused, as it fences nothing.
+api_result<core::job_fence> query_fence(request const& req, std::string_view what,
+                                        std::optional<std::int64_t> path_node = std::nullopt)
+{
+    core::job_fence out;
+    auto node = api::query_value(req, {"compute_node_id"}, what);
+    if (!node) return node.error();
+    if (*node && path_node) {
+        return api::unprocessable(std::string(what) +
+                                  ": the compute node is the path's; query parameter "
+                                  "\"compute_node_id\" is not taken here");
+    }
+    out.node = path_node;
+    if (*node) out.node = std::get<std::int64_t>(**node);
+    auto attempt = api::query_value(req, {"attempt_id"}, what);
+    if (!attempt) return attempt.error();
+    if (*attempt) out.attempt = std::get<std::int64_t>(**attempt);
+    if (out.attempt && !out.node) {
+        return api::unprocessable(std::string(what) +
+                                  ": query parameter \"attempt_id\" needs \"compute_node_id\"");
+    }
+    return out;
+}
+
+// A fenced request's node must be an active compute node of the job's workflow.
+api_result<void> check_fence_node(job_changes& changes, core::job_fence const& fence,
+                                  std::int64_t workflow_id, std::string_view field)
+{
+    if (!fence.node) return {};
+    return detail::require_active_node(changes.db(), *fence.node, workflow_id, changes.source(),
+                                       field);
+}
+
+// complete_job for one job: a repeat of a completion already applied is success; else
+// core::decide_complete_job, the holder (core::check_holder), the result's status and node equal
+// to the request's, then the result row, the new status and job_changes::finished. Shared by
+// complete_job and batch_complete_jobs.
 api_result<void> complete_one(job_changes& changes, std::int64_t job_id, job_status requested,
-                              std::int64_t run_id, api::record const& result)
+                              std::int64_t run_id, api::record const& result,
+                              core::job_fence const& fence)
 {
     auto state = load_job(changes, job_id);
     if (!state) return state.error();
-    auto const decided =
-        core::decide_complete_job(job_id, requested, state->job, {run_id, state->current_run},
-                                  {*result.int64("job_id"), *result.int64("workflow_id")});
-    if (!decided) return refused(decided.error());
     auto const& job = state->job;
+    if (job) {
+        if (auto ok = check_fence_node(changes, fence, job->workflow_id, "compute_node_id"); !ok)
+            return ok;
+        if (fence.fenced() && job->status == requested) {  // maybe a repeat: read its result
+            auto kept = changes.kept_result(job_id);
+            if (!kept) return kept.error();
+            if (core::repeats_completion(requested, run_id, *job, *kept, fence)) return {};
+        }
+    }
+    auto const decided = core::decide_complete_job(
+        job_id, requested, job, {run_id, state->current_run},
+        {*result.int64("job_id"), *result.int64("workflow_id"), *result.int64("run_id")});
+    if (!decided) return refused(decided.error());
+    if (auto fenced = core::check_holder(changes.source(), *job, fence)) return refused(*fenced);
+    if (fence.node && *result.int64("compute_node_id") != *fence.node) {
+        return api::unprocessable(changes.source() + ": the result is for compute node " +
+                                  std::to_string(*result.int64("compute_node_id")) +
+                                  ", the request acts for compute node " +
+                                  std::to_string(*fence.node));
+    }
     auto const sent = job_status{static_cast<int>(*result.int64("status"))};
     if (sent != requested) {
         return api::unprocessable(changes.source() + ": the result's status \"" +
@@ -85,16 +139,23 @@ api::response start_job(server_api& api, request const& req, path_params const& 
     constexpr std::string_view what = "start_job";
     if (auto ok = api::check_optional_body(req.body, what); !ok)
         return api::error_response(ok.error());
+    auto const node = p.id("compute_node_id");
+    auto fence = query_fence(req, what, node);
+    if (!fence) return api::error_response(fence.error());
     job_changes changes(api, what);
     auto const job_id = p.id("id");
     auto state = load_job(changes, job_id);
     if (!state) return api::error_response(state.error());
-    auto decided = core::decide_start_job(job_id, state->job, {p.id("run_id"), state->current_run});
-    if (!decided) return api::error_response(refused(decided.error()));
-    auto const wf = state->job->workflow_id;
-    auto const node = p.id("compute_node_id");
-    auto owned = api.db().check_owner("compute_node", node, wf, "start_job: compute_node_id");
-    if (!owned) return api::error_response(owned.error());
+    auto const& job = state->job;
+    bool const repeated = job && core::repeats_start(*job, *fence);
+    auto decided = core::decide_start_job(job_id, job, {p.id("run_id"), state->current_run});
+    if (!decided && !repeated) return api::error_response(refused(decided.error()));
+    if (auto ok = check_fence_node(changes, *fence, job->workflow_id, "compute_node_id"); !ok)
+        return api::error_response(ok.error());
+    if (repeated) return detail::job_reply(api.db(), job_id, what);
+    if (auto fenced = core::check_holder(what, *job, *fence))
+        return api::error_response(refused(*fenced));
+    auto const wf = job->workflow_id;
     auto done = changes.set_status(wf, job_id, state->job->status, *decided, node);
     if (!done) return api::error_response(done.error());
     return detail::job_reply(api.db(), job_id, what);
@@ -107,8 +168,10 @@ api::response complete_job(server_api& api, request const& req, path_params cons
     if (!requested) return api::error_response(requested.error());
     auto result = api::decode_body(api::result_model, req.body, api::decode_mode::create, what);
     if (!result) return api::error_response(result.error());
+    auto fence = query_fence(req, what);
+    if (!fence) return api::error_response(fence.error());
     job_changes changes(api, what);
-    auto done = complete_one(changes, p.id("id"), *requested, p.id("run_id"), *result);
+    auto done = complete_one(changes, p.id("id"), *requested, p.id("run_id"), *result, *fence);
     if (!done) return api::error_response(done.error());
     return detail::job_reply(api.db(), p.id("id"), what);
 }
@@ -140,12 +203,20 @@ api::response manage_status_change(server_api& api, request const& req, path_par
         return api::error_response(ok.error());
     auto requested = path_status(p, what);
     if (!requested) return api::error_response(requested.error());
+    auto fence = query_fence(req, what);
+    if (!fence) return api::error_response(fence.error());
     job_changes changes(api, what);
     auto const job_id = p.id("id");
     auto state = load_job(changes, job_id);
     if (!state) return api::error_response(state.error());
-    auto decided = core::decide_manage_status_change(job_id, *requested, state->job,
-                                                     {p.id("run_id"), state->current_run});
+    if (state->job) {
+        auto ok = check_fence_node(changes, *fence, state->job->workflow_id, "compute_node_id");
+        if (!ok) return api::error_response(ok.error());
+    }
+    run_ids const run{p.id("run_id"), state->current_run};
+    auto decided = fence->fenced()
+                       ? core::decide_hand_back(job_id, *requested, state->job, run, *fence)
+                       : core::decide_manage_status_change(job_id, *requested, state->job, run);
     if (!decided) return api::error_response(refused(decided.error()));
     if (!decided->changed) return detail::job_reply(api.db(), job_id, what);
     auto const wf = state->job->workflow_id;
@@ -179,14 +250,29 @@ api::response retry(server_api& api, request const& req, path_params const& p)
         return api::error_response(ok.error());
     auto max_retries = api::query_value(req, {"max_retries", api::param_kind::integer, true}, what);
     if (!max_retries) return api::error_response(max_retries.error());
+    auto fence = query_fence(req, what);
+    if (!fence) return api::error_response(fence.error());
     job_changes changes(api, what);
     auto const job_id = p.id("id");
     auto state = load_job(changes, job_id);
     if (!state) return api::error_response(state.error());
-    auto decided = core::decide_retry(job_id, state->job, {p.id("run_id"), state->current_run},
+    auto const& job = state->job;
+    if (job) {
+        if (auto ok = check_fence_node(changes, *fence, job->workflow_id, "compute_node_id"); !ok)
+            return api::error_response(ok.error());
+        if (core::repeats_retry(*job, *fence)) return detail::job_reply(api.db(), job_id, what);
+    }
+    auto decided = core::decide_retry(job_id, job, {p.id("run_id"), state->current_run},
                                       std::get<std::int64_t>(**max_retries));
     if (!decided) return api::error_response(refused(decided.error()));
-    auto const wf = state->job->workflow_id;
+    // A running job is held; a failed or terminated one is held by nobody, but keeps its attempt.
+    if (fence->fenced() && (job->holder || fence->attempt)) {
+        auto held = *job;
+        if (!held.holder) held.holder = fence->node;
+        if (auto fenced = core::check_holder(what, held, *fence))
+            return api::error_response(refused(*fenced));
+    }
+    auto const wf = job->workflow_id;
     auto done = changes.set_status(wf, job_id, state->job->status, decided->status);
     if (!done) return api::error_response(done.error());
     auto attempt = detail::scalar(api.db().db(), "UPDATE job SET attempt_id = ? WHERE id = ?",
@@ -207,6 +293,8 @@ constexpr api::field_spec entry_fields[] = {
     {.name = "status", .kind = field_kind::job_status, .required = true},
     {.name = "run_id", .kind = field_kind::integer, .required = true},
     {.name = "result", .kind = field_kind::json_object, .required = true},
+    {.name = "compute_node_id", .kind = field_kind::integer},  // the fence (core::job_fence)
+    {.name = "attempt_id", .kind = field_kind::integer},
 };
 api::model_spec const entry_model{"batch_completion", "", entry_fields};
 
@@ -227,7 +315,11 @@ api_result<void> complete_entry(job_changes& changes, std::int64_t workflow_id,
                                    api::decode_mode::create, context);
     if (!result) return result.error();
     auto const status = job_status{static_cast<int>(*entry.int64("status"))};
-    return complete_one(changes, job_id, status, *entry.int64("run_id"), *result);
+    core::job_fence const fence{entry.int64("compute_node_id"), entry.int64("attempt_id")};
+    if (fence.attempt && !fence.node) {
+        return api::unprocessable(context + ": field \"attempt_id\" needs \"compute_node_id\"");
+    }
+    return complete_one(changes, job_id, status, *entry.int64("run_id"), *result, fence);
 }
 
 api::response batch_complete(server_api& api, api::request const& req, std::int64_t workflow_id)
@@ -252,6 +344,7 @@ api::response batch_complete(server_api& api, api::request const& req, std::int6
         if (done.error().status >= 500) return api::error_response(done.error());
         errors += std::string(errors.empty() ? "" : ",") +
                   "{\"job_id\":" + std::to_string(*entry.int64("job_id")) +
+                  ",\"status\":" + std::to_string(done.error().status) +
                   ",\"message\":" + api::json_quote(done.error().message) + "}";
     }
     return api::json_response(200, "{\"completed\":" + api::json_ids(completed) + ",\"errors\":[" +

@@ -5,6 +5,7 @@
 #include "server_routes.hpp"
 #include "store_detail.hpp"
 #include "torcrun/server/dependency_resolution.hpp"
+#include "torcrun/server/job_fence.hpp"
 #include "torcrun/server/job_transitions.hpp"
 #include "torcrun/server/workflow_progress.hpp"
 #include "torcrun/server/io/job_lifecycle.hpp"
@@ -56,6 +57,8 @@ public:
 
     // nullopt when there is no such job.
     api_result<std::optional<core::job_state>> job_state(std::int64_t job_id);
+    // The job's current result (workflow_result), nullopt when it has none.
+    api_result<std::optional<core::kept_result>> kept_result(std::int64_t job_id);
     // 404 when the workflow does not exist.
     api_result<core::workflow_flags> flags(std::int64_t workflow_id);
     api_result<core::status_counts> counts(std::int64_t workflow_id);
@@ -93,6 +96,11 @@ private:
 
 // 409: the compute node may no longer claim or renew (a lost worker learns it this way).
 api::api_error inactive_node(std::string_view what, std::int64_t node);
+
+// 404/422 unless `node` is a compute node of the workflow (`field` names where the id came
+// from in the message), 409 inactive_node when it is no longer active.
+api_result<void> require_active_node(store& db, std::int64_t node, std::int64_t workflow_id,
+                                     std::string_view what, std::string_view field);
 
 // Sets the node's last heartbeat to the server's clock; with `start` false only when the node
 // already holds a lease (a claim renews a lease but never starts one).

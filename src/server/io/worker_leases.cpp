@@ -157,6 +157,22 @@ api::api_error detail::inactive_node(std::string_view what, std::int64_t node)
                          "register a new node");
 }
 
+api_result<void> detail::require_active_node(store& db, std::int64_t node, std::int64_t workflow_id,
+                                             std::string_view what, std::string_view field)
+{
+    auto owned = db.check_owner("compute_node", node, workflow_id,
+                                std::string(what) + ": " + std::string(field));
+    if (!owned) return owned.error();
+    auto active =
+        detail::scalar(db.db(), "SELECT is_active FROM compute_node WHERE id = ?", {node}, what);
+    if (!active) return active.error();
+    if (*active && std::holds_alternative<std::int64_t>(**active) &&
+        std::get<std::int64_t>(**active) == 0) {
+        return detail::inactive_node(what, node);
+    }
+    return {};
+}
+
 api_result<void> detail::renew_lease(server_api& api, std::int64_t node, bool start,
                                      std::string_view what)
 {

@@ -257,6 +257,8 @@ core::result<core::launch_plan> job_runner::impl::prepare(core::worker::spawn co
                         action.run_id,         action.job.attempt_id,
                         settings_.workflow_submission_dir};
     request.command = action.job.command;
+    request.workflow_env = settings_.workflow_env;
+    request.job_env = action.job.env;
     request.invocation_script = action.job.invocation_script;
     request.placement = action.placement;
     request.tasks_per_node = action.resources.tasks_per_node;
@@ -371,7 +373,7 @@ net::awaitable<core::result<core::exit_status>> job_runner::impl::run_helper(
 }
 
 // The environment of a job of this attempt (TORC_* of docs/TORC-COMPATIBILITY.md §2.5,
-// scrubbed, no GPU), plus TORC_RETURN_CODE and where the failed attempt's output is, so the script can look at it.
+// scrubbed, the workflow's env, no GPU), plus TORC_RETURN_CODE and where the failed attempt's output is, so the script can look at it.
 net::awaitable<void> job_runner::impl::run_recovery(std::shared_ptr<impl> self,
                                                     core::worker::run_recovery action)
 {
@@ -379,9 +381,11 @@ net::awaitable<void> job_runner::impl::run_recovery(std::shared_ptr<impl> self,
     core::torc_job_identity const identity{settings.workflow_id,     action.job_id,
                                            action.job_name,          self->last_run_id_,
                                            action.attempt_id,        settings.workflow_submission_dir};
-    auto const paths = core::attempt_log_paths(settings.config.output_dir, identity);
+    auto const paths = core::attempt_log_paths(settings.config.output_dir, identity,
+                                               core::stdio_of(settings.config, action.job_name).mode);
     auto const job = std::to_string(action.job_id);
-    core::job_env_request const env_request{core::execution_mode::direct, identity, {}, {}, {}};
+    core::job_env_request const env_request{core::execution_mode::direct, identity,
+                                            settings.workflow_env, {}, {}};
     auto env = core::make_job_environment(settings.worker_env, settings.config, env_request);
     if (!env) {
         self->log_.write(log_level::warning, "runner", "recovery script not run",
@@ -389,8 +393,9 @@ net::awaitable<void> job_runner::impl::run_recovery(std::shared_ptr<impl> self,
         co_return;
     }
     env->env["TORC_RETURN_CODE"] = std::to_string(action.return_code);
-    env->env["TORC_JOB_STDOUT"] = paths.stdout_file;
-    env->env["TORC_JOB_STDERR"] = paths.stderr_file;
+    // A stream the job's stdio mode did not keep reads as empty.
+    env->env["TORC_JOB_STDOUT"] = paths.stdout_file.empty() ? "/dev/null" : paths.stdout_file;
+    env->env["TORC_JOB_STDERR"] = paths.stderr_file.empty() ? "/dev/null" : paths.stderr_file;
     std::error_code ec;
     std::filesystem::create_directories(paths.dir, ec);
     spawn_request request{{"bash", "-c", action.script},
@@ -481,6 +486,24 @@ void job_runner::run_recovery(core::worker::run_recovery const& action)
 {
     impl_->spawn_task(impl::run_recovery(impl_, action),
                       detail::cat("recovery of job ", std::to_string(action.job_id)));
+}
+
+void job_runner::delete_output(core::worker::delete_output const& action)
+{
+    auto const& settings = impl_->settings_;
+    core::torc_job_identity const identity{settings.workflow_id, action.job_id, action.job_name,
+                                           action.run_id, action.attempt_id, std::nullopt};
+    auto const paths =
+        core::attempt_log_paths(settings.config.output_dir, identity,
+                                core::stdio_of(settings.config, action.job_name).mode);
+    for (auto const& file : core::stdio_files(paths)) {
+        std::error_code ec;
+        std::filesystem::remove(file, ec);
+        if (ec)
+            impl_->log_.write(log_level::warning, "runner", "job output not deleted",
+                              {{"job", std::to_string(action.job_id)}, {"file", file},
+                               {"error", ec.message()}});
+    }
 }
 
 void job_runner::run_commands(core::worker::run_commands const& action)

@@ -69,26 +69,6 @@ double unix_now()
         .count();
 }
 
-core::result<client_settings> client_for(core::worker_config const& config)
-{
-    auto url = parse_base_url(config.server.url);
-    if (!url) return core::error{detail::cat("server.url: ", url.error().message)};
-    client_settings settings;
-    settings.server = std::move(*url);
-    settings.timeout = std::chrono::milliseconds(
-        static_cast<std::int64_t>(config.server.request_timeout_seconds * 1000));
-    settings.user = config.server.username;
-    if (config.server.password_file) {
-        std::ifstream in(*config.server.password_file);
-        std::string line;
-        if (!in || !std::getline(in, line))
-            return core::error{detail::cat("server.password_file: cannot read \"",
-                                           *config.server.password_file, "\"")};
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        settings.password = line;
-    }
-    return settings;
-}
 
 // Three beats per lease the server names in its reply, so that one late beat does not cost a
 // live worker its lease; at most heartbeat_interval apart. `previous` stands when the reply
@@ -212,6 +192,7 @@ struct action_handler {
     void operator()(w::signal_job const& a) const { shell.runner_->signal(a); }
     void operator()(w::check_outputs const& a) const { shell.check_outputs(a); }
     void operator()(w::run_recovery const& a) const { shell.runner_->run_recovery(a); }
+    void operator()(w::delete_output const& a) const { shell.runner_->delete_output(a); }
     void operator()(w::journal_append const& a) const
     {
         if (auto const done = shell.journal_.append(a.reports); !done)
@@ -449,6 +430,10 @@ void start_runner(std::shared_ptr<worker_shell> const& self, asio::io_context& i
     runs.config = self->setup_.config;
     runs.mode = self->setup_.mode;
     runs.worker_env = self->setup_.worker_env;
+    runs.workflow_env = self->setup_.workflow_env;
+    if (auto const s = self->setup_.sample_interval_seconds)
+        runs.sample_interval = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double>(*s));
     runs.workflow_id = self->wire_.workflow_id;
     runs.slurm_job_id = self->setup_.slurm_job_id;
     self->runner_.emplace(
@@ -460,6 +445,27 @@ void start_runner(std::shared_ptr<worker_shell> const& self, asio::io_context& i
 }
 
 }  // namespace
+
+core::result<client_settings> client_for(core::worker_config const& config)
+{
+    auto url = parse_base_url(config.server.url);
+    if (!url) return core::error{detail::cat("server.url: ", url.error().message)};
+    client_settings settings;
+    settings.server = std::move(*url);
+    settings.timeout = std::chrono::milliseconds(
+        static_cast<std::int64_t>(config.server.request_timeout_seconds * 1000));
+    settings.user = config.server.username;
+    if (config.server.password_file) {
+        std::ifstream in(*config.server.password_file);
+        std::string line;
+        if (!in || !std::getline(in, line))
+            return core::error{detail::cat("server.password_file: cannot read \"",
+                                           *config.server.password_file, "\"")};
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        settings.password = line;
+    }
+    return settings;
+}
 
 asio::awaitable<int> run_worker(worker_setup setup, logger log)
 {

@@ -107,7 +107,7 @@ BOOST_FIXTURE_TEST_CASE(a_partial_initialization_keeps_the_start_action, actions
     run(1, cn);
     run(2, cn);
     for (auto id : {3, 4, 5}) claim(id);
-    ok("PUT", "/jobs/2/manage_status_change/ready/0");
+    ok("PUT", "/jobs/2/manage_status_change/uninitialized/0");
     initialize(1, {{"only_uninitialized", "true"}});
     // on_workflow_start stays executed; b runs again, so its actions are re-armed.
     BOOST_TEST((pending() == std::vector<std::int64_t>{2, 3}));

@@ -1,7 +1,7 @@
 // The bounded candidate read of the claim endpoints: with hundreds of ready jobs spread over groups
 // of equal resource requirements and scheduler, every claim hands out exactly what
-// core::select_claim / select_next_jobs choose from all ready jobs as this test reads them, claim
-// after claim until nothing is left; the read itself stays within `limit` jobs per group, and
+// core::select_claim / select_next_jobs choose from all ready jobs as this test reads them (their
+// priorities included), claim after claim until nothing is left; the read itself stays within `limit` jobs per group, and
 // falls back to every ready job past 64 groups or when a key is not an integer.
 #include "server/io/claim_candidates.hpp"
 #include "lifecycle_fixture.hpp"
@@ -69,7 +69,7 @@ struct bounded_fixture : lifecycle_fixture {
             db.db()
                 .prepare("SELECT j.id, COALESCE(r.num_cpus, 1), COALESCE(r.num_gpus, 0), "
                          "COALESCE(r.num_nodes, 1), COALESCE(r.memory_bytes, 1048576), "
-                         "COALESCE(r.runtime_s, 60), j.scheduler_id FROM job j "
+                         "COALESCE(r.runtime_s, 60), j.scheduler_id, j.priority FROM job j "
                          "LEFT JOIN resource_requirements r ON r.id = j.resource_requirements_id "
                          "WHERE j.workflow_id = 1 AND j.status = ?")
                 .value();
@@ -81,7 +81,7 @@ struct bounded_fixture : lifecycle_fixture {
                                     {u(1), u(2), u(3), static_cast<std::uint64_t>(stmt.int64(4))},
                                     stmt.int64(5),
                                     std::nullopt,
-                                    0};
+                                    stmt.int64(7)};
             if (!stmt.is_null(6)) c.scheduler_id = stmt.int64(6);
             out.push_back(c);
         }
@@ -120,6 +120,13 @@ std::vector<claim_scenario> const scenarios{
      {sort::gpus_runtime_memory, 3, false}},
     {"a scheduler id that is text", 6, "UPDATE job SET scheduler_id = 'x' WHERE id % 50 = 7", 8,
      16, 1, 1, {}, 3, {}, {sort::gpus_runtime_memory, 2, false}},
+    // Priorities inside each group: the per-group read must return them in claim order.
+    {"priorities within and across groups", 6, "UPDATE job SET priority = (id * 7) % 4", 8, 16,
+     1, 1, {}, 3, {}, {sort::gpus_runtime_memory, 3, false}},
+    {"priorities without a sort method", 12, "UPDATE job SET priority = id % 5 WHERE id % 3 = 0",
+     8, 16, 1, 2, {}, 4, {{"sort_method", "none"}}, {sort::none, 4, false}},
+    {"priorities past the group walk", 90, "UPDATE job SET priority = id % 2", 8, 16, 1, 2, {},
+     3, {}, {sort::gpus_runtime_memory, 3, false}},
 };
 
 }  // namespace
@@ -160,9 +167,10 @@ BOOST_DATA_TEST_CASE_F(bounded_fixture, claims_equal_the_unbounded_selection,
 BOOST_FIXTURE_TEST_CASE(claim_next_equals_the_unbounded_selection, bounded_fixture)
 {
     ready_jobs(5);
+    BOOST_TEST_REQUIRE(db.db().exec("UPDATE job SET priority = (id * 5) % 3").has_value());
     for (std::int64_t limit : {1, 3, 0, 10, 40, 1000, 5}) {
         std::vector<core::next_candidate> ready;
-        for (auto const& c : all_ready()) ready.push_back({c.job_id, 0});
+        for (auto const& c : all_ready()) ready.push_back({c.job_id, c.priority});
         BOOST_TEST(claim_next(limit) == core::select_next_jobs(ready, limit), "limit " << limit);
     }
     BOOST_TEST(ready_count() == 0);

@@ -239,7 +239,7 @@ BOOST_FIXTURE_TEST_CASE(batch_entries_stay_in_their_workflow, refusal_fixture)
                       result_body(1, "completed", 1) + "}]}");
     BOOST_TEST(
         boost::json::serialize(out) ==
-        R"({"completed":[],"errors":[{"job_id":1,"message":"batch_complete_jobs: job 1 belongs to workflow 1, not 2"}]})");
+        R"({"completed":[],"errors":[{"job_id":1,"status":422,"message":"batch_complete_jobs: job 1 belongs to workflow 1, not 2"}]})");
     BOOST_TEST(status(1) == "running");
 }
 

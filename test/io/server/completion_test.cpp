@@ -170,9 +170,9 @@ BOOST_FIXTURE_TEST_CASE(manage_status_change_reverts, diamond_fixture)
     run(pre, cn);
     run(work1, cn);
     BOOST_TEST(status(work2) == "ready");
-    // Reverting a completed job takes everything downstream back to uninitialized.
-    ok("PUT", "/jobs/1/manage_status_change/blocked/0");
-    BOOST_TEST((statuses() == status_map{{"preprocess", "blocked"},
+    // Reverting a completed job (only to uninitialized) takes everything downstream back too.
+    ok("PUT", "/jobs/1/manage_status_change/uninitialized/0");
+    BOOST_TEST((statuses() == status_map{{"preprocess", "uninitialized"},
                                          {"work1", "uninitialized"},
                                          {"work2", "uninitialized"},
                                          {"postprocess", "uninitialized"}}));
@@ -213,8 +213,8 @@ BOOST_FIXTURE_TEST_CASE(batch_with_a_bad_entry, diamond_fixture)
     BOOST_TEST(
         boost::json::serialize(out) ==
         R"({"completed":[2],"errors":[)"
-        R"({"job_id":3,"message":"complete_job: run_id 5 is not the workflow's current run_id 0"},)"
-        R"x({"job_id":1,"message":"complete_job: job 1 is already complete (\"completed\")"}]})x");
+        R"({"job_id":3,"status":422,"message":"complete_job: run_id 5 is not the workflow's current run_id 0"},)"
+        R"x({"job_id":1,"status":422,"message":"complete_job: job 1 is already complete (\"completed\")"}]})x");
     BOOST_TEST(status(work1) == "completed");
     BOOST_TEST(status(work2) == "running");  // its entry was rolled back alone
     BOOST_TEST(scalar("SELECT COUNT(*) FROM result") == before + 1);

@@ -105,6 +105,30 @@ BOOST_AUTO_TEST_CASE(verifies_a_hash_made_with_a_fresh_salt) {
     BOOST_TEST(!users->verify("carol", "pa:ss"));
 }
 
+BOOST_AUTO_TEST_CASE(an_unknown_user_is_checked_against_a_dummy_at_the_highest_cost) {
+    std::string const file = "a:" + test::bcrypt_hash("x", 4) + "\nb:" +
+                             test::bcrypt_hash("y", 6) + "\nc:" + test::bcrypt_hash("z", 5) + "\n";
+    auto users = io::htpasswd::parse(file, "users");
+    BOOST_REQUIRE(users);
+    auto const known = users->find("b");
+    BOOST_TEST(known.known);
+    BOOST_TEST(io::bcrypt_cost(known.hash) == 6);
+    auto const unknown = users->find("nobody");
+    BOOST_TEST(!unknown.known);
+    BOOST_TEST(unknown.hash.substr(0, 7) == "$2b$06$");
+    BOOST_TEST(!io::bcrypt_matches("", unknown.hash));
+    BOOST_TEST(!io::bcrypt_matches("x", unknown.hash));
+    // verify() runs the check for an unknown user too, and refuses even if the check passed.
+    int calls = 0;
+    io::password_check const always = [&calls](std::string_view, std::string_view) {
+        ++calls;
+        return true;
+    };
+    BOOST_TEST(!users->verify("nobody", "x", always));
+    BOOST_TEST(users->verify("a", "anything", always));
+    BOOST_TEST(calls == 2);
+}
+
 BOOST_AUTO_TEST_CASE(loads_a_file_and_names_a_missing_one) {
     auto path = test::write_temp_file("users.htpasswd", "alice:" + alice_hash + "\n");
     auto users = io::htpasswd::load(path);

@@ -1,6 +1,10 @@
 // The server's checks before the handler, on values: targets outside the base path, bad
-// targets, and Basic auth with and without anonymous access; every reply body verbatim.
+// targets, and Basic auth with and without anonymous access; every reply body verbatim. The
+// credentials screen_credentials passes on are verified here as the server's authenticator
+// does, with htpasswd::verify.
 #include "torcrun/server/io/http_gate.hpp"
+
+#include "torcrun/server/io/htpasswd.hpp"
 
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
@@ -69,11 +73,25 @@ std::vector<gate_case> const cases{
      "alice"},
 };
 
+// The server's order: screen the header, verify what it carries, then check the target.
+std::variant<torcrun::api::request, io::server_reply> gate(io::htpasswd const& users,
+                                                           io::incoming in,
+                                                           io::auth_policy const& policy) {
+    auto screened = io::screen_credentials(in.authorization, policy);
+    if (auto* reply = std::get_if<io::server_reply>(&screened)) return std::move(*reply);
+    std::optional<std::string> user;
+    if (auto* credentials = std::get_if<io::basic_credentials>(&screened)) {
+        if (!users.verify(credentials->user, credentials->password)) return io::wrong_credentials();
+        user = credentials->user;
+    }
+    return io::admit(std::move(in), std::move(user));
+}
+
 BOOST_DATA_TEST_CASE(admits_or_answers, bdata::make(cases), c) {
     auto users = io::htpasswd::parse(users_file, "users");
     BOOST_REQUIRE(users);
-    io::auth_policy const policy{c.auth_on ? &*users : nullptr, c.anonymous};
-    auto out = io::admit(io::incoming{"GET", c.target, c.authorization, "{}"}, policy);
+    io::auth_policy const policy{c.auth_on, c.anonymous};
+    auto out = gate(*users, io::incoming{"GET", c.target, c.authorization, "{}"}, policy);
     if (c.status == 0) {
         auto* req = std::get_if<torcrun::api::request>(&out);
         BOOST_REQUIRE(req != nullptr);

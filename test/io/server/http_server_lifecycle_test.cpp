@@ -10,6 +10,7 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
@@ -85,6 +86,25 @@ BOOST_AUTO_TEST_CASE(long_poll_is_woken_by_a_change_and_blocks_no_one) {
     BOOST_TEST(count_claims(f.handler, true) == 2U);  // parked, then claimed after the wake
     BOOST_TEST(count_claims(f.handler, false) == 0U);
     BOOST_TEST(f.server->parked_requests() == 0U);
+}
+
+// A client that closed its connection while its claim was parked is not called for again when
+// the workflow changes: a claim then would hand it jobs that nobody reads.
+BOOST_AUTO_TEST_CASE(a_parked_long_poll_whose_client_has_gone_hands_out_nothing) {
+    server_fixture f;
+    net::ip::tcp::socket gone(f.ioc);
+    gone.connect({net::ip::make_address("127.0.0.1"), f.port});
+    std::string const head = "GET /torc-service/v1/claim/7?seconds=10 HTTP/1.1\r\nHost: x\r\n\r\n";
+    net::write(gone, net::buffer(head));
+    BOOST_REQUIRE(test::run_until(f.ioc, [&] { return f.server->parked_requests() == 1; }));
+    gone.close();
+    io::http_client other(f.ioc, f.client());
+    BOOST_TEST(f.call(other, "POST", "/ready/7").has_value());
+    BOOST_REQUIRE(test::run_until(f.ioc, [&] { return f.server->parked_requests() == 0; }, 2s));
+    BOOST_TEST(count_claims(f.handler, true) == 1U);  // parked once, never called again
+    BOOST_TEST(count_claims(f.handler, false) == 0U);
+    // Still ready: the next claimant gets it.
+    BOOST_TEST(f.call(other, "GET", "/claim/7").value().body == R"({"claimed":true})");
 }
 
 BOOST_AUTO_TEST_CASE(long_poll_is_answered_at_its_timeout) {

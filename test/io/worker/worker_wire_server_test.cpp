@@ -226,9 +226,9 @@ BOOST_FIXTURE_TEST_CASE(a_whole_worker_life_cycle, wire_server)
     context.use_extensions = true;
     auto const& jobs = as<w::jobs_claimed>(claimed).jobs;
     BOOST_TEST_REQUIRE(jobs.size() == 6u);
-    BOOST_TEST((jobs[0] == core::claimed_job{1, "a", "run a", std::nullopt, 2, std::nullopt, 1, {}}));
-    BOOST_TEST((jobs[3] == core::claimed_job{4, "d", "run d", std::nullopt, 2, 1, 1, {}}));
-    BOOST_TEST((jobs[5] == core::claimed_job{6, "f", "run f", std::nullopt, 2, std::nullopt, 1, {1}}));
+    BOOST_TEST((jobs[0] == core::claimed_job{1, "a", "run a", std::nullopt, 2, std::nullopt, 1, {}, {}}));
+    BOOST_TEST((jobs[3] == core::claimed_job{4, "d", "run d", std::nullopt, 2, 1, 1, {}, {}}));
+    BOOST_TEST((jobs[5] == core::claimed_job{6, "f", "run f", std::nullopt, 2, std::nullopt, 1, {1}, {}}));
     auto const needs = exchange(w::read_requirements{rid, 2});
     BOOST_TEST((as<w::requirements_read>(needs).resources ==
                 core::job_resources{2, "small", {2, 0, 1, 3 * gib}, 1800.0, std::nullopt}));
@@ -282,7 +282,7 @@ BOOST_FIXTURE_TEST_CASE(a_whole_worker_life_cycle, wire_server)
     // -- a long-poll claim with the extensions takes d and e back
     BOOST_TEST((claim_ids(claim(10, 1)) == ids{4, 5}));
     BOOST_TEST(setup("GET", "/jobs/4").at("status").as_string() == "pending");
-    done(w::start_job{rid, 4});
+    done(w::start_job{rid, 4, 2});  // its second attempt: the fence names it
     done(w::start_job{rid, 5});
     auto const open = exchange(w::check_workflow{rid});
     BOOST_TEST(!as<w::workflow_state_read>(open).is_complete);
@@ -316,23 +316,24 @@ BOOST_FIXTURE_TEST_CASE(a_whole_worker_life_cycle, wire_server)
         "POST /workflows/1/actions/1/claim",
         "POST /workflows/1/claim_jobs_based_on_resources/10",
         "GET /resource_requirements/2",
-        "PUT /jobs/1/start_job/" + run + "/1",
-        "POST /jobs/1/complete_job/completed/" + run,
-        "PUT /jobs/2/start_job/" + run + "/1",
-        "PUT /jobs/3/start_job/" + run + "/1",
+        "PUT /jobs/1/start_job/" + run + "/1?attempt_id=1",
+        "POST /jobs/1/complete_job/completed/" + run + "?compute_node_id=1&attempt_id=1",
+        "PUT /jobs/2/start_job/" + run + "/1?attempt_id=1",
+        "PUT /jobs/3/start_job/" + run + "/1?attempt_id=1",
         "POST /workflows/1/batch_complete_jobs",
-        "POST /jobs/3/complete_job/failed/" + run,
-        "PUT /jobs/4/start_job/" + run + "/1",
+        "POST /jobs/3/complete_job/failed/" + run + "?compute_node_id=1&attempt_id=1",
+        "PUT /jobs/4/start_job/" + run + "/1?attempt_id=1",
         "GET /failure_handlers/1",
-        "POST /jobs/4/retry/" + run + "?max_retries=3",
+        "POST /jobs/4/retry/" + run + "?max_retries=3&compute_node_id=1&attempt_id=1",
         "POST /results",
-        "PUT /jobs/5/manage_status_change/ready/" + run,
-        "PUT /jobs/6/start_job/" + run + "/1",
+        "PUT /jobs/5/manage_status_change/ready/" + run + "?compute_node_id=1&attempt_id=1",
+        "PUT /jobs/6/start_job/" + run + "/1?attempt_id=1",
         "GET /files/1",
-        "POST /jobs/6/complete_job/completed/" + run,
-        "POST /workflows/1/claim_jobs_based_on_resources/10?wait_seconds=1&compute_node_id=1",
-        "PUT /jobs/4/start_job/" + run + "/1",
-        "PUT /jobs/5/start_job/" + run + "/1",
+        "POST /jobs/6/complete_job/completed/" + run + "?compute_node_id=1&attempt_id=1",
+        "POST /workflows/1/claim_jobs_based_on_resources/10?wait_seconds=1&compute_node_id=1&"
+        "request_key=1",
+        "PUT /jobs/4/start_job/" + run + "/1?attempt_id=2",
+        "PUT /jobs/5/start_job/" + run + "/1?attempt_id=1",
         "GET /workflows/1/is_complete",
         "POST /workflows/1/batch_complete_jobs",
         "GET /workflows/1/is_complete",

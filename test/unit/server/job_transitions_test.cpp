@@ -56,9 +56,9 @@ std::string show(core::decision<core::retry_outcome> const& d)
 std::string name_of(st s) { return std::string(core::to_string(s)); }
 std::string quoted(st s) { return '"' + name_of(s) + '"'; }
 
-core::job_state job42(st s, std::int64_t attempt = 1) { return {42, 7, s, attempt}; }
+core::job_state job42(st s, std::int64_t attempt = 1) { return {42, 7, s, attempt, std::nullopt}; }
 constexpr core::run_ids same_run{3, 3};
-constexpr core::result_ids result42{42, 7};
+core::result_ids const result42{42, 7, std::nullopt};
 
 bool one_of(st s, std::initializer_list<st> set)
 {
@@ -115,6 +115,10 @@ std::vector<transition_case> complete_cases()
              },
              one_of(c, complete_set)
                  ? "422 complete_job: job 42 is already complete (" + quoted(c) + ")"
+             : one_of(c, {st::uninitialized, st::blocked, st::ready})
+                 ? "409 complete_job: job 42 is " + quoted(c) +
+                       "; nobody claimed it, so only a pending, running or pending_failed job "
+                       "can complete"
                  : "-> failed"});
     }
     return cases;
@@ -137,12 +141,16 @@ std::vector<transition_case> complete_refusals()
         "terminated or pending_failed");
     add("complete_job result for another job",
         [] { return show(core::decide_complete_job(42, st::completed, job42(st::running),
-                                                   same_run, {43, 7})); },
+                                                   same_run, {43, 7, std::nullopt})); },
         "422 complete_job: the result is for job 43, not job 42");
     add("complete_job result for another workflow",
         [] { return show(core::decide_complete_job(42, st::completed, job42(st::running),
-                                                   same_run, {42, 8})); },
+                                                   same_run, {42, 8, std::nullopt})); },
         "422 complete_job: the result is for workflow 8, job 42 belongs to workflow 7");
+    add("complete_job result for another run",
+        [] { return show(core::decide_complete_job(42, st::completed, job42(st::running),
+                                                   same_run, {42, 7, 2})); },
+        "422 complete_job: the result is for run_id 2, the path names run_id 3");
     add("complete_job old run",
         [] { return show(core::decide_complete_job(42, st::completed, job42(st::running), {1, 3},
                                                    result42)); },
@@ -174,9 +182,13 @@ std::vector<transition_case> manage_cases()
     }
     auto const releasing = {st::completed, st::failed, st::canceled, st::terminated};
     for (auto const c : core::all_job_statuses) {
-        std::string want = c == st::ready            ? "stays ready"
-                           : one_of(c, releasing) ? "-> ready, reset downstream"
-                                                  : "-> ready";
+        std::string want = c == st::ready ? "stays ready"
+                           : one_of(c, releasing)
+                               ? "409 manage_status_change: job 42 is " + quoted(c) +
+                                     "; a finished job goes back only to \"uninitialized\" "
+                                     "(initialize_jobs then resolves it and its dependents "
+                                     "again), not to \"ready\""
+                               : "-> ready";
         cases.push_back({"manage_status_change " + name_of(c) + " to ready",
                          [c] {
                              return show(core::decide_manage_status_change(42, st::ready,
@@ -196,6 +208,12 @@ std::vector<transition_case> manage_cases()
                              42, st::ready, job42(st::pending), {4, 3}));
                      },
                      "422 manage_status_change: run_id 4 is not the workflow's current run_id 3"});
+    cases.push_back({"manage_status_change completed to uninitialized resets downstream",
+                     [] {
+                         return show(core::decide_manage_status_change(
+                             42, st::uninitialized, job42(st::completed), same_run));
+                     },
+                     "-> uninitialized, reset downstream"});
     cases.push_back({"manage_status_change to the same status skips the run_id check",
                      [] {
                          return show(core::decide_manage_status_change(

@@ -56,12 +56,15 @@ std::vector<error_case> const error_cases{
      "t.json5:1:44: user_data[1] \"u\": the name \"u\" is already used by user_data[0] \"u\""},
     {"duplicate job names across entries",
      "{name:'w', jobs:[{name:'a', command:'c'}, {name:'b', command:'c'}, {name:'a', command:'d'}]}",
-     "t.json5:1:68: jobs[2] \"a\": the name \"a\" is already used by jobs[0] \"a\""},
+     "t.json5:1:68: jobs[2] \"a\": the name \"a\" is already used by jobs[0] \"a\" at t.json5:1:18"
+     "; names must be unique after expansion (for a fan-in, drop the waiting job's parameters "
+     "and use depends_on_regexes)"},
     {"duplicate job names across templates",
      "{name:'w', jobs:[{name:'s_{i}', command:'c', parameters:{i:'1:2'}}, {name:'s_{k}', "
      "command:'c', parameters:{k:'2:3'}}]}",
      "t.json5:1:69: jobs[1] \"s_{k}\" as \"s_2\": the name \"s_2\" is already used by jobs[0] "
-     "\"s_{i}\""},
+     "\"s_{i}\" at t.json5:1:18; names must be unique after expansion (for a fan-in, drop the "
+     "waiting job's parameters and use depends_on_regexes)"},
     {"expansions sharing a name differ in command",
      "{name:'w', jobs:[{name:'merge', command:'merge {k}', parameters:{k:'1:3'}}]}",
      "t.json5:1:18: jobs[0] \"merge\": expansions named \"merge\" differ in command (\"merge 1\" "

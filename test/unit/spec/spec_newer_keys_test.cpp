@@ -118,6 +118,46 @@ BOOST_AUTO_TEST_CASE(json5_job_keys_reach_the_job_records)
     BOOST_TEST(s.find(R"("serialize_allocations":true)") != std::string::npos);
 }
 
+// Every new key, once in each format: the same workflow record and job records.
+BOOST_AUTO_TEST_CASE(yaml_and_json5_give_the_same_records)
+{
+    auto const yaml = plan(R"(name: w
+project: p
+metadata: {a: 1}
+env: {A: x}
+execution_config:
+  mode: slurm
+  srun_termination_signal: B:USR1@60
+  enable_cpu_bind: true
+  stdio: {mode: no_stderr}
+resource_monitor: {jobs: {enabled: true}, sample_interval_seconds: 2}
+slurm_schedulers: [{name: s, account: a, serialize_allocations: true}]
+jobs:
+  - {name: j, command: c, priority: 4, env: {B: y}, stdio: {delete_on_success: true}}
+)",
+                           {}, "w.yaml");
+    auto const json5 = plan(R"({name: 'w', project: 'p', metadata: {a: 1}, env: {A: 'x'},
+  execution_config: {mode: 'slurm', srun_termination_signal: 'B:USR1@60', enable_cpu_bind: true,
+                     stdio: {mode: 'no_stderr'}},
+  resource_monitor: {jobs: {enabled: true}, sample_interval_seconds: 2},
+  slurm_schedulers: [{name: 's', account: 'a', serialize_allocations: true}],
+  jobs: [{name: 'j', command: 'c', priority: 4, env: {B: 'y'}, stdio: {delete_on_success: true}}],
+})");
+    BOOST_TEST_REQUIRE(message_of(yaml) == "ok");
+    BOOST_TEST_REQUIRE(message_of(json5) == "ok");
+    BOOST_TEST(body_of(*yaml) == body_of(*json5));
+    BOOST_TEST(body_of(*yaml).find(
+                   R"("execution_config":{"mode":"slurm","srun_termination_signal":"B:USR1@60",)"
+                   R"("enable_cpu_bind":true,"stdio":{"mode":"no_stderr"},"job_stdio_overrides":)"
+                   R"({"j":{"mode":"separate","delete_on_success":true}}})") != std::string::npos);
+    torcrun::api::name_ids const none;
+    torcrun::api::detail::job_refs const ids{none, none, none, none, none, none};
+    BOOST_TEST(boost::json::serialize(torcrun::api::detail::job_body(1, yaml->jobs[0], ids)) ==
+               boost::json::serialize(torcrun::api::detail::job_body(1, json5->jobs[0], ids)));
+    BOOST_TEST(yaml->jobs[0].priority == 4);
+    BOOST_TEST(yaml->slurm_schedulers[0].serialize_allocations);
+}
+
 BOOST_AUTO_TEST_CASE(metadata_as_a_string_stays_a_string)
 {
     auto const planned = plan("{name:'w', metadata:'{\"k\":1}', jobs:[]}");
@@ -166,6 +206,14 @@ BOOST_AUTO_TEST_CASE(warnings_for_deprecated_and_reduced_keys)
                "resource_monitor: granularity \"time_series\": torcrun's worker keeps each job's "
                "peak and average CPU and memory only (as \"summary\"); no time series is "
                "recorded");
+}
+
+BOOST_AUTO_TEST_CASE(a_v0_10_spec_still_merges_a_repeated_name)
+{
+    auto const planned = plan("{name:'w', jobs:[{name:'m', command:'c', parameters:{i:'1:2'}}]}");
+    BOOST_TEST_REQUIRE(message_of(planned) == "ok");
+    BOOST_TEST(planned->jobs.size() == 1u);
+    BOOST_TEST(planned->jobs[0].copies == 2u);
 }
 
 BOOST_AUTO_TEST_CASE(auto_mode_without_schedulers_is_direct_for_the_checks)
@@ -346,6 +394,21 @@ std::vector<key_case> const refusals{
      "{name:'w', jobs:[], files:[{name:'f', path:'p', identifier:'#x'}]}",
      "t.json5:1:49: files[0] \"f\": field \"identifier\" (newer Torc: RO-Crate "
      "identifiers) is not supported by torcrun"},
+    // newer Torc's unique names: a fan-in by a repeated name is refused once the spec uses its keys
+    {"repeated name in a newer spec", "w.yaml",
+     "name: w\nexecution_config: {mode: direct}\njobs:\n  - name: s_{i}\n    command: c\n"
+     "    parameters: {i: '1:3'}\n  - name: merge\n    command: m\n    depends_on: ['s_{i}']\n"
+     "    parameters: {i: '1:3'}\n",
+     "w.yaml:7:5: jobs[1] \"merge\": expansions 1 and 2 of this entry are both named "
+     "\"merge\"; names must be unique after expansion (for a fan-in, drop the waiting "
+     "job's parameters and use depends_on_regexes), as newer Torc requires of a spec with "
+     "its keys (here \"execution_config\" at w.yaml:2:1)"},
+    {"repeated name in a newer spec json5", "t.json5",
+     "{name:'w', jobs:[{name:'m', command:'c', priority:1, parameters:{i:'1:2'}}]}",
+     "t.json5:1:18: jobs[0] \"m\": expansions 1 and 2 of this entry are both named \"m\"; "
+     "names must be unique after expansion (for a fan-in, drop the waiting job's parameters "
+     "and use depends_on_regexes), as newer Torc requires of a spec with its keys (here "
+     "\"priority\" at t.json5:1:42)"},
     {"file st_mtime", "w.yaml", "name: w\njobs: []\nfiles:\n  - {name: f, path: p, st_mtime: 1.5}\n",
      "w.yaml:4:24: files[0] \"f\": field \"st_mtime\" (newer Torc: a modification time "
      "given in the spec) is not supported by torcrun"},

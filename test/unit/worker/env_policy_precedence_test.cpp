@@ -91,6 +91,28 @@ BOOST_DATA_TEST_CASE(later_stages_win, bdata::make(precedence_cases), c)
     BOOST_TEST(value_or_unset(job.env, c.name) == c.expected);
 }
 
+// environment.txt says where each value came from: the stage that set it last.
+BOOST_AUTO_TEST_CASE(each_set_value_names_its_source)
+{
+    auto config = lab_config();
+    config.environment.set = {{"SITE", "1"}, {"LEVEL", "site"}};
+    auto request = gpu_job({}, mode::direct);
+    request.workflow_env = {{"DATA", "/d"}, {"LEVEL", "workflow"}, {"MODE", "wf"}};
+    request.job_env = {{"MODE", "job"}, {"TORC_JOB_ID", "99"}};
+    auto const job = make({{"HOME", "/h"}}, config, request);
+    auto const& s = job.changes.sources;
+    BOOST_TEST(s.at("SITE") == "environment.set");
+    BOOST_TEST(s.at("LEVEL") == "workflow env");
+    BOOST_TEST(s.at("DATA") == "workflow env");
+    BOOST_TEST(s.at("MODE") == "job env");
+    BOOST_TEST(s.at("TORC_JOB_ID") == "torcrun");  // torcrun's own stage wins over the job
+    BOOST_TEST(value_or_unset(job.env, "TORC_JOB_ID") == "42");
+    BOOST_TEST(!s.contains("HOME"));  // unchanged: not in the record
+    auto const text = core::render_env_change(job.changes);
+    BOOST_TEST(text.find("# environment.set\n+ SITE=1\n# workflow env\n+ DATA=/d\n+ LEVEL=workflow\n"
+                         "# job env\n+ MODE=job\n# torcrun\n") == 0u, text);
+}
+
 namespace {
 
 env_map torc_variables(env_map const& env)

@@ -149,6 +149,7 @@ BOOST_AUTO_TEST_CASE(lab_worker_change_record_verbatim)
                "- SLURM_STEP_TASKS_PER_NODE\n"
                "- SLURM_TASKS_PER_NODE\n"
                "- SLURM_TASK_PID\n"
+               "# torcrun\n"
                "+ CUDA_DEVICE_ORDER=PCI_BUS_ID\n"
                "+ CUDA_VISIBLE_DEVICES=2\n"
                "+ HIP_VISIBLE_DEVICES=2\n"

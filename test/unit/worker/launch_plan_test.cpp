@@ -76,7 +76,8 @@ core::result<core::launch_plan> plan(core::launch_request const& r,
 
 argv_t srun_head(std::string nodes, std::string ntasks)
 {
-    return {"srun", "--jobid=6", "--exact", "--nodes=" + nodes, "--ntasks=" + ntasks};
+    return {"srun", "--jobid=6", "--exact", "--cpu-bind=none", "--nodes=" + nodes,
+            "--ntasks=" + ntasks};
 }
 
 argv_t cat(std::initializer_list<argv_t> parts)
@@ -172,6 +173,15 @@ std::vector<argv_case> const argv_cases{
            "--job-name=wf5_j42_r1_a2", "--kill-on-bad-exit=1", "--signal=TERM@120", "--mpi=pmix",
            "--cpu-bind=none", "bash", "-c", "python train.py --lr 0.1"}}),
      srun_settings()},
+    {"slurm, srun.cpu_bind leaves the binding to Slurm", request(mode::slurm, cpu_only()),
+     {"srun", "--jobid=6", "--exact", "--nodes=1", "--ntasks=1", "--cpus-per-task=2", "--mem=512M",
+      "--gres=none", "--nodelist=n1", "--job-name=wf5_j42_r1_a2", "--kill-on-bad-exit=1", "bash",
+      "-c", "python train.py --lr 0.1"},
+     [] {
+         auto c = lab_config();
+         c.srun.cpu_bind = true;
+         return c;
+     }()},
     {"slurm, invocation script", with_script(request(mode::slurm, cpu_only()), "bash wrap.sh"),
      cat({srun_head("1", "1"),
           {"--cpus-per-task=2", "--mem=512M", "--gres=none", "--nodelist=n1",
@@ -192,27 +202,34 @@ BOOST_DATA_TEST_CASE(argv_verbatim, bdata::make(argv_cases), c)
 
 namespace {
 
+// The headroom (Torc's sigkill_headroom_seconds) is termination.drain_buffer_seconds minus
+// termination.grace_seconds; the grace alone does not shorten the step.
 struct time_case {
     double seconds_left;
     double grace;
+    double drain_buffer;
     std::string expected;  // the --time flag, or the error message after "launch: job 42: "
 };
 
 std::ostream& operator<<(std::ostream& os, time_case const& c)
 {
-    return os << c.seconds_left << " s left, " << c.grace << " s grace";
+    return os << c.seconds_left << " s left, " << c.grace << " s grace, " << c.drain_buffer
+              << " s drain buffer";
 }
 
 std::vector<time_case> const time_cases{
-    {3600, 30, "--time=59"},
-    {3690, 30, "--time=61"},
-    {90, 30, "--time=1"},
-    {60, 0, "--time=1"},
-    {2 * 86400, 30, "--time=2879"},
-    {89.9, 30, "89.9 s left in the allocation, less than the 30 s grace plus one minute"},
-    {59, 0, "59 s left in the allocation, less than the 0 s grace plus one minute"},
-    {-5, 30, "-5 s left in the allocation, less than the 30 s grace plus one minute"},
-    {100, 45.5, "100 s left in the allocation, less than the 45.5 s grace plus one minute"},
+    {3600, 30, 60, "--time=59"},
+    {3690, 30, 60, "--time=61"},
+    {90, 30, 60, "--time=1"},
+    {60, 0, 0, "--time=1"},
+    {2 * 86400, 30, 60, "--time=2879"},
+    {3600, 5, 185, "--time=57"},  // headroom 180: 3420 s usable
+    {3600, 300, 310, "--time=59"},  // headroom 10
+    {3600, 60, 30, "--time=60"},    // a drain buffer under the grace: no headroom
+    {89.9, 30, 60, "89.9 s left in the allocation, less than the 30 s headroom plus one minute"},
+    {59, 0, 0, "59 s left in the allocation, less than the 0 s headroom plus one minute"},
+    {-5, 30, 60, "-5 s left in the allocation, less than the 30 s headroom plus one minute"},
+    {100, 0, 45.5, "100 s left in the allocation, less than the 45.5 s headroom plus one minute"},
 };
 
 }  // namespace
@@ -221,6 +238,7 @@ BOOST_DATA_TEST_CASE(time_limit_from_the_time_left, bdata::make(time_cases), c)
 {
     auto config = lab_config();
     config.termination.grace_seconds = c.grace;
+    config.termination.drain_buffer_seconds = c.drain_buffer;
     auto req = request(mode::slurm, cpu_only());
     req.seconds_left = c.seconds_left;
     auto const p = plan(req, config);
@@ -230,9 +248,9 @@ BOOST_DATA_TEST_CASE(time_limit_from_the_time_left, bdata::make(time_cases), c)
         return;
     }
     BOOST_TEST_REQUIRE(p.has_value(), p.error().message);
-    BOOST_TEST(p->argv.at(9) == "--job-name=wf5_j42_r1_a2");
-    BOOST_TEST(p->argv.at(10) == c.expected);
-    BOOST_TEST(p->argv.at(11) == "--kill-on-bad-exit=1");
+    BOOST_TEST(p->argv.at(10) == "--job-name=wf5_j42_r1_a2");
+    BOOST_TEST(p->argv.at(11) == c.expected);
+    BOOST_TEST(p->argv.at(12) == "--kill-on-bad-exit=1");
 }
 
 BOOST_AUTO_TEST_CASE(no_time_limit_in_direct_mode)
@@ -328,6 +346,7 @@ BOOST_AUTO_TEST_CASE(slurm_plan_from_the_batch_step_change_record_verbatim)
                "- SLURM_TASKS_PER_NODE\n"
                "- SLURM_TASK_PID\n"
                "- ZE_AFFINITY_MASK\n"
+               "# torcrun\n"
                "+ CUDA_DEVICE_ORDER=PCI_BUS_ID\n"
                "+ TORC_API_URL=http://127.0.0.1:8080/torc-service/v1\n"
                "+ TORC_ATTEMPT_ID=2\n"
@@ -340,4 +359,43 @@ BOOST_AUTO_TEST_CASE(slurm_plan_from_the_batch_step_change_record_verbatim)
     BOOST_TEST(value_or_unset(p->env, "GPU_DEVICE_ORDINAL") == "0,1,2,3");
 }
 
+// The stdio modes: which files an attempt writes, by the workflow's stdio and the per-job
+// overrides (keyed by job name, replacing stdio whole).
+BOOST_AUTO_TEST_CASE(stdio_modes_name_the_files)
+{
+    core::torc_job_identity const id{5, 42, "train_3", 1, 2, std::nullopt};
+    auto const dir = std::string("/o/jobs/wf5_j42/r1_a2/");
+    auto const paths = [&](core::stdio_mode m) { return core::attempt_log_paths("/o", id, m); };
+    using sm = core::stdio_mode;
+    BOOST_TEST(paths(sm::separate).stdout_file == dir + "stdout");
+    BOOST_TEST(paths(sm::separate).stderr_file == dir + "stderr");
+    BOOST_TEST(paths(sm::combined).stdout_file == dir + "output");
+    BOOST_TEST(paths(sm::combined).stderr_file == dir + "output");
+    BOOST_TEST(paths(sm::no_stdout).stdout_file == "");
+    BOOST_TEST(paths(sm::no_stdout).stderr_file == dir + "stderr");
+    BOOST_TEST(paths(sm::no_stderr).stdout_file == dir + "stdout");
+    BOOST_TEST(paths(sm::no_stderr).stderr_file == "");
+    BOOST_TEST(paths(sm::none).stdout_file == "");
+    BOOST_TEST(paths(sm::none).stderr_file == "");
+    BOOST_TEST((core::stdio_files(paths(sm::separate)) ==
+                std::vector<std::string>{dir + "stdout", dir + "stderr"}));
+    BOOST_TEST((core::stdio_files(paths(sm::combined)) == std::vector<std::string>{dir + "output"}));
+    BOOST_TEST(core::stdio_files(paths(sm::none)).empty());
+    for (auto m : {sm::separate, sm::combined, sm::none})
+        BOOST_TEST(paths(m).command_file == dir + "command.txt");
+
+    auto config = lab_config();
+    config.stdio.mode = sm::none;
+    config.job_stdio["train_3"] = {sm::combined, true};
+    auto const mine = plan(request(mode::direct, one_gpu()), config);
+    BOOST_TEST_REQUIRE(mine.has_value(), mine.error().message);
+    BOOST_TEST(mine->paths.stdout_file == "/scratch/out/jobs/wf5_j42/r1_a2/output");
+    config.job_stdio.clear();
+    auto const all = plan(request(mode::direct, one_gpu()), config);
+    BOOST_TEST_REQUIRE(all.has_value(), all.error().message);
+    BOOST_TEST(all->paths.stdout_file.empty());
+    BOOST_TEST(all->paths.stderr_file.empty());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
+

@@ -50,6 +50,19 @@ std::vector<step> ending_opening(std::string lead, std::string time_limit, std::
     return steps;
 }
 
+core::worker_config with_timeout_code(core::worker_config c, int code)
+{
+    c.termination.timeout_exit_code = code;
+    return c;
+}
+
+core::worker_config deleting_output()
+{
+    auto c = test_config();
+    c.job_stdio["job43"] = {core::stdio_mode::combined, true};
+    return c;
+}
+
 core::worker_config idle_after(double seconds)
 {
     auto c = test_config();
@@ -77,6 +90,44 @@ std::vector<scenario> const scenarios{
          {3495, tick(), {"info: worker: the allocation ends in 105 s; stopping", "arm_timer 3600"}},
          {3495.1, claimed({}), {"deactivate_node after=3495.1"}},
      }},
+    {"deadline: a job SIGKILLed after the grace gets termination.timeout_exit_code",
+     with_timeout_code(ending(), 99), n0_pool(),
+     ending_opening("60", "3539.6", "arm_timer 3540") + launched(1, job(42), needs(1)) +
+         std::vector<step>{
+             {3540, tick(),
+              {"info: worker: the allocation ends in 60 s; stopping", "signal_job 42 SIGTERM",
+               "arm_timer 3570"}},
+             {3570, tick(),
+              {"warning: job 42: still running after the grace; SIGKILL",
+               "signal_job 42 SIGKILL", "arm_timer 3575"}},
+             {3570.1, exit_of(42, killed(SIGKILL)),
+              {"warning: job 42: terminated rc=99 (killed by SIGKILL (9))",
+               "complete_jobs 42#1 terminated rc=99"}},
+         }},
+    {"deadline: no grace (sigterm_lead_seconds 0) is SIGKILL at once, not a wait",
+     with_timeout_code(ending(0), 152), n0_pool(),
+     ending_opening("60", "3539.6", "arm_timer 3540") + launched(1, job(42), needs(1)) +
+         std::vector<step>{
+             {3540, tick(),
+              {"info: worker: the allocation ends in 60 s; stopping", "signal_job 42 SIGKILL",
+               "arm_timer 3545"}},
+             {3540.1, exit_of(42, killed(SIGKILL)),
+              {"warning: job 42: terminated rc=152 (killed by SIGKILL (9))",
+               "complete_jobs 42#1 terminated rc=152"}},
+         }},
+    {"stdio delete_on_success: only an accepted rc 0 of that job deletes its output",
+     deleting_output(), n0_pool(),
+     start + launched(1, job(42), needs(1)) + launched(1.1, job(43), std::nullopt) +
+         std::vector<step>{
+             {2, exit_of(42, exited(0)),
+              {"info: job 42: completed rc=0 (exited with 0)",
+               "complete_jobs 42#1 completed rc=0"}},
+             {2.1, batch_ok({42}), {}},
+             {3, exit_of(43, exited(0)),
+              {"info: job 43: completed rc=0 (exited with 0)",
+               "complete_jobs 43#1 completed rc=0"}},
+             {3.1, batch_ok({43}), {"delete_output 43#1"}},
+         }},
     {"an end time learned later (squeue) schedules the drain", test_config(), n0_pool(),
      start + std::vector<step>{
          {0.5, claimed({}), {"check_workflow", "arm_timer 0.9"}},

@@ -127,11 +127,19 @@ BOOST_AUTO_TEST_CASE(claimed_jobs_are_decoded_whole)
     auto const& jobs = as<w::jobs_claimed>(e).jobs;
     BOOST_TEST_REQUIRE(jobs.size() == 3u);
     BOOST_TEST((jobs[0] == core::claimed_job{41, "work_41", "bash my_script.sh", std::nullopt, 4,
-                                             std::nullopt, 1, {}}));
+                                             std::nullopt, 1, {}, {}}));
     BOOST_TEST(*jobs[1].invocation_script == "module load x");
     BOOST_TEST((jobs[2] == core::claimed_job{43, "work_43", "bash my_script.sh", std::nullopt, 4,
-                                             6, 2, {11, 12}}));
+                                             6, 2, {11, 12}, {}}));
     BOOST_TEST(as<w::jobs_claimed>(one(action, 200, R"({"jobs":[]})")).jobs.empty());
+    // Newer Torc's job env: its own map, applied over the workflow's by the launch plan.
+    auto const with_env = one(action, 200, R"({"jobs":[)" +
+                                               torc_job(44, R"(,"env":{"A":"1","B":""})") +
+                                               "," + torc_job(45, R"(,"env":null)") + "]}");
+    auto const& env_jobs = as<w::jobs_claimed>(with_env).jobs;
+    BOOST_TEST_REQUIRE(env_jobs.size() == 2u);
+    BOOST_TEST((env_jobs[0].env == core::env_map{{"A", "1"}, {"B", ""}}));
+    BOOST_TEST(env_jobs[1].env.empty());
     // Torc's contract does not require `jobs`.
     BOOST_TEST(as<w::jobs_claimed>(one(action, 200, R"({"reason":"Workflow is canceled"})"))
                    .jobs.empty());
@@ -181,12 +189,16 @@ BOOST_AUTO_TEST_CASE(batch_completion_workflow_state_and_plain_successes)
 {
     auto const batch = one(w::complete_jobs{rid, {}}, 200,
                            R"({"completed":[42,44],"errors":[{"job_id":43,)"
-                           R"("message":"batch_complete_jobs: job 43 is ready, not running"}]})");
+                           R"("message":"batch_complete_jobs: job 43 is ready, not running"},)"
+                           R"({"job_id":45,"status":409,"message":"held by compute node 1"}]})");
     auto const& b = as<w::jobs_reported>(batch);
     BOOST_TEST((b.completed == std::vector<std::int64_t>{42, 44}));
-    BOOST_TEST_REQUIRE(b.rejected.size() == 1u);
+    BOOST_TEST_REQUIRE(b.rejected.size() == 2u);
     BOOST_TEST(b.rejected[0].job_id == 43);
     BOOST_TEST(b.rejected[0].message == "batch_complete_jobs: job 43 is ready, not running");
+    BOOST_TEST(b.rejected[0].http_status == 0);  // Torc's entries name no status
+    BOOST_TEST(b.rejected[1].job_id == 45);
+    BOOST_TEST(b.rejected[1].http_status == 409);  // torcrun's do
 
     auto const state = one(w::check_workflow{rid}, 200,
                            R"({"is_canceled":true,"is_complete":true,)"
@@ -279,6 +291,14 @@ std::vector<broken_case> broken_cases()
          h5, 200,
          R"(claim_jobs_based_on_resources: field "jobs[0].output_file_ids[1]": )"
          "expected an integer, found a string"},
+        {"env list", claim, {{200, R"({"jobs":[)" + torc_job(1, R"(,"env":["A=1"])") + "]}"}},
+         h5, 200,
+         R"(claim_jobs_based_on_resources: field "jobs[0].env": expected an object, found an )"
+         "array"},
+        {"env number", claim, {{200, R"({"jobs":[)" + torc_job(1, R"(,"env":{"A":1})") + "]}"}},
+         h5, 200,
+         R"(claim_jobs_based_on_resources: field "jobs[0].env": the value of "A" is an integer, )"
+         "not a string"},
         {"attempt zero", claim, {{200, R"({"jobs":[)" + torc_job(1, R"(,"attempt_id":0)") + "]}"}},
          h5, 200,
          R"(claim_jobs_based_on_resources: field "jobs[0].attempt_id": 0 is outside 1 to 4294967295)"},

@@ -1,11 +1,12 @@
-// The server's checks before a request reaches the handler, on plain values (no sockets): the
-// request target must lie under /torc-service/v1 and parse, and Basic credentials must match the
-// htpasswd file when one is configured. Also builds the server's own JSON error replies.
+// The server's checks before a request reaches the handler, on plain values (no sockets): Basic
+// credentials must be present when the server requires them (screen_credentials; the password
+// itself is then verified by the authenticator, off the reactor thread), and the request target
+// must lie under /torc-service/v1 and parse (admit). Also builds the server's own JSON error
+// replies.
 #pragma once
 
 #include "torcrun/server/http_types.hpp"
 #include "torcrun/common/io/basic_auth.hpp"
-#include "torcrun/server/io/htpasswd.hpp"
 
 #include <optional>
 #include <string>
@@ -27,13 +28,23 @@ struct incoming {
 };
 
 struct auth_policy {
-    htpasswd const* users = nullptr;  // nullptr = no authentication
+    bool required = false;  // false = no authentication, any header is ignored
     bool allow_anonymous = false;
 };
 
-// Either the request for the handler (path relative to the base path, query decoded, user set)
-// or the server's own 400/401/404 reply.
-std::variant<api::request, server_reply> admit(incoming in, auth_policy const& auth);
+// What the Authorization header calls for: nothing (the request passes without a user), the
+// verification of these credentials, or the 401 answer (missing or malformed header).
+// Checked before the target: an unauthenticated client learns nothing about which paths exist.
+using screened = std::variant<std::monostate, basic_credentials, server_reply>;
+screened screen_credentials(std::optional<std::string> const& authorization,
+                            auth_policy const& auth);
+
+// The 401 for credentials that did not verify.
+server_reply wrong_credentials();
+
+// Either the request for the handler (path relative to the base path, query decoded, `user`
+// set) or the server's own 400/404 reply.
+std::variant<api::request, server_reply> admit(incoming in, std::optional<std::string> user);
 
 // `{"message": "<message>"}` with `status`.
 server_reply json_error(unsigned status, std::string const& message);

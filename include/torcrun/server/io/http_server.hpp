@@ -1,7 +1,12 @@
 // The HTTP/1.1 server of `torcrun server` (and of the embedded server of `torcrun run`): Beast on
 // one single-threaded io_context, serving the Torc REST API under /torc-service/v1 through an
-// `api::request_handler`. It owns sockets, limits, Basic auth and long-poll parking; every
-// decision about what a request means belongs to the handler.
+// `api::request_handler`. It owns sockets, limits, Basic auth (checked by an `authenticator`:
+// cached, bcrypt off the reactor thread) and long-poll parking; every decision about what a
+// request means belongs to the handler.
+//
+// Open connections (event streams included) are capped: one accepted beyond `max_connections`
+// is answered `503 {"message": ...}` with `Retry-After: 1` and closed, and while accept fails
+// (EMFILE: no descriptor left) the server backs off and logs one warning per 10 s with a count.
 //
 // Connection life: idle (keep-alive wait, `idle_timeout`) -> reading (`read_timeout` for the whole
 // request) -> busy (handler, parked long poll, write) -> idle again or closed. `stop()` closes the
@@ -14,6 +19,7 @@
 #include "torcrun/server/http_types.hpp"
 #include "torcrun/common/error.hpp"
 #include "torcrun/common/io/logger.hpp"
+#include "torcrun/server/io/htpasswd.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -38,6 +44,12 @@ struct server_settings {
     std::chrono::milliseconds write_timeout{30'000};
     std::optional<std::string> htpasswd_file;  // nullopt = no authentication
     bool allow_anonymous = false;  // with a file: requests without credentials pass (no user)
+    // Checks a password against its hash on the verification threads; empty = bcrypt_matches.
+    // Tests count calls through it.
+    password_check check_password;
+    std::size_t verify_threads = 2;  // threads for bcrypt checks that miss the cache
+    // Most connections open at once; nullopt = core::connection_cap_for(soft RLIMIT_NOFILE).
+    std::optional<std::size_t> max_connections;
     // Event streams (GET /workflows/{id}/events/stream): a comment line after this much silence,
     // and the most bytes queued for one client that does not read: past it the client is dropped.
     std::chrono::milliseconds stream_keep_alive{15'000};
@@ -64,6 +76,8 @@ public:
 
     std::uint16_t port() const noexcept;
     std::size_t open_connections() const noexcept;
+    std::size_t max_connections() const noexcept;  // the cap in force, known after start()
+    std::size_t refused_connections() const noexcept;  // answered 503 (or closed) since start
     std::size_t parked_requests() const noexcept;
     std::size_t open_streams() const noexcept;
     // The most bytes queued for any one open stream (never above `stream_buffer_bytes`).

@@ -32,6 +32,7 @@ struct job_runner_settings {
     core::worker_config config;  // output_dir already absolute
     core::execution_mode mode = core::execution_mode::direct;
     core::env_map worker_env;      // the worker's own environment, before the job policy
+    core::env_map workflow_env;    // the workflow's `env`, under each job's own
     std::int64_t workflow_id = 0;
     std::string slurm_job_id;      // slurm mode: SLURM_JOB_ID
     std::optional<std::string> workflow_submission_dir;
@@ -53,6 +54,7 @@ public:
     void signal(core::worker::signal_job const& action);       // the job's whole group
     void run_recovery(core::worker::run_recovery const& action);  // result only logged
     void run_commands(core::worker::run_commands const& action);  // -> commands_finished
+    void delete_output(core::worker::delete_output const& action);  // failures only logged
 
     std::size_t running() const;  // attempts spawned and not yet exited
     void kill_all();              // SIGKILL every running group at once (hard exit)

@@ -9,6 +9,8 @@
 #include "torcrun/common/env_map.hpp"
 #include "torcrun/slurm/mode_choice.hpp"
 #include "torcrun/worker/resource_pool.hpp"
+#include "torcrun/common/error.hpp"
+#include "torcrun/common/io/http_client.hpp"
 #include "torcrun/common/io/logger.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -24,13 +26,21 @@ struct worker_setup {
     core::execution_mode mode = core::execution_mode::direct;
     core::resource_pool pool;    // what this worker places jobs on
     core::env_map worker_env;    // the process environment
+    core::env_map workflow_env;  // the workflow record's `env` (newer Torc), under each job's
     std::string hostname;
     std::string slurm_job_id;    // empty outside Slurm
     // Ask `squeue -h -j <id> -o %e` for the end when neither the environment nor the config
     // gave one (the shell does it without blocking the reactor).
     bool look_up_end_time = false;
+    // /proc sampling of jobs: the workflow's resource_monitor_config interval; nullopt = 1 s.
+    std::optional<double> sample_interval_seconds = std::nullopt;
     bool handle_signals = true;  // SIGTERM, SIGINT (twice: skip the grace), SIGUSR1
 };
+
+// How the worker reaches its server: server.url, request_timeout_seconds, username and the
+// first line of password_file. Errors: `server.url: ...`, `server.password_file: cannot read
+// "..."`.
+core::result<client_settings> client_for(core::worker_config const& config);
 
 // Runs the worker until the state machine exits; the result is the worker's exit code. Every
 // job it spawned has been reaped by then.

@@ -1,0 +1,127 @@
+// worker_fsm, fencing: a 409 on a job transition means the job is not this worker's any more
+// (another node holds it, it moved on, or this node was deactivated). The job is dropped with a
+// warning that quotes the server's message (which names the holder): not handed back, not
+// retried, not reported again. And a claim re-sent after a lost reply keeps its request id, which
+// the wire sends as the claim's request_key.
+#include "worker_fsm_script.hpp"
+
+#include <boost/test/data/test_case.hpp>
+
+using namespace fsm_test;
+namespace bdata = boost::unit_test::data;
+
+namespace {
+
+auto const start = opening(n0_node, n0_claim);
+
+std::string const held_by_other =
+    "PUT /jobs/42/start_job/1/9: 409 start_job: job 42 is held by compute node 3 on attempt 1, "
+    "not by compute node 9";
+
+void fenced_off_is(harness& h, std::size_t n)
+{
+    auto const& l = h.fsm().ledger();
+    BOOST_TEST(l.fenced_off == n);
+    BOOST_TEST(l.handed_back == 0u);
+    BOOST_TEST(l.rejected == 0u);
+    BOOST_TEST(l.claimed == l.ended() + h.fsm().live_jobs());
+    BOOST_TEST(h.fsm().pool().idle());
+}
+
+make_event handler_is(std::int64_t id, std::vector<core::failure_rule> rules)
+{
+    return reply<worker::failure_handler_read>("read_failure_handler " + std::to_string(id),
+                                               core::failure_handler{id, rules});
+}
+
+std::vector<scenario> const scenarios{
+    {"start_job fenced off: dropped, its reservation released, not handed back", test_config(),
+     n0_pool(),
+     start + std::vector<step>{
+         {1, claimed({job(42)}), {"read_requirements 1"}},
+         {1.1, requirements(1, needs(2)),
+          {"start_job 42", "claim_jobs limit=6 cpus=6 memory=16g gpus=4 nodes=1"}},
+         {1.2, refused("start_job 42", 409, held_by_other),
+          {"warning: job 42: not this worker's any more; dropped: " + held_by_other}},
+     },
+     [](harness& h) { fenced_off_is(h, 1); }},
+    {"a start_job refusal that is not the fence still hands the job back", test_config(),
+     n0_pool(),
+     start + std::vector<step>{
+         {1, claimed({job(42)}), {"read_requirements 1"}},
+         {1.1, requirements(1, needs(2)), {"..."}},
+         {1.2, refused("start_job 42", 422, "422 run_id"),
+          {"error: job 42: handed back: start_job refused: 422 run_id", "hand_back 42"}},
+     }},
+    {"hand_back fenced off: dropped without the 'stays pending' error", test_config(),
+     n0_pool(),
+     start + std::vector<step>{
+         {1, claimed({job(42)}), {"read_requirements 1"}},
+         {1.1, requirements(1, needs(1, 0, 5)), {"..."}},
+         {1.2, refused("hand_back 42", 409, "manage_status_change: job 42 is held by node 3"),
+          {"warning: job 42: not this worker's any more; dropped: manage_status_change: job 42 "
+           "is held by node 3"}},
+     },
+     [](harness& h) { fenced_off_is(h, 1); }},
+    {"a completion fenced off in a batch: a warning, the job leaves, nothing is re-sent",
+     test_config(), n0_pool(),
+     start + launched(1, job(42), needs(1)) + std::vector<step>{
+         {2, exit_of(42, exited(0)),
+          {"info: job 42: completed rc=0 (exited with 0)", "complete_jobs 42#1 completed rc=0"}},
+         {2.1,
+          reply<worker::jobs_reported>(
+              "complete_jobs", std::vector<std::int64_t>{},
+              std::vector<worker::rejected_report>{
+                  {42, "batch_complete_jobs: job 42 is held by compute node 3 on attempt 1, not "
+                       "by compute node 9", 409}}),
+          {"warning: job 42: not this worker's any more; result dropped: batch_complete_jobs: "
+           "job 42 is held by compute node 3 on attempt 1, not by compute node 9"}},
+     },
+     [](harness& h) {
+         fenced_off_is(h, 1);
+         BOOST_TEST(h.fsm().ledger().reported == 0u);
+     }},
+    {"retry fenced off: dropped, not reported as failed", test_config(), n0_pool(),
+     start + launched(1, job(42, 1, 2), needs(1)) + std::vector<step>{
+         {2, exit_of(42, exited(1)), {"..."}},
+         {2.1, handler_is(2, {{{1}, false, std::nullopt, 3}}), {"retry_job 42 max_retries=3"}},
+         {2.2, refused("retry_job 42", 409, "retry: job 42 is held by compute node 3"),
+          {"warning: job 42: not this worker's any more; dropped: retry: job 42 is held by "
+           "compute node 3"}},
+     },
+     [](harness& h) { fenced_off_is(h, 1); }},
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(worker_fsm_fencing)
+
+BOOST_DATA_TEST_CASE(scripted, bdata::make(scenarios), s) { play(s); }
+
+// The reply of a claim was lost (the connection dropped after the server committed it): the claim
+// is re-sent under the same request id, so the wire sends the same request_key and the server
+// answers with the jobs the first attempt took; they then start as usual.
+BOOST_AUTO_TEST_CASE(a_claim_resent_after_a_lost_reply_keeps_its_key)
+{
+    harness h(test_config(), n0_pool());
+    for (auto const& st : start) h.feed(st.at, st.event(h));
+    auto claim_id = [&] {
+        for (auto const& a : h.last())
+            if (std::holds_alternative<worker::claim_jobs>(a)) return core::request_of(a);
+        return std::optional<core::request_id>{};
+    };
+    auto const first = claim_id();
+    BOOST_TEST_REQUIRE(first.has_value());
+    h.feed(1, worker::request_failed{*first, http_failure::reset, 0,
+                                     "POST /workflows/5/claim_jobs_based_on_resources/8: reset"});
+    BOOST_TEST(!claim_id().has_value());  // not before the backoff
+    h.feed(2, worker::tick{});
+    auto const again = claim_id();
+    BOOST_TEST_REQUIRE(again.has_value());
+    BOOST_TEST(static_cast<std::uint64_t>(*again) == static_cast<std::uint64_t>(*first));
+    auto const got = h.feed(2.1, worker::jobs_claimed{*again, {job(42)}});
+    BOOST_TEST(lines(got) == lines({"info: server: answering again", "read_requirements 1"}));
+    BOOST_TEST(h.fsm().ledger().claimed == 1u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
