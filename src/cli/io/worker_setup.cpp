@@ -86,7 +86,7 @@ core::result<io::worker_setup> make_worker_setup(core::worker_config config,
     if (!pool) return pool.error();
     log_start(log, *allocation, *decision);
     io::worker_setup setup{std::move(config), decision->mode, std::move(*pool), std::move(env),
-                           machine.host_name, allocation->job_id};
+                           machine.host_name, allocation->job_id, std::nullopt};
     setup.look_up_end_time = allocation->in_slurm && !allocation->end_time &&
                              !setup.config.termination.end_time;
     if (allocation->end_time && !setup.config.termination.end_time)

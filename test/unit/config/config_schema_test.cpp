@@ -66,6 +66,7 @@ std::map<std::string, std::string> const worker_samples{
     {"termination.drain_buffer_seconds", "120"},
     {"limits.idle_timeout_seconds", "0"},
     {"limits.runtime_factor", "2"},
+    {"limits.max_parallel_jobs", "4"},
     {"limits.enforce_memory", "true"},
     {"gpu.visibility_variables", "CUDA_VISIBLE_DEVICES"},
     {"gpu.device_order", "FASTEST_FIRST"},

@@ -52,7 +52,7 @@ public:
     void spawn(core::worker::spawn const& action);
     void signal(core::worker::signal_job const& action);       // the job's whole group
     void run_recovery(core::worker::run_recovery const& action);  // result only logged
-    void run_commands(core::worker::run_commands const& action);  // -> commands_finished
+    void run_commands(core::worker::run_commands const& action);  // -> action_finished
 
     std::size_t running() const;  // attempts spawned and not yet exited
     void kill_all();              // SIGKILL every running group at once (hard exit)
