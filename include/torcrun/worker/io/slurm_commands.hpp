@@ -1,7 +1,7 @@
 // Slurm's own commands as workers and `torcrun submit` / `slurm-script` run them: writing a batch
 // script, sbatch, scancel and squeue, each a launcher child awaited without blocking the reactor
 // (the CLI runs them on an io_context of its own). Failures carry the command's own text:
-// `sbatch /x.sh: exit 1: sbatch: error: invalid account`.
+// `sbatch /x.sh: exited with 1: sbatch: error: invalid account`.
 #pragma once
 
 #include "torcrun/common/env_map.hpp"
