@@ -94,6 +94,10 @@ constexpr auto worker_keys = std::to_array<detail::key_spec<w>>({
     key<w, &w::limits, &w::limits_settings::runtime_factor>(
         "limits.runtime_factor", nullable(rule(k::number, 1, 1000)),
         "Stop a job that runs this many times its requested runtime; null = never."),
+    key<w, &w::limits, &w::limits_settings::max_parallel_jobs>(
+        "limits.max_parallel_jobs", nullable(rule(k::integer, 1, 1000000)),
+        "Hold at most this many jobs at once (a schedule_nodes action's max_parallel_jobs); "
+        "null = as many as fit."),
     key<w, &w::limits, &w::limits_settings::enforce_memory>(
         "limits.enforce_memory", rule(k::boolean),
         "Stop a job whose memory use exceeds its request (direct mode)."),

@@ -68,6 +68,8 @@ std::vector<std::string> worker_argv(sbatch_request const& r, std::string_view m
     if (r.config_path) argv.insert(argv.end(), {"--config", *r.config_path});
     if (r.url) argv.insert(argv.end(), {"--url", *r.url});
     argv.insert(argv.end(), {"--output-dir", r.output_dir});
+    if (r.max_parallel_jobs)
+        argv.insert(argv.end(), {"--max-parallel-jobs", std::to_string(*r.max_parallel_jobs)});
     return argv;
 }
 
@@ -114,6 +116,10 @@ result<checked> check(sbatch_request const& r, worker_config const& config)
 {
     if (auto ok = check_words(r); !ok) return ok.error();
     checked out;
+    if (r.max_parallel_jobs && *r.max_parallel_jobs < 1) {
+        return error{"--max-parallel-jobs: " + std::to_string(*r.max_parallel_jobs) +
+                     " must be at least 1"};
+    }
     auto nodes = whole_number("--nodes", r.nodes, 1, 1'000'000);
     if (!nodes) return nodes.error();
     out.nodes = *nodes;

@@ -120,6 +120,15 @@ struct local_text {
     {
         return "run_commands " + to_string(a.action_id) + ": " + join(a.commands, "; ");
     }
+    std::string operator()(worker::schedule_allocations const& a) const
+    {
+        auto const& c = a.config;
+        return "schedule_allocations " + to_string(a.action_id) + ": scheduler " +
+               to_string(c.scheduler_id) + " x" + to_string(c.num_allocations) +
+               (c.start_one_worker_per_node ? " per_node" : "") +
+               (c.max_parallel_jobs ? " max_parallel_jobs=" + to_string(*c.max_parallel_jobs)
+                                    : "");
+    }
     std::string operator()(worker::spawn const& a) const
     {
         return "spawn " + to_string(a.job.id) + '#' + to_string(a.job.attempt_id) + " on " +

@@ -390,6 +390,7 @@ void worker_fsm::impl::pass()
     if (stage == worker_stage::running) {
         try_claim();
         try_status_check();
+        poll_job_actions();
     }
     maybe_stop();
 }
@@ -413,10 +414,14 @@ std::optional<fsm_time> worker_fsm::impl::next_wake() const
     if (stage != worker_stage::running) return wake;
     if (claim_possible() && claims.not_before > now) consider(claims.not_before);
     consider(drain_at());
-    if (claims.idle_since && cfg.limits.idle_timeout_seconds > 0)
-        consider(*claims.idle_since + seconds(cfg.limits.idle_timeout_seconds));
+    if (claims.idle_since && cfg.limits.idle_timeout_seconds > 0) {
+        // Past due while an action step holds the worker: its end is the next event to wait for.
+        auto const due = *claims.idle_since + seconds(cfg.limits.idle_timeout_seconds);
+        if (due > now || !(actions.request || actions.current)) consider(due);
+    }
     if (!claims.status_check)
         consider(claims.last_status_check + seconds(cfg.poll.interval_seconds));
+    if (actions.job_actions && !actions.request && !actions.current) consider(actions.next_poll);
     return wake;
 }
 

@@ -17,8 +17,10 @@ namespace torcrun::core {
 
 bool worker_fsm::impl::claim_possible() const
 {
+    auto const cap = cfg.limits.max_parallel_jobs;
     return stage == worker_stage::running && !claims.request && claims.batch.empty() &&
-           pool.largest_free_per_node().cpus >= 1;
+           pool.largest_free_per_node().cpus >= 1 &&
+           (!cap || static_cast<std::int64_t>(jobs.size()) < *cap);
 }
 
 worker::claim_jobs worker_fsm::impl::fresh_claim(request_id id) const
@@ -29,6 +31,10 @@ worker::claim_jobs worker_fsm::impl::fresh_claim(request_id id) const
     for (std::size_t i = 0; i < pool.size(); ++i) {
         c.nodes.push_back(pool.available(i));
         c.limit += c.nodes.back().cpus;
+    }
+    if (auto const cap = cfg.limits.max_parallel_jobs) {
+        auto const room = std::max<std::int64_t>(0, *cap - static_cast<std::int64_t>(jobs.size()));
+        c.limit = static_cast<std::uint32_t>(std::min<std::int64_t>(c.limit, room));
     }
     c.num_nodes = static_cast<std::uint32_t>(std::max<std::size_t>(1, pool.idle_node_count()));
     if (auto const at = drain_at())
@@ -317,6 +323,7 @@ void worker_fsm::impl::check_idle()
     }
     if (!claims.idle_since) claims.idle_since = now;
     if (now < *claims.idle_since + seconds(cfg.limits.idle_timeout_seconds)) return;
+    if (actions_keep_alive()) return;
     if (!claims.never_fit.empty()) return stop_never_fits();
     say(log_severity::info,
         "worker: idle for " + format_seconds(cfg.limits.idle_timeout_seconds) + " s; stopping");

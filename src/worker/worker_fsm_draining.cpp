@@ -53,6 +53,8 @@ void worker_fsm::impl::drain(stop_reason why)
     }
     if (stage != worker_stage::running) return;
     stage = worker_stage::draining;
+    actions.triggers.clear();  // the job-gated lists not yet read stay unread
+    actions.queued.clear();
     reason = why;
     if (why == stop_reason::server_lost) exit_code = 1;
     claims.idle_since.reset();
@@ -102,6 +104,10 @@ void worker_fsm::impl::maybe_stop()
     }
     if (!jobs.empty() || !reports.pending.empty() || claims.request || !claims.batch.empty())
         return;
+    // A claimed action is carried out to its end; one not yet claimed is left to others.
+    if (actions.request || actions.current) return;
+    actions.queued.clear();
+    actions.triggers.clear();
     stage = worker_stage::stopping;
     if (reason == stop_reason::workflow_complete)
         actions.triggers = {action_trigger::on_workflow_complete,

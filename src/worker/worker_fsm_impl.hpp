@@ -33,12 +33,18 @@ struct startup_state {
     std::optional<fsm_time> end_at;  // the allocation's end
 };
 
-// The workflow actions the worker runs itself, at start and at stop (worker_fsm_startup.cpp).
+// The workflow actions the worker runs itself, at start and at stop, and the job-gated ones
+// while it runs (worker_fsm_startup.cpp).
 struct action_state {
     std::deque<action_trigger> triggers;
     std::deque<workflow_action> queued;
     std::optional<workflow_action> current;  // claimed or running
     std::optional<request_id> request;       // a start-up or action step in flight
+    bool job_actions = false;  // the workflow has on_jobs_ready / on_jobs_complete actions
+    fsm_time next_poll{};      // while running: the next read of their pending lists
+    std::optional<fsm_time> polled_at;  // while running: the last such read answered
+    std::set<std::int64_t> claimed;     // by this worker (persistent ones stay pending)
+    std::set<std::int64_t> passed;      // not for workers, said once
 };
 
 // Claims, requirements and placement, and what follows from claim replies: the workflow status
@@ -137,9 +143,12 @@ struct worker_fsm::impl {
     void refused_at_start(std::string const& message);
     void on(worker::pending_actions_read const& e, worker_action const&);
     void on(worker::action_claim_read const& e, worker_action const&);
-    void on(worker::commands_finished const& e);
+    void on(worker::action_finished const& e);
     void action_step_failed(request_id id);
+    std::optional<std::string> not_for_workers(workflow_action const& action) const;
     void next_workflow_action();
+    void poll_job_actions();
+    bool actions_keep_alive();
     void triggers_done();
     void deactivate();
     // worker_fsm_claiming.cpp

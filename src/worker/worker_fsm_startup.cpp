@@ -1,10 +1,15 @@
 // Start-up (register the compute node, read the run id) and the workflow actions a worker runs
-// itself: on_workflow_start and on_worker_start before the first claim, on_workflow_complete and
-// on_worker_complete before it deactivates its node. One action step is in flight at a time:
-// read the pending actions of a trigger, claim one, run its commands, next.
+// itself: on_workflow_start and on_worker_start before the first claim, on_jobs_ready and
+// on_jobs_complete every poll.interval_seconds while it runs (when the workflow has such
+// actions), on_workflow_complete and on_worker_complete before it deactivates its node. One
+// action step is in flight at a time: read the pending actions of a trigger, claim one, run its
+// commands or schedule its allocations, next. The server's claim decides who runs an action:
+// a non-persistent one runs exactly once; a persistent one once per worker that claims it.
 #include "worker_fsm_impl.hpp"
 
 #include "worker_text.hpp"
+
+#include "torcrun/common/units.hpp"
 
 namespace torcrun::core {
 
@@ -59,6 +64,7 @@ void worker_fsm::impl::on(worker::workflow_read const& e, worker_action const&)
     actions.request.reset();
     startup.run_id = e.run_id;
     startup.use_pending_failed = e.use_pending_failed;
+    actions.job_actions = e.job_actions;
     say(log_severity::info, "worker: workflow " + std::to_string(workflow_id) + " run " +
                                 std::to_string(startup.run_id) +
                                 (startup.use_pending_failed ? " (use_pending_failed)" : ""));
@@ -82,7 +88,10 @@ void worker_fsm::impl::on(worker::pending_actions_read const& e, worker_action c
 {
     if (e.request != actions.request) return;
     actions.request.reset();
-    actions.queued.assign(e.actions.begin(), e.actions.end());
+    if (stage == worker_stage::running) actions.polled_at = now;
+    // A draining worker claims nothing new; what it claimed already it carries out.
+    if (stage != worker_stage::draining)
+        actions.queued.insert(actions.queued.end(), e.actions.begin(), e.actions.end());
     next_workflow_action();
 }
 
@@ -91,10 +100,22 @@ void worker_fsm::impl::on(worker::action_claim_read const& e, worker_action cons
     if (e.request != actions.request || !actions.current) return;
     actions.request.reset();
     auto const id = std::to_string(actions.current->id);
-    if (!e.claimed) {
+    bool const mine = e.held_by && e.held_by == startup.compute_node_id;
+    if (!e.claimed && !mine) {
         say(log_severity::info, "action " + id + ": claimed by another worker");
         actions.current.reset();
         next_workflow_action();
+        return;
+    }
+    if (mine)
+        say(log_severity::info, "action " + id + ": this worker holds it (an earlier claim's "
+                                                 "answer was lost)");
+    actions.claimed.insert(actions.current->id);
+    if (auto const& a = actions.current->allocations) {
+        say(log_severity::info, "action " + id + ": scheduling " +
+                                    count_of(static_cast<std::uint64_t>(a->num_allocations), "allocation") +
+                                    " of slurm_scheduler " + std::to_string(a->scheduler_id));
+        out.push_back(worker::schedule_allocations{actions.current->id, *a});
         return;
     }
     say(log_severity::info, "action " + id + ": running " +
@@ -102,7 +123,7 @@ void worker_fsm::impl::on(worker::action_claim_read const& e, worker_action cons
     out.push_back(worker::run_commands{actions.current->id, actions.current->commands});
 }
 
-void worker_fsm::impl::on(worker::commands_finished const& e)
+void worker_fsm::impl::on(worker::action_finished const& e)
 {
     if (!actions.current || actions.current->id != e.action_id || actions.request) {
         say(log_severity::warning,
@@ -110,8 +131,10 @@ void worker_fsm::impl::on(worker::commands_finished const& e)
         return;
     }
     if (!e.succeeded)
-        say(log_severity::warning,
-            "action " + std::to_string(e.action_id) + ": commands failed: " + e.detail);
+        say(actions.current->allocations ? log_severity::error : log_severity::warning,
+            "action " + std::to_string(e.action_id) +
+                (actions.current->allocations ? ": allocations failed: " : ": commands failed: ") +
+                e.detail);
     actions.current.reset();
     next_workflow_action();
 }
@@ -130,9 +153,10 @@ void worker_fsm::impl::next_workflow_action()
     while (!actions.queued.empty()) {
         auto next = std::move(actions.queued.front());
         actions.queued.pop_front();
-        if (next.action_type != "run_commands") {
-            say(log_severity::info, "action " + std::to_string(next.id) + ": " + next.action_type +
-                                        " actions are not run by workers");
+        if (actions.claimed.contains(next.id)) continue;
+        if (auto const why = not_for_workers(next)) {
+            if (actions.passed.insert(next.id).second)
+                say(log_severity::info, "action " + std::to_string(next.id) + ": " + *why);
             continue;
         }
         actions.current = std::move(next);
@@ -146,6 +170,46 @@ void worker_fsm::impl::next_workflow_action()
         return;
     }
     triggers_done();
+}
+
+// Why a worker does not run this action itself, or nullopt when it does. schedule_nodes actions
+// of the start triggers are torcrun submit's (a worker would submit them a second time).
+std::optional<std::string> worker_fsm::impl::not_for_workers(workflow_action const& a) const
+{
+    if (a.action_type == "run_commands") return std::nullopt;
+    if (a.action_type != "schedule_nodes" || !a.allocations)
+        return a.action_type + " actions are not run by workers";
+    if (a.trigger_type != "on_jobs_ready" && a.trigger_type != "on_jobs_complete")
+        return "schedule_nodes actions are run by workers only for on_jobs_ready and "
+               "on_jobs_complete (torcrun submit carries out the others)";
+    if (a.allocations->scheduler_type != "slurm")
+        return "schedule_nodes with scheduler_type \"" + a.allocations->scheduler_type +
+               "\": workers schedule only slurm allocations";
+    return std::nullopt;
+}
+
+// While running: the pending lists of the job-gated triggers, every poll.interval_seconds, once
+// no other action step is in flight.
+void worker_fsm::impl::poll_job_actions()
+{
+    if (!actions.job_actions || actions.request || actions.current || !actions.queued.empty() ||
+        !actions.triggers.empty() || now < actions.next_poll)
+        return;
+    actions.next_poll = after(cfg.poll.interval_seconds);
+    actions.triggers = {action_trigger::on_jobs_ready, action_trigger::on_jobs_complete};
+    next_workflow_action();
+}
+
+// An idle worker stays while an action step is under way, and until the job-gated actions were
+// read after its idle time ran out: a pending schedule_nodes action keeps it, as in Torc.
+bool worker_fsm::impl::actions_keep_alive()
+{
+    if (actions.request || actions.current || !actions.queued.empty()) return true;
+    if (!actions.job_actions || !claims.idle_since) return false;
+    auto const due = *claims.idle_since + seconds(cfg.limits.idle_timeout_seconds);
+    if (actions.polled_at && *actions.polled_at >= due) return false;
+    actions.next_poll = std::min(actions.next_poll, now);
+    return true;
 }
 
 void worker_fsm::impl::triggers_done()

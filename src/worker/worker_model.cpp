@@ -23,8 +23,9 @@ std::string_view to_string(result_status status)
 
 std::string_view to_string(action_trigger trigger)
 {
-    static constexpr std::string_view names[] = {"on_workflow_start", "on_worker_start",
-                                                 "on_workflow_complete", "on_worker_complete"};
+    static constexpr std::string_view names[] = {"on_workflow_start",    "on_worker_start",
+                                                 "on_workflow_complete", "on_worker_complete",
+                                                 "on_jobs_ready",        "on_jobs_complete"};
     return names[static_cast<int>(trigger)];
 }
 

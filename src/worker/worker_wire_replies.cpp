@@ -39,7 +39,9 @@ struct namer {
     std::string operator()(w::register_node const&) const { return "create_compute_node"; }
     std::string operator()(w::read_workflow const&) const
     {
-        return step == 0 ? "get_workflow" : "get_workflow_status";
+        return step == 0   ? "get_workflow"
+               : step == 1 ? "get_workflow_status"
+                           : "get_workflow_actions";
     }
     std::string operator()(w::read_pending_actions const& a) const
     {
@@ -198,8 +200,8 @@ core::result<core::failure_handler> decode_failure_handler(json::value const& v)
     return out;
 }
 
-// action_config.commands is read for run_commands only; other action types are the server's or
-// another worker's business and keep no commands.
+// action_config.commands is read for run_commands, the allocation_config for schedule_nodes;
+// other action types are the server's or another worker's business.
 core::result<core::workflow_action> decode_action(json::value const& v, std::string const& path)
 {
     if (!v.is_object()) return not_an_object(path, v);
@@ -207,11 +209,24 @@ core::result<core::workflow_action> decode_action(json::value const& v, std::str
     core::workflow_action out;
     out.id = r.integer("id");
     out.action_type = r.text("action_type");
+    out.trigger_type = r.text("trigger_type", "");
+    out.persistent = r.flag("persistent", false);
     if (!r.ok()) return *r.error();
-    if (out.action_type != "run_commands") return out;
+    if (out.action_type != "run_commands" && out.action_type != "schedule_nodes") return out;
     auto const* config = r.object("action_config");
     if (config == nullptr) return *r.error();
     field_reader c(*config, r.path("action_config"));
+    if (out.action_type == "schedule_nodes") {
+        core::allocation_config a;
+        a.scheduler_type = c.text("scheduler_type", "");
+        a.scheduler_id = c.optional_integer("scheduler_id").value_or(0);
+        a.num_allocations = c.optional_integer("num_allocations").value_or(1);
+        a.start_one_worker_per_node = c.flag("start_one_worker_per_node", false);
+        a.max_parallel_jobs = c.optional_integer("max_parallel_jobs");
+        if (!c.ok()) return *c.error();
+        out.allocations = std::move(a);
+        return out;
+    }
     auto const* commands = c.array("commands");
     if (commands == nullptr && c.ok()) c.fail("commands", " is missing");
     for (std::size_t i = 0; commands != nullptr && i < commands->size(); ++i) {
@@ -310,7 +325,26 @@ decoded action_claimed(core::request_id id, wire_reply const& r)
     wire::field_reader f(v->get_object(), "");
     bool const claimed = f.flag("claimed", true) && f.flag("success", true);
     if (!f.ok()) return *f.error();
-    return event{w::action_claim_read{id, claimed}};
+    return event{w::action_claim_read{id, claimed, std::nullopt}};
+}
+
+// A 409 claim and, when it came, the workflow's actions: the executed_by of this one. Anything
+// unreadable leaves the holder unknown, which reads as another worker's.
+w::action_claim_read claim_refused(core::request_id id, std::int64_t action_id,
+                                   std::span<wire_reply const> replies)
+{
+    w::action_claim_read out{id, false, std::nullopt};
+    if (replies.size() < 2 || !is_2xx(replies[1].status)) return out;
+    auto v = wire::parse_reply(replies[1].body);
+    if (!v || !v->is_array()) return out;
+    for (auto const& a : v->get_array()) {
+        if (!a.is_object()) continue;
+        wire::field_reader r(a.get_object(), "");
+        if (r.optional_integer("id") != action_id) continue;
+        auto const holder = r.optional_integer("executed_by");
+        if (r.ok()) out.held_by = holder;
+    }
+    return out;
 }
 
 // `failed_step` says which answer a problem is in.
@@ -330,6 +364,22 @@ decoded workflow_read(core::request_id id, std::span<wire_reply const> replies,
     wire::field_reader st(status->get_object(), "");
     out.run_id = st.integer("run_id");
     if (!st.ok()) return *st.error();
+    if (replies.size() < 3) return core::error{"get_workflow_actions was not sent"};
+    failed_step = 2;
+    auto actions = wire::parse_reply(replies[2].body);
+    if (!actions) return actions.error();
+    if (!actions->is_array()) return core::error{wire::root_problem(*actions, "an array")};
+    auto const& list = actions->get_array();
+    // Only the triggers matter here; each action is decoded in full when it is pending.
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        auto const path = wire::indexed("", i);
+        if (!list[i].is_object()) return wire::not_an_object(path, list[i]);
+        wire::field_reader a(list[i].get_object(), path);
+        auto const trigger = a.text("trigger_type", "");
+        if (!a.ok()) return *a.error();
+        out.job_actions = out.job_actions || trigger == "on_jobs_ready" ||
+                          trigger == "on_jobs_complete";
+    }
     return event{out};
 }
 
@@ -489,11 +539,9 @@ core::worker_event decode_replies(core::worker_action const& action,
     }
     auto const& last = replies.back();
     auto const step = replies.size() - 1;
-    if (!is_2xx(last.status)) {
-        if (std::holds_alternative<w::claim_action>(action) && last.status == 409)
-            return w::action_claim_read{id, false};
-        return http_failed(id, wire::endpoint_of(action, step), last);
-    }
+    if (auto const* claim = std::get_if<w::claim_action>(&action); claim && replies[0].status == 409)
+        return claim_refused(id, claim->action_id, replies);
+    if (!is_2xx(last.status)) return http_failed(id, wire::endpoint_of(action, step), last);
     auto failed_step = step;
     auto out = decode_ok(action, id, replies, failed_step);
     if (out) return std::move(*out);

@@ -346,17 +346,24 @@ std::optional<wire_request> next_request(core::worker_action const& action,
                 if (previous.empty()) return first_request{context}(a);
                 if constexpr (std::is_same_v<A, w::check_workflow>)
                     return ready_jobs_request(a, context, previous);
-                constexpr bool two_steps =
-                    std::is_same_v<A, w::read_workflow> || std::is_same_v<A, w::deactivate_node>;
-                if (!two_steps || previous.size() != 1 || !is_2xx(previous[0].status))
-                    return std::nullopt;
-                if constexpr (std::is_same_v<A, w::deactivate_node>) {
-                    return deactivate_request(a, context, previous[0]);
-                } else {
-                    auto v = wire::parse_reply(previous[0].body);
+                if constexpr (std::is_same_v<A, w::read_workflow>) {
+                    // the workflow, its status (the run id), its actions (any job-gated ones?)
+                    if (previous.size() > 2 || !is_2xx(previous.back().status)) return std::nullopt;
+                    auto v = wire::parse_reply(previous.back().body);
                     if (!v || !v->is_object()) return std::nullopt;
-                    return make("GET", workflow_target(context) + "/status");
+                    return make("GET", workflow_target(context) +
+                                           (previous.size() == 1 ? "/status" : "/actions"));
                 }
+                if constexpr (std::is_same_v<A, w::claim_action>) {
+                    // refused: who holds it? (this worker, when its first claim's answer was lost)
+                    if (previous.size() != 1 || previous[0].status != 409) return std::nullopt;
+                    return make("GET", workflow_target(context) + "/actions");
+                }
+                if constexpr (std::is_same_v<A, w::deactivate_node>) {
+                    if (previous.size() != 1 || !is_2xx(previous[0].status)) return std::nullopt;
+                    return deactivate_request(a, context, previous[0]);
+                }
+                return std::nullopt;
             }
         },
         action);

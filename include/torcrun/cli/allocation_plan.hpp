@@ -8,6 +8,7 @@
 
 #include "torcrun/common/error.hpp"
 #include "torcrun/config/config.hpp"
+#include "torcrun/slurm/allocation_request.hpp"
 #include "torcrun/slurm/sbatch_script.hpp"
 #include "torcrun/spec/creation_plan.hpp"
 
@@ -28,6 +29,7 @@ struct allocation_settings {
 };
 
 struct planned_allocation {
+    std::size_t action = 0;  // its index in the spec's actions
     std::string what;       // `actions[0] (schedule_nodes, slurm_schedulers "gpu")`
     std::string scheduler;  // the scheduler's name
     std::size_t number = 1;  // 1..num_allocations of its action

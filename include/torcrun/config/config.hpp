@@ -66,6 +66,7 @@ struct worker_config {
         std::optional<double> runtime_factor;  // kill at factor x requested runtime; nullopt = off
         bool enforce_memory = false;
         int oom_exit_code = 137;  // rc of a job killed for its memory use
+        std::optional<std::int64_t> max_parallel_jobs;  // jobs held at once; nullopt = no cap
         // Not a configuration key: torcrun run sets it for its one worker. When no other worker
         // can make a job ready, ready jobs that can never fit here end the run at once; any other
         // worker names them when it would stop for idleness, since another worker's jobs may

@@ -36,6 +36,7 @@ struct sbatch_request {
     std::string output_dir;                  // for --output/--error and the workers
     std::optional<std::string> signal_lead;  // seconds; default: default_signal_lead(config)
     bool per_node_workers = false;
+    std::optional<std::int64_t> max_parallel_jobs;  // the workers' --max-parallel-jobs
     std::string torcrun_path;  // absolute
     std::optional<std::string> config_path;
     std::optional<std::string> url;

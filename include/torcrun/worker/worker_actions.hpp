@@ -69,6 +69,9 @@ struct deactivate_node { request_id request{}; double duration_seconds = 0; };
 
 // ---- local work
 struct run_commands { std::int64_t action_id = 0; std::vector<std::string> commands; };
+// A claimed schedule_nodes action: read its slurm_scheduler and the workflow's slurm_defaults,
+// sbatch num_allocations scripts, record each as a pending scheduled compute node.
+struct schedule_allocations { std::int64_t action_id = 0; allocation_config config; };
 // Start the attempt: the shell builds the launch plan from these values (seconds_left: until
 // the allocation ends, for srun --time; nullopt when no end is known).
 struct spawn {
@@ -115,9 +118,10 @@ using worker_action =
                  worker::start_job, worker::hand_back, worker::read_failure_handler,
                  worker::retry_job, worker::record_result, worker::complete_job,
                  worker::complete_jobs, worker::check_workflow, worker::deactivate_node,
-                 worker::run_commands, worker::spawn, worker::signal_job, worker::check_outputs,
-                 worker::run_recovery, worker::delete_output, worker::journal_append,
-                 worker::journal_remove, worker::arm_timer, worker::log, worker::exit_worker>;
+                 worker::run_commands, worker::schedule_allocations, worker::spawn,
+                 worker::signal_job, worker::check_outputs, worker::run_recovery,
+                 worker::delete_output, worker::journal_append, worker::journal_remove,
+                 worker::arm_timer, worker::log, worker::exit_worker>;
 
 // The request id of a server request; nullopt for local work.
 std::optional<request_id> request_of(worker_action const& action);

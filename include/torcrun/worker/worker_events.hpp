@@ -39,9 +39,16 @@ struct workflow_read {
     request_id request{};
     std::int64_t run_id = 0;
     bool use_pending_failed = false;
+    bool job_actions = false;  // some action has an on_jobs_ready or on_jobs_complete trigger
 };
 struct pending_actions_read { request_id request{}; std::vector<workflow_action> actions; };
-struct action_claim_read { request_id request{}; bool claimed = false; };  // 409 = false
+// 409 = not claimed; then the action's executed_by as the server lists it (held_by), so that a
+// worker whose claim was re-sent after a lost answer sees that it holds the action itself.
+struct action_claim_read {
+    request_id request{};
+    bool claimed = false;
+    std::optional<std::int64_t> held_by;
+};
 struct jobs_claimed { request_id request{}; std::vector<claimed_job> jobs; };
 struct requirements_read { request_id request{}; job_resources resources; };
 struct failure_handler_read { request_id request{}; failure_handler handler; };
@@ -79,7 +86,9 @@ struct request_failed {
 };
 
 // ---- local work
-struct commands_finished { std::int64_t action_id = 0; bool succeeded = true; std::string detail; };
+// The local work of a claimed action ended: run_commands' commands, or schedule_nodes'
+// allocations (detail: what failed, sbatch's own text included).
+struct action_finished { std::int64_t action_id = 0; bool succeeded = true; std::string detail; };
 struct job_spawned { std::int64_t job_id = 0; };
 struct spawn_failed { std::int64_t job_id = 0; std::string message; };
 // slurm mode: `step` is Slurm's verdict on the srun step (step_exit.hpp); its return code
@@ -103,7 +112,7 @@ using worker_event =
                  worker::action_claim_read, worker::jobs_claimed, worker::requirements_read,
                  worker::failure_handler_read, worker::workflow_state_read, worker::ready_jobs_read,
                  worker::jobs_reported, worker::request_done, worker::request_failed,
-                 worker::commands_finished, worker::job_spawned, worker::spawn_failed,
+                 worker::action_finished, worker::job_spawned, worker::spawn_failed,
                  worker::job_exited, worker::outputs_checked, worker::memory_used>;
 
 }  // namespace torcrun::core

@@ -43,7 +43,7 @@
 // The shell's side: answer every request action exactly once (its reply event, request_done,
 // or request_failed with the kind; a transient failure is re-sent by the machine under the same
 // id); answer spawn with job_spawned or spawn_failed, then job_exited once; check_outputs with
-// outputs_checked; run_commands with commands_finished. Keep one timer: arm_timer replaces it,
+// outputs_checked; run_commands with action_finished. Keep one timer: arm_timer replaces it,
 // and its expiry is a tick. exit_worker ends the process; nothing is handled after it.
 //
 // Never fits: a status check sent while nothing is held and the last claim came back empty also

@@ -119,21 +119,41 @@ struct job_report {
     bool operator==(job_report const&) const = default;
 };
 
-// The workflow action triggers a worker runs itself (docs/TORC-COMPATIBILITY.md §2.2, §6.2).
+// The workflow action triggers a worker runs itself (docs/TORC-COMPATIBILITY.md §2.2, §6.2):
+// the start and exit ones at its start and exit, the job-gated ones while it runs.
 enum class action_trigger {
     on_workflow_start,
     on_worker_start,
     on_workflow_complete,
-    on_worker_complete
+    on_worker_complete,
+    on_jobs_ready,
+    on_jobs_complete
 };
 
 std::string_view to_string(action_trigger trigger);
 
-// WorkflowActionModel, reduced: only `run_commands` actions are run by workers.
+// action_config of a `schedule_nodes` action: which slurm_scheduler (its record id), how many
+// allocations, a worker per node, the workers' cap on parallel jobs.
+struct allocation_config {
+    std::string scheduler_type;  // only "slurm" is carried out by workers
+    std::int64_t scheduler_id = 0;
+    std::int64_t num_allocations = 1;
+    bool start_one_worker_per_node = false;
+    std::optional<std::int64_t> max_parallel_jobs;
+
+    bool operator==(allocation_config const&) const = default;
+};
+
+// WorkflowActionModel, reduced to what workers run: `run_commands` (its commands) and
+// `schedule_nodes` (its allocation_config). A persistent action may be claimed by every worker;
+// each worker runs it once.
 struct workflow_action {
     std::int64_t id = 0;
     std::string action_type;            // "run_commands", "schedule_nodes", ...
     std::vector<std::string> commands;  // action_config.commands for run_commands
+    std::string trigger_type;           // as the server names it
+    bool persistent = false;
+    std::optional<allocation_config> allocations;  // schedule_nodes
 
     bool operator==(workflow_action const&) const = default;
 };

@@ -113,6 +113,34 @@ core::result<std::int64_t> schedule_one(torc_client& client, core::planned_alloc
     return core::error{message};
 }
 
+// The server's action ids in creation order, which is the spec's.
+core::result<std::vector<std::int64_t>> action_ids(torc_client& client, std::int64_t wf)
+{
+    auto listed = client.call("GET", "/workflows/" + std::to_string(wf) + "/actions");
+    if (!listed) return listed.error();
+    std::vector<std::int64_t> ids;
+    if (auto const* items = listed->if_array()) {
+        for (auto const& a : *items) {
+            auto const* id = a.is_object() ? a.get_object().if_contains("id") : nullptr;
+            if (id && id->is_int64()) ids.push_back(id->get_int64());
+        }
+    }
+    std::sort(ids.begin(), ids.end());
+    return ids;
+}
+
+// Claims the action before its allocations are submitted, as every worker would before running
+// it: the action is then executed, and no runner submits it again. False: another claimed it.
+core::result<bool> claim_action(torc_client& client, std::int64_t wf, std::int64_t action)
+{
+    auto const path = "/workflows/" + std::to_string(wf) + "/actions/" + std::to_string(action) +
+                      "/claim";
+    auto claimed = client.exchange("POST", path, "{}");
+    if (claimed) return true;
+    if (claimed.error().status == 409) return false;
+    return core::error{claimed.error().message};
+}
+
 int schedule_allocations(torc_client& client, schedule_context context, std::int64_t wf,
                          api::name_ids const& scheduler_ids, core::spec::creation_plan const& plan)
 {
@@ -126,7 +154,27 @@ int schedule_allocations(torc_client& client, schedule_context context, std::int
     if (auto warning = core::unreachable_url_warning(context.settings.url.value_or(""))) {
         std::cerr << "torcrun submit: warning: " << *warning << "\n";
     }
+    auto const actions = action_ids(client, wf);
+    if (!actions || actions->size() != plan.actions.size()) {
+        return fail("GET /workflows/" + std::to_string(wf) + "/actions: " +
+                        (actions ? "the server lists " + std::to_string(actions->size()) +
+                                       " actions, the spec has " +
+                                       std::to_string(plan.actions.size())
+                                 : actions.error().message),
+                    1);
+    }
+    std::optional<std::size_t> skipped;
     for (auto const& a : *allocations) {
+        if (skipped == a.action) continue;
+        if (a.number == 1) {
+            auto claimed = claim_action(client, wf, (*actions)[a.action]);
+            if (!claimed) return fail(a.what + ": claim: " + claimed.error().message, 1);
+            if (!*claimed) {
+                std::cerr << "torcrun submit: " << a.what << ": already claimed; not scheduled\n";
+                skipped = a.action;
+                continue;
+            }
+        }
         auto const id = scheduler_ids.find(a.scheduler);
         auto written = write_script(a.script_path, a.script_text, "--output-dir");
         auto job = id == scheduler_ids.end()

@@ -5,6 +5,7 @@
 // or usage error. The setup and the reactor
 // are worker_setup.hpp (src/cli/io), which `torcrun run` starts its worker with too.
 #include "config_options.hpp"
+#include "sbatch_files.hpp"
 #include "torcrun/cli/commands.hpp"
 #include "worker_setup.hpp"
 #include "workflow_settings.hpp"
@@ -71,6 +72,7 @@ int cmd_worker(arguments const& args)
     auto log = io::stderr_logger(log_level_of(workflow->config.config.log_level));
     auto setup = make_worker_setup(std::move(*workflow), log);
     if (!setup) return usage_error(setup.error().message);
+    if (flags.count("config")) setup->config_path = absolute_path(flags["config"].as<std::string>());
     return run_worker_here(std::move(*setup), log);
 }
 

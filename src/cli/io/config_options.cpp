@@ -30,6 +30,7 @@ constexpr flag worker_flags[] = {
     {"long-poll", "poll.long_poll_seconds", "seconds a claim may wait on the server; 0 = off"},
     {"termination-signal", "termination.signal", "signal that asks jobs to stop"},
     {"grace", "termination.grace_seconds", "seconds from that signal to SIGKILL"},
+    {"max-parallel-jobs", "limits.max_parallel_jobs", "hold at most this many jobs at once"},
     {"log-level", "log_level", "error, warning, info or debug"},
 };
 

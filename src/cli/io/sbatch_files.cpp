@@ -5,11 +5,10 @@
 #include "machine_facts.hpp"
 #include "torcrun/slurm/sbatch_script.hpp"
 #include "torcrun/worker/io/launcher.hpp"
+#include "torcrun/worker/io/slurm_commands.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
-
-#include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -20,18 +19,6 @@ namespace torcrun::apps {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-// The file's text without trailing newlines, or "" when it cannot be read.
-std::string text_of(fs::path const& path)
-{
-    auto text = read_text_file(path.string());
-    std::string out = text ? *text : "";
-    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-    return out;
-}
-
-}  // namespace
 
 core::result<core::worker_config> load_worker_config(std::optional<std::string> const& path,
                                                      std::optional<std::string> const& url,
@@ -61,84 +48,41 @@ std::string absolute_path(std::string const& path)
 core::result<void> write_script(std::string const& path, std::string const& text,
                                 std::string const& option)
 {
-    std::error_code ec;
-    if (auto const dir = fs::path(path).parent_path(); !dir.empty()) {
-        fs::create_directories(dir, ec);
-        if (ec) return core::error{option + ": \"" + path + "\": " + ec.message()};
-    }
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) return core::error{option + ": \"" + path + "\": cannot write"};
-    fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec, fs::perm_options::add,
-                    ec);
-    return {};
+    return io::write_script(path, text, option);
 }
 
 namespace {
 
-struct tool_run {
-    io::exit_report report;
-    std::string out;
-    std::string err;
-};
-
-// Runs argv with this process's environment; its output goes through a private temporary
-// folder, read once it has exited.
-core::result<tool_run> run_tool(std::vector<std::string> argv)
+// Runs one of slurm_commands.hpp's commands on an io_context of its own.
+template <class T, class Command>
+core::result<T> run_here(Command command)
 {
-    std::string pattern = (fs::temp_directory_path() / "torcrun-sbatch-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) {
-        return core::error{argv[0] + ": cannot create a temporary folder"};
-    }
-    fs::path const dir = pattern;
-    auto const what = argv[0];
-    io::spawn_request const request{std::move(argv), read_process_environment(), "",
-                                    (dir / "out").string(), (dir / "err").string()};
     boost::asio::io_context ioc{1};
     io::launcher launcher(ioc.get_executor());
-    auto child = launcher.spawn(request);
-    if (!child) {
-        fs::remove_all(dir);
-        return child.error();
-    }
-    std::optional<io::exit_report> report;
-    auto const keep = [&report](std::exception_ptr e, io::exit_report r) {
-        if (!e) report = r;
-    };
-    boost::asio::co_spawn(ioc, (*child)->wait(), keep);
+    std::optional<core::result<T>> out;
+    boost::asio::co_spawn(ioc, command(launcher),
+                          [&out](std::exception_ptr e, core::result<T> r) {
+                              if (!e) out.emplace(std::move(r));
+                          });
     ioc.run();
-    tool_run run{{}, text_of(dir / "out"), text_of(dir / "err")};
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-    if (!report) return core::error{what + ": lost track of the process"};
-    run.report = *report;
-    return run;
+    if (!out) return core::error{"lost track of a Slurm command"};
+    return std::move(*out);
 }
 
 }  // namespace
 
 core::result<std::int64_t> run_sbatch(std::string const& script)
 {
-    auto run = run_tool({"sbatch", script});
-    if (!run) return run.error();
-    if (run->report.status.return_code() != 0) {
-        return core::error{"sbatch " + script + ": " + run->report.status.describe() + ": " +
-                           (run->err.empty() ? run->out : run->err)};
-    }
-    return core::parse_sbatch_job_id(run->out);
+    return run_here<std::int64_t>([&](io::launcher& l) {
+        return io::submit_batch_script(l, script, read_process_environment());
+    });
 }
 
 core::result<void> run_scancel(std::int64_t job_id)
 {
-    auto const id = std::to_string(job_id);
-    auto run = run_tool({"scancel", id});
-    if (!run) return run.error();
-    if (run->report.status.return_code() != 0) {
-        return core::error{"scancel " + id + ": " + run->report.status.describe() + ": " +
-                           (run->err.empty() ? run->out : run->err)};
-    }
-    return {};
+    return run_here<void>([&](io::launcher& l) {
+        return io::cancel_slurm_job(l, job_id, read_process_environment());
+    });
 }
 
 }  // namespace torcrun::apps

@@ -40,6 +40,12 @@ public:
     // The body of a 2xx reply.
     core::result<std::string> send(std::string const& method, std::string const& path,
                                    std::string body = {});
+    // The exchange as the HTTP client reports it, for callers that act on the status.
+    io::http_result<io::http_reply> exchange(std::string const& method, std::string const& path,
+                                             std::string body = {})
+    {
+        return http_.request(method, path, std::move(body));
+    }
     // The parsed JSON answer of a 2xx reply; an empty answer is null.
     core::result<boost::json::value> call(std::string const& method, std::string const& path,
                                           std::string body = {});

@@ -94,7 +94,7 @@ core::result<io::worker_setup> make_worker_setup(workflow_settings workflow,
     log_start(log, *allocation, *decision);
     io::worker_setup setup{std::move(config),  decision->mode,    std::move(*pool),
                            std::move(env),     std::move(workflow.env), machine.host_name,
-                           allocation->job_id};
+                           allocation->job_id, std::nullopt};
     setup.sample_interval_seconds = workflow.sample_interval_seconds;
     setup.look_up_end_time = allocation->in_slurm && !allocation->end_time &&
                              !setup.config.termination.end_time;

@@ -428,7 +428,7 @@ net::awaitable<void> job_runner::impl::run_commands(std::shared_ptr<impl> self,
         self->log_.write(ok ? log_level::info : log_level::warning, "runner",
                          ok ? "action commands succeeded" : "action commands failed",
                          {{"action", id}, {"detail", detail}, {"dir", dir}});
-        self->deliver(core::worker::commands_finished{action.action_id, ok, std::move(detail)});
+        self->deliver(core::worker::action_finished{action.action_id, ok, std::move(detail)});
     };
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);

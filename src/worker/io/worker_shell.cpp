@@ -8,6 +8,7 @@
 // of every reported attempt, heartbeats, and the allocation end from squeue.
 #include "torcrun/worker/io/worker_shell.hpp"
 
+#include "allocation_work.hpp"
 #include "end_time_lookup.hpp"
 #include "worker_journal.hpp"
 
@@ -32,6 +33,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <charconv>
 #include <csignal>
 #include <cstdint>
 #include <deque>
@@ -117,6 +119,9 @@ struct worker_shell : std::enable_shared_from_this<worker_shell> {
 
     void send(core::worker_action action);  // one server action, all its exchanges
     void check_outputs(core::worker::check_outputs action);
+    allocation_context allocation_settings();
+    void schedule_allocations(core::worker::schedule_allocations action);
+    std::int64_t own_slurm_job() const;
     void write_result(core::job_result const& r);  // result.json of one reported attempt
     void arm_timer(std::chrono::steady_clock::time_point at);
     void start_heartbeats();
@@ -188,6 +193,7 @@ struct action_handler {
 
     // ---- local work
     void operator()(w::run_commands const& a) const { shell.runner_->run_commands(a); }
+    void operator()(w::schedule_allocations const& a) const { shell.schedule_allocations(a); }
     void operator()(w::spawn const& a) const { shell.runner_->spawn(a); }
     void operator()(w::signal_job const& a) const { shell.runner_->signal(a); }
     void operator()(w::check_outputs const& a) const { shell.check_outputs(a); }
@@ -261,6 +267,10 @@ void worker_shell::post(core::worker_event event)
         if (auto const* r = std::get_if<core::worker::node_registered>(&next)) {
             wire_.compute_node_id = r->compute_node_id;
             start_heartbeats();
+            if (auto const job = own_slurm_job(); job > 0)
+                asio::co_spawn(ioc_,
+                               mark_allocation_active(client_, allocation_settings(), job),
+                               asio::detached);
         } else if (auto const* wf = std::get_if<core::worker::workflow_read>(&next)) {
             wire_.run_id = wf->run_id;
         }
@@ -327,8 +337,8 @@ asio::awaitable<void> exchange(std::shared_ptr<worker_shell> self, core::worker_
         }
         auto const& e = reply.error();
         if (e.kind == http_error_kind::http_4xx || e.kind == http_error_kind::http_5xx) {
-            replies.push_back({e.status, e.body});  // decode_replies names it
-            break;
+            replies.push_back({e.status, e.body});  // decode_replies names it, unless
+            continue;                               // next_request has a step for it (a 409 claim)
         }
         self->post(core::worker::request_failed{*core::request_of(action), failure_of(e.kind), 0,
                                                 e.message});
@@ -378,6 +388,42 @@ void worker_shell::check_outputs(core::worker::check_outputs action)
         self->post(std::move(checked));
     };
     asio::co_spawn(ioc_, run(shared_from_this(), std::move(action)), asio::detached);
+}
+
+allocation_context worker_shell::allocation_settings()
+{
+    allocation_context c;
+    c.workflow_id = wire_.workflow_id;
+    c.config = setup_.config;
+    c.config_path = setup_.config_path;
+    std::error_code ec;
+    c.torcrun_path = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    c.environment = setup_.worker_env;
+    c.say = [weak = weak_from_this()](log_level level, std::string message) {
+        if (auto self = weak.lock()) self->say(level, message);
+    };
+    return c;
+}
+
+void worker_shell::schedule_allocations(core::worker::schedule_allocations action)
+{
+    auto run = [](std::shared_ptr<worker_shell> self,
+                  core::worker::schedule_allocations a) -> asio::awaitable<void> {
+        auto context = self->allocation_settings();
+        auto finished = co_await io::schedule_allocations(self->client_, self->launcher_,
+                                                          std::move(context), std::move(a));
+        self->post(std::move(finished));
+    };
+    asio::co_spawn(ioc_, run(shared_from_this(), std::move(action)), asio::detached);
+}
+
+// SLURM_JOB_ID as a number; 0 outside Slurm.
+std::int64_t worker_shell::own_slurm_job() const
+{
+    std::int64_t id = 0;
+    auto const& text = setup_.slurm_job_id;
+    auto const [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+    return ec == std::errc{} && end == text.data() + text.size() ? id : 0;
 }
 
 void worker_shell::start_heartbeats()
@@ -502,6 +548,12 @@ asio::awaitable<int> run_worker(worker_setup setup, logger log)
     if (!self->exit_code_ || (self->runner_->running() > 0))
         co_await self->done_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
     int const code = self->exit_code_.value_or(1);
+    // Inside Slurm: the allocation's record, and allocations queued for nothing.
+    if (auto const job = self->own_slurm_job();
+        job > 0 && self->wire_.compute_node_id != 0 &&
+        self->fsm_.reason() != core::stop_reason::server_lost)
+        co_await finish_allocations(self->client_, self->launcher_, self->allocation_settings(),
+                                    job);
     self->say(log_level::info, "stopped", {{"exit_code", std::to_string(code)}});
     co_return code;
 }

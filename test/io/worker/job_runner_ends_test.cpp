@@ -80,7 +80,7 @@ BOOST_AUTO_TEST_CASE(events_are_never_delivered_inside_a_call)
     BOOST_TEST(!f.delivered_inside);
     f.wait_for<core::worker::job_exited>(2);
     f.wait_for<core::worker::spawn_failed>(1);
-    f.wait_for<core::worker::commands_finished>(3);
+    f.wait_for<core::worker::action_finished>(3);
     BOOST_TEST(!f.delivered_inside);
     BOOST_TEST(f.logged("warning runner: signal for a job that is not running job=99 signal=15"));
 }

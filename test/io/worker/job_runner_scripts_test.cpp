@@ -26,7 +26,7 @@ BOOST_AUTO_TEST_CASE(commands_run_in_order_in_the_output_directory)
         r.run_commands({7, {"echo one > a.txt", "cat a.txt; echo two; echo err >&2",
                             "echo $TORC_WORKFLOW_ID"}});
     });
-    auto const done = f.wait_for<core::worker::commands_finished>(7);
+    auto const done = f.wait_for<core::worker::action_finished>(7);
     BOOST_TEST(done.succeeded);
     BOOST_TEST(done.detail == "3 commands exited with 0");
     BOOST_TEST(!f.delivered_inside);
@@ -42,7 +42,7 @@ BOOST_AUTO_TEST_CASE(the_first_failing_command_stops_the_action)
     test::runner_fixture f;
     f.make(f.settings());
     f.call([](io::job_runner& r) { r.run_commands({8, {"true", "exit 4", "touch never"}}); });
-    auto const done = f.wait_for<core::worker::commands_finished>(8);
+    auto const done = f.wait_for<core::worker::action_finished>(8);
     BOOST_TEST(!done.succeeded);
     BOOST_TEST(done.detail == R"(command 2 "exit 4": exited with 4)");
     BOOST_TEST(!fs::exists(f.output_dir() + "/never"));
@@ -57,7 +57,7 @@ BOOST_AUTO_TEST_CASE(a_command_that_cannot_start_fails_the_action)
     s.worker_env["PATH"] = "/nonexistent-torcrun";
     f.make(s);
     f.call([](io::job_runner& r) { r.run_commands({9, {"true"}}); });
-    auto const done = f.wait_for<core::worker::commands_finished>(9);
+    auto const done = f.wait_for<core::worker::action_finished>(9);
     BOOST_TEST(!done.succeeded);
     BOOST_TEST(done.detail ==
                R"(command 1 "true": spawn: "bash" was not found in PATH "/nonexistent-torcrun")");
@@ -68,7 +68,7 @@ BOOST_AUTO_TEST_CASE(an_empty_action_succeeds)
     test::runner_fixture f;
     f.make(f.settings());
     f.call([](io::job_runner& r) { r.run_commands({10, {}}); });
-    auto const done = f.wait_for<core::worker::commands_finished>(10);
+    auto const done = f.wait_for<core::worker::action_finished>(10);
     BOOST_TEST(done.succeeded);
     BOOST_TEST(done.detail == "0 commands exited with 0");
 }

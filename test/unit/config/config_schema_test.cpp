@@ -67,6 +67,7 @@ std::map<std::string, std::string> const worker_samples{
     {"termination.timeout_exit_code", "124"},
     {"limits.idle_timeout_seconds", "0"},
     {"limits.runtime_factor", "2"},
+    {"limits.max_parallel_jobs", "4"},
     {"limits.enforce_memory", "true"},
     {"limits.oom_exit_code", "9"},
     {"gpu.visibility_variables", "CUDA_VISIBLE_DEVICES"},

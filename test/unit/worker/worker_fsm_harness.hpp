@@ -68,6 +68,16 @@ inline core::job_resources needs(std::uint32_t cpus, std::uint64_t bytes = 0,
     return {0, "rr", {cpus, gpus, nodes, bytes}, runtime, std::nullopt};
 }
 
+// Workflow actions as pending lists carry them: commands to run, or a type workers skip.
+inline core::workflow_action commands_action(std::int64_t id, std::vector<std::string> commands)
+{
+    return {id, "run_commands", std::move(commands), "on_worker_start", false, std::nullopt};
+}
+inline core::workflow_action other_action(std::int64_t id, std::string type)
+{
+    return {id, std::move(type), {}, "on_worker_start", false, std::nullopt};
+}
+
 inline core::exit_status exited(int code) { return {core::exit_status::kind::exited, code, 0}; }
 inline core::exit_status killed(int signal)
 {

@@ -65,7 +65,7 @@ std::optional<worker_event> simulation::choose()
     if (roll < 14 && !commands_.empty()) {
         auto const id = commands_.back();
         commands_.pop_back();
-        return worker::commands_finished{id, r_.chance(0.8), "x"};
+        return worker::action_finished{id, r_.chance(0.8), "x"};
     }
     if (roll < 50) {
         if (auto e = process_event()) return e;

@@ -119,11 +119,11 @@ worker_event simulation::answer(core::request_id id, core::worker_action const& 
                 return worker::workflow_read{id, 1, r_.chance(0.3)};
             } else if constexpr (std::is_same_v<A, worker::read_pending_actions>) {
                 std::vector<core::workflow_action> actions;
-                if (r_.chance(0.3)) actions.push_back({7, "run_commands", {"c"}});
-                if (r_.chance(0.2)) actions.push_back({8, "schedule_nodes", {}});
+                if (r_.chance(0.3)) actions.push_back(fsm_test::commands_action(7, {"c"}));
+                if (r_.chance(0.2)) actions.push_back(fsm_test::other_action(8, "schedule_nodes"));
                 return worker::pending_actions_read{id, actions};
             } else if constexpr (std::is_same_v<A, worker::claim_action>) {
-                return worker::action_claim_read{id, r_.chance(0.7)};
+                return worker::action_claim_read{id, r_.chance(0.7), std::nullopt};
             } else if constexpr (std::is_same_v<A, worker::claim_jobs>) {
                 return claim_answer(id, x);
             } else if constexpr (std::is_same_v<A, worker::read_requirements>) {

@@ -19,7 +19,8 @@ make_event actions_read(std::vector<core::workflow_action> actions)
 }
 make_event action_claimed(std::int64_t id, bool claimed)
 {
-    return reply<worker::action_claim_read>("claim_action " + std::to_string(id), claimed);
+    return reply<worker::action_claim_read>("claim_action " + std::to_string(id), claimed,
+                                             std::optional<std::int64_t>{});
 }
 make_event registered() { return reply<worker::node_registered>("register_node", std::int64_t{9}); }
 make_event run_id_read()
@@ -73,14 +74,15 @@ std::vector<scenario> const scenarios{
     {"start actions: claimed ones run before the first claim, others are skipped",
      test_config(), n0_pool(),
      registered_steps + std::vector<step>{
-         {0.3, actions_read({{7, "run_commands", {"echo a", "echo b"}}, {8, "schedule_nodes", {}}}),
+         {0.3,
+          actions_read({commands_action(7, {"echo a", "echo b"}), other_action(8, "schedule_nodes")}),
           {"claim_action 7"}},
          {0.4, action_claimed(7, true),
           {"info: action 7: running 2 commands", "run_commands 7: echo a; echo b"}},
-         {0.5, ev(worker::commands_finished{7, true, ""}),
+         {0.5, ev(worker::action_finished{7, true, ""}),
           {"info: action 8: schedule_nodes actions are not run by workers",
            "read_pending_actions on_worker_start"}},
-         {0.6, actions_read({{9, "run_commands", {"setup"}}}), {"claim_action 9"}},
+         {0.6, actions_read({commands_action(9, {"setup"})}), {"claim_action 9"}},
          {0.7, action_claimed(9, false),
           {"info: action 9: claimed by another worker", "info: worker: running",
            "claim_jobs " + n0_claim, "arm_timer 5.7"}},
@@ -88,7 +90,7 @@ std::vector<scenario> const scenarios{
     {"start actions: a 409 claim, failed commands and an unreadable trigger do not stop it",
      test_config(), n0_pool(),
      registered_steps + std::vector<step>{
-         {0.3, actions_read({{7, "run_commands", {"false"}}, {8, "run_commands", {"x"}}}),
+         {0.3, actions_read({commands_action(7, {"false"}), commands_action(8, {"x"})}),
           {"claim_action 7"}},
          {0.4, refused("claim_action 7", 409, "POST /workflows/5/actions/7/claim: 409"),
           {"info: action 7: not claimed: POST "
@@ -96,14 +98,14 @@ std::vector<scenario> const scenarios{
            "claim_action 8"}},
          {0.5, action_claimed(8, true),
           {"info: action 8: running 1 commands", "run_commands 8: x"}},
-         {0.6, ev(worker::commands_finished{8, false, "exit 1 from: x"}),
+         {0.6, ev(worker::action_finished{8, false, "exit 1 from: x"}),
           {"warning: action 8: commands failed: exit 1 from: x",
            "read_pending_actions on_worker_start"}},
          {0.7, refused("read_pending_actions", 404, "GET /workflows/5/actions/pending: 404"),
           {"warning: action: on_worker_start actions unread: GET /workflows/5/actions/pending: "
            "404",
            "info: worker: running", "claim_jobs " + n0_claim, "arm_timer 5.7"}},
-         {0.8, ev(worker::commands_finished{8, true, ""}),
+         {0.8, ev(worker::action_finished{8, true, ""}),
           {"warning: action 8: not running; its end was ignored"}},
      }},
     {"registration refused: exit 1", test_config(), n0_pool(),
@@ -150,7 +152,7 @@ std::vector<scenario> const scenarios{
          {0.25, sig(SIGTERM),
           {"info: worker: SIGTERM received; stopping", "deactivate_node after=0.25",
            "arm_timer 5.25"}},
-         {0.3, actions_read({{7, "run_commands", {"echo a"}}}), {}},
+         {0.3, actions_read({commands_action(7, {"echo a"})}), {}},
          {0.35, done("deactivate_node"), exits("0", "signal")},
      }},
     {"SIGTERM before the registration answer: deactivated once registered", test_config(),

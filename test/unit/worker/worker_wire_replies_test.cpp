@@ -68,25 +68,48 @@ BOOST_AUTO_TEST_CASE(register_and_read_workflow)
         w::read_workflow{rid},
         {{200, R"({"id":3,"name":"w","user":"u","use_pending_failed":true,"resource_monitor_config":null})"},
          {200, R"({"id":3,"is_canceled":false,"is_archived":false,"run_id":2,)"
-               R"("has_detected_need_to_run_completion_script":false})"}});
+               R"("has_detected_need_to_run_completion_script":false})"},
+         {200, R"([{"id":1,"trigger_type":"on_workflow_start","action_type":"run_commands",)"
+               R"("action_config":{"commands":["a"]}},{"id":2,"trigger_type":"on_jobs_ready",)"
+               R"("action_type":"schedule_nodes","action_config":{"scheduler_type":"slurm",)"
+               R"("scheduler_id":4}}])"}});
     BOOST_TEST(as<w::workflow_read>(read).run_id == 2);
     BOOST_TEST(as<w::workflow_read>(read).use_pending_failed);
-    auto const plain = decode(w::read_workflow{rid}, {{200, R"({"id":3})"}, {200, R"({"run_id":0})"}});
+    BOOST_TEST(as<w::workflow_read>(read).job_actions);
+    auto const plain = decode(w::read_workflow{rid},
+                              {{200, R"({"id":3})"}, {200, R"({"run_id":0})"},
+                               {200, R"([{"id":1,"trigger_type":"on_worker_start",)"
+                                     R"("action_type":"run_commands","action_config":)"
+                                     R"({"commands":[]}}])"}});
     BOOST_TEST(!as<w::workflow_read>(plain).use_pending_failed);
+    BOOST_TEST(!as<w::workflow_read>(plain).job_actions);
+    auto const complete = decode(
+        w::read_workflow{rid}, {{200, R"({"id":3})"}, {200, R"({"run_id":0})"},
+                                {200, R"([{"id":5,"trigger_type":"on_jobs_complete",)"
+                                      R"("action_type":"run_commands","action_config":)"
+                                      R"({"commands":["x"]}}])"}});
+    BOOST_TEST(as<w::workflow_read>(complete).job_actions);
 }
 
-BOOST_AUTO_TEST_CASE(pending_actions_keep_run_commands)
+BOOST_AUTO_TEST_CASE(pending_actions_keep_commands_and_allocations)
 {
     auto const e = one(
         w::read_pending_actions{rid, core::action_trigger::on_worker_start}, 200,
         R"([{"id":1,"workflow_id":3,"trigger_type":"on_worker_start","action_type":"run_commands",)"
         R"("action_config":{"commands":["echo a","hostname"]},"job_ids":null,"executed":false},)"
-        R"({"id":2,"workflow_id":3,"trigger_type":"on_worker_start","action_type":"schedule_nodes",)"
+        R"({"id":2,"workflow_id":3,"trigger_type":"on_jobs_ready","action_type":"schedule_nodes",)"
+        R"("action_config":{"scheduler_type":"slurm","scheduler_id":1,"num_allocations":2,)"
+        R"("start_one_worker_per_node":true,"max_parallel_jobs":3},"persistent":true},)"
+        R"({"id":3,"trigger_type":"on_jobs_ready","action_type":"schedule_nodes",)"
         R"("action_config":{"scheduler_type":"slurm","scheduler_id":1}}])");
     auto const& got = as<w::pending_actions_read>(e).actions;
-    BOOST_TEST_REQUIRE(got.size() == 2u);
-    BOOST_TEST((got[0] == core::workflow_action{1, "run_commands", {"echo a", "hostname"}}));
-    BOOST_TEST((got[1] == core::workflow_action{2, "schedule_nodes", {}}));
+    BOOST_TEST_REQUIRE(got.size() == 3u);
+    BOOST_TEST((got[0] == core::workflow_action{1, "run_commands", {"echo a", "hostname"},
+                                                "on_worker_start", false, std::nullopt}));
+    BOOST_TEST((got[1] == core::workflow_action{2, "schedule_nodes", {}, "on_jobs_ready", true,
+                                                core::allocation_config{"slurm", 1, 2, true, 3}}));
+    BOOST_TEST((got[2].allocations ==
+                core::allocation_config{"slurm", 1, 1, false, std::nullopt}));
     BOOST_TEST(as<w::pending_actions_read>(one(w::read_pending_actions{rid}, 200, "[]"))
                    .actions.empty());
 }
@@ -110,6 +133,26 @@ BOOST_AUTO_TEST_CASE(action_claims)
                            .claimed == r.claimed);
         }
     }
+}
+
+// A 409 claim is followed by the workflow's actions: executed_by of this action is its holder.
+BOOST_AUTO_TEST_CASE(a_refused_claim_names_its_holder)
+{
+    auto const claim = core::worker_action{w::claim_action{rid, 5}};
+    std::string const refused = R"({"message":"claim_action: action 5 already claimed"})";
+    auto const holder = [&](std::string const& actions, unsigned status = 200) {
+        return as<w::action_claim_read>(decode(claim, {{409, refused}, {status, actions}})).held_by;
+    };
+    BOOST_TEST((holder(R"([{"id":4,"executed_by":2},{"id":5,"executed_by":9}])") ==
+                std::optional<std::int64_t>{9}));
+    BOOST_TEST(!holder(R"([{"id":5,"executed_by":null}])").has_value());
+    BOOST_TEST(!holder(R"([{"id":4,"executed_by":9}])").has_value());
+    BOOST_TEST(!holder(R"([{"id":5,"executed_by":"x"}])").has_value());
+    BOOST_TEST(!holder("<html>").has_value());
+    BOOST_TEST(!holder(R"({"message":"down"})", 500).has_value());
+    auto const alone = as<w::action_claim_read>(one(w::claim_action{rid, 5}, 409, refused));
+    BOOST_TEST(!alone.claimed);
+    BOOST_TEST(!alone.held_by.has_value());
 }
 
 // More jobs than the limit come back whole; the state machine hands the surplus back.
@@ -272,6 +315,18 @@ std::vector<broken_case> broken_cases()
         {"no commands", actions,
          {{200, R"([{"id":1,"action_type":"run_commands","action_config":{}}])"}}, h5, 200,
          R"(get_pending_actions on_worker_start: field "[0].action_config.commands" is missing)"},
+        {"no config", actions,
+         {{200, R"([{"id":1,"action_type":"schedule_nodes","trigger_type":"on_jobs_ready"}])"}},
+         h5, 200, R"(get_pending_actions on_worker_start: field "[0].action_config" is missing)"},
+        {"allocations text", actions,
+         {{200, R"([{"id":1,"action_type":"schedule_nodes","action_config":)"
+                R"({"scheduler_type":"slurm","num_allocations":"2"}}])"}},
+         h5, 200,
+         R"(get_pending_actions on_worker_start: field "[0].action_config.num_allocations": )"
+         "expected an integer, found a string"},
+        {"actions not a list", wf,
+         {{200, R"({"id":3})"}, {200, R"({"run_id":1})"}, {200, R"({"items":[]})"}}, h5, 200,
+         "get_workflow_actions: the answer is an object, not an array"},
         {"command number", actions,
          {{200, R"([{"id":1,"action_type":"run_commands","action_config":{"commands":["a",2]}}])"}},
          h5, 200,

@@ -209,7 +209,7 @@ BOOST_AUTO_TEST_CASE(a_local_worker_registers_without_scheduler)
                   0);
 }
 
-BOOST_AUTO_TEST_CASE(read_workflow_reads_the_status_after_the_workflow)
+BOOST_AUTO_TEST_CASE(read_workflow_reads_the_status_and_the_actions_after_the_workflow)
 {
     core::worker_action const action = w::read_workflow{core::request_id{4}};
     api::wire_reply const workflow[] = {{200, R"({"id":3,"name":"w","user":"u"})"}};
@@ -218,11 +218,30 @@ BOOST_AUTO_TEST_CASE(read_workflow_reads_the_status_after_the_workflow)
     check_request(*second, "GET", "/workflows/3/status", "", 0);
 
     api::wire_reply const both[] = {workflow[0], {200, R"({"id":3,"run_id":2})"}};
-    BOOST_TEST(!api::next_request(action, context(), both).has_value());
+    auto const third = api::next_request(action, context(), both);
+    BOOST_TEST_REQUIRE(third.has_value());
+    check_request(*third, "GET", "/workflows/3/actions", "", 0);
+    api::wire_reply const all[] = {workflow[0], both[1], {200, "[]"}};
+    BOOST_TEST(!api::next_request(action, context(), all).has_value());
+    api::wire_reply const no_status[] = {workflow[0], {404, R"({"message":"no"})"}};
+    BOOST_TEST(!api::next_request(action, context(), no_status).has_value());
     api::wire_reply const missing[] = {{404, R"({"message":"no workflow 3"})"}};
     BOOST_TEST(!api::next_request(action, context(), missing).has_value());
     api::wire_reply const broken[] = {{200, "<html>"}};
     BOOST_TEST(!api::next_request(action, context(), broken).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(a_refused_claim_reads_the_actions)
+{
+    core::worker_action const action = w::claim_action{core::request_id{4}, 5};
+    api::wire_reply const refused[] = {{409, R"({"message":"already claimed"})"}};
+    auto const next = api::next_request(action, context(), refused);
+    BOOST_TEST_REQUIRE(next.has_value());
+    check_request(*next, "GET", "/workflows/3/actions", "", 0);
+    api::wire_reply const both[] = {refused[0], {200, "[]"}};
+    BOOST_TEST(!api::next_request(action, context(), both).has_value());
+    api::wire_reply const missing[] = {{404, R"({"message":"no action 5"})"}};
+    BOOST_TEST(!api::next_request(action, context(), missing).has_value());
 }
 
 BOOST_AUTO_TEST_CASE(deactivate_node_puts_the_node_back_inactive)

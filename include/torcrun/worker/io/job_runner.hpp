@@ -53,7 +53,7 @@ public:
     void spawn(core::worker::spawn const& action);
     void signal(core::worker::signal_job const& action);       // the job's whole group
     void run_recovery(core::worker::run_recovery const& action);  // result only logged
-    void run_commands(core::worker::run_commands const& action);  // -> commands_finished
+    void run_commands(core::worker::run_commands const& action);  // -> action_finished
     void delete_output(core::worker::delete_output const& action);  // failures only logged
 
     std::size_t running() const;  // attempts spawned and not yet exited

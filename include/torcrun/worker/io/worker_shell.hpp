@@ -2,7 +2,9 @@
 // carries out the actions it returns - server requests through http_client and worker_wire.hpp
 // (each request action answered exactly once), local work through job_runner, one steady_timer
 // for arm_timer, the results journal in the output directory, heartbeats, SIGTERM / SIGINT /
-// SIGUSR1, and the allocation's end from squeue when the environment does not say it.
+// SIGUSR1, the allocation's end from squeue when the environment does not say it, and the
+// Slurm allocations of the schedule_nodes actions it claims and of its own allocation's record
+// (allocation_work.hpp).
 #pragma once
 
 #include "torcrun/config/config.hpp"
@@ -29,6 +31,8 @@ struct worker_setup {
     core::env_map workflow_env;  // the workflow record's `env` (newer Torc), under each job's
     std::string hostname;
     std::string slurm_job_id;    // empty outside Slurm
+    // The --config file, passed on to the workers of the allocations this worker schedules.
+    std::optional<std::string> config_path;
     // Ask `squeue -h -j <id> -o %e` for the end when neither the environment nor the config
     // gave one (the shell does it without blocking the reactor).
     bool look_up_end_time = false;
