@@ -3,6 +3,7 @@
 # with quick polls, workflows of recording jobs, and the checks on what the jobs recorded.
 # Every recording job appends one line to $tmp/rec/<job name>:
 #   <SLURMD_NODENAME> <CUDA_VISIBLE_DEVICES|-> <SLURM_STEP_GPUS|-> <start epoch> <end epoch>
+# and writes its whole environment to $tmp/rec-env/<job name>.<node>.
 
 source "$(dirname "${BASH_SOURCE[0]}")/server_lib.sh"
 
@@ -18,9 +19,11 @@ slurm_worker_setup() {
  "termination": {"grace_seconds": 5, "drain_buffer_seconds": 5},
  "limits": {"idle_timeout_seconds": 30}}
 EOF
+    mkdir -p "$tmp/rec-env"
     cat >"$tmp/record.sh" <<'EOF'
 #!/bin/bash
 start=$EPOCHREALTIME
+env >"$(dirname "$0")/rec-env/$TORC_JOB_NAME.${SLURMD_NODENAME:-none}"
 sleep "$1"
 echo "${SLURMD_NODENAME:-none} ${CUDA_VISIBLE_DEVICES:--} ${SLURM_STEP_GPUS:--} $start $EPOCHREALTIME" \
     >>"$(dirname "$0")/rec/$TORC_JOB_NAME"
@@ -104,6 +107,77 @@ EOF
 no_step_waited() {
     if grep -rl -e 'step creation temporarily disabled' -e 'step creation still disabled' "$@"; then
         fail "a step waited for resources (files above)"
+    fi
+    return 0
+}
+
+# torc_report_spec FILE MODE [BIG]: the allocation of the Torc report as a Torc user writes it
+# today, in YAML: execution_config {mode: MODE}, a slurm_scheduler of 2 nodes with 4 GPUs each,
+# an on_workflow_start schedule_nodes action (one direct-mode worker per node when MODE is direct)
+# and 16 single-GPU recording jobs, plus with BIG=1 one job of 2 nodes x 4 GPUs named "big".
+torc_report_spec() {
+    python3 - "$1" "$2" "${3:-0}" "$tmp/record.sh" <<'PY'
+import sys
+path, mode, big, record = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4]
+per_node = "true" if mode == "direct" else "false"
+jobs = "".join(f"""  - name: g{i:02d}
+    command: {record} 3
+    resource_requirements: gpu1
+""" for i in range(16))
+if big:
+    jobs += f"""  - name: big
+    command: {record} 3
+    resource_requirements: nodes2
+"""
+open(path, "w").write(f"""# 16 single-GPU jobs in one allocation of 2 nodes x 4 GPUs
+name: torc-report-{mode}
+execution_config:
+  mode: {mode}
+resource_requirements:
+  - {{name: gpu1, num_cpus: 1, num_gpus: 1, num_nodes: 1, memory: 100m, runtime: PT1M}}
+  - {{name: nodes2, num_cpus: 2, num_gpus: 4, num_nodes: 2, memory: 100m, runtime: PT1M}}
+slurm_schedulers:
+  - {{name: two_gpu_nodes, account: test, nodes: 2, walltime: "00:05:00", gres: "gpu:4"}}
+actions:
+  - trigger_type: on_workflow_start
+    action_type: schedule_nodes
+    scheduler: two_gpu_nodes
+    scheduler_type: slurm
+    num_allocations: 1
+    start_one_worker_per_node: {per_node}
+jobs:
+{jobs}""")
+PY
+}
+
+# submit_allocations SPEC: `torcrun submit` alone (sets wf, and job to the one allocation's Slurm
+# job id), then waits up to 150 s for the allocation to end by itself.
+submit_allocations() {
+    wf=$("$torcrun" submit --skip-checks --url "$base" --config "$tmp/worker.json" \
+        --output-dir "$tmp/out" "$1" 2>"$tmp/submit.err") || fail "submit: $(cat "$tmp/submit.err")"
+    [[ "$wf" =~ ^[0-9]+$ ]] || fail "submit stdout is not an id: '$wf'"
+    job=$(curl -sf "$base/scheduled_compute_nodes?workflow_id=$wf" | python3 -c 'import json, sys
+items = json.load(sys.stdin)["items"]
+assert len(items) == 1, items
+print(items[0]["scheduler_id"])') || fail "not one allocation record: $(cat "$tmp/submit.err")"
+    local deadline=$((SECONDS + 150))
+    while squeue -h -j "$job" 2>/dev/null | grep -q .; do
+        [ $SECONDS -lt $deadline ] || slurm_fail "allocation $job still running after 150 s"
+        sleep 0.5
+    done
+}
+
+# allocation_record_status: the status of $wf's one scheduled compute node record.
+allocation_record_status() {
+    curl -sf "$base/scheduled_compute_nodes?workflow_id=$wf" |
+        python3 -c 'import json, sys; print(json.load(sys.stdin)["items"][0]["status"])'
+}
+
+# no_worker_step_variables: no job saw a PMI_*, PMIX_* or SLURM_STEP_* variable (direct mode:
+# the per-node workers' own srun step must not leak into jobs).
+no_worker_step_variables() {
+    if grep -E -l '^(PMI_|PMIX_|SLURM_STEP_)' "$tmp"/rec-env/*; then
+        fail "step variables reached jobs: $(grep -E -h '^(PMI_|PMIX_|SLURM_STEP_)' "$tmp"/rec-env/* | sort -u | head)"
     fi
     return 0
 }

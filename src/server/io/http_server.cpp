@@ -384,12 +384,28 @@ net::awaitable<void> linger(beast::tcp_stream& stream, std::chrono::milliseconds
     }
 }
 
-// Lists a stream under its workflow exactly while its frame lives.
+// The handler's event listener; a weak reference, since the handler may outlive the server.
+struct event_listener {
+    std::weak_ptr<server_state> weak;
+    void operator()(std::int64_t workflow_id, std::string const& frame) const {
+        if (auto st = weak.lock()) server_detail::publish_frame(*st, workflow_id, frame);
+    }
+};
+
+// Lists a stream under its workflow exactly while its frame lives. The handler reads new event
+// rows after each change only while some stream is open: the first stream sets its listener
+// (which starts from the newest row), the last one to close clears it.
 class stream_listing {
 public:
-    stream_listing(server_state& st, std::int64_t workflow_id, std::shared_ptr<stream_client> c)
-        : st_(st), it_(st.streams.emplace(workflow_id, std::move(c))) {}
-    ~stream_listing() { st_.streams.erase(it_); }
+    stream_listing(std::shared_ptr<server_state> const& st, std::int64_t workflow_id,
+                   std::shared_ptr<stream_client> c)
+        : st_(*st), it_(st->streams.emplace(workflow_id, std::move(c))) {
+        if (st_.streams.size() == 1) st_.handler.set_event_listener(event_listener{st});
+    }
+    ~stream_listing() {
+        st_.streams.erase(it_);
+        if (st_.streams.empty()) st_.handler.set_event_listener(nullptr);
+    }
     stream_listing(stream_listing const&) = delete;
     stream_listing& operator=(stream_listing const&) = delete;
 
@@ -423,7 +439,7 @@ net::awaitable<void> stream_events(std::shared_ptr<server_state> st, beast::tcp_
     auto c = std::make_shared<stream_client>();
     c->socket = &stream.socket();
     c->timer = &timer;
-    stream_listing const listed(*st, es.workflow_id, c);
+    stream_listing const listed(st, es.workflow_id, c);
     std::string out = detail::cat(version == 10 ? "HTTP/1.0" : "HTTP/1.1",
                                   " 200 OK\r\nContent-Type: text/event-stream\r\n"
                                   "Cache-Control: no-cache\r\nX-Accel-Buffering: no\r\n"
@@ -586,14 +602,6 @@ struct task_finished {
     }
 };
 
-// The handler's event listener; a weak reference, as below.
-struct event_listener {
-    std::weak_ptr<server_state> weak;
-    void operator()(std::int64_t workflow_id, std::string const& frame) const {
-        if (auto st = weak.lock()) server_detail::publish_frame(*st, workflow_id, frame);
-    }
-};
-
 // The handler's change listener; a weak reference, since the handler may outlive the server.
 struct change_listener {
     std::weak_ptr<server_state> weak;
@@ -737,7 +745,6 @@ core::result<std::uint16_t> http_server::start() {
     }
     st.port = st.acceptor.local_endpoint().port();
     st.handler.set_change_listener(change_listener{state_});
-    st.handler.set_event_listener(event_listener{state_});
     net::co_spawn(st.ioc, accept_loop(state_), task_finished{state_, "accept loop"});
     st.log.write(log_level::info, "http", "listening",
                  {{"host", st.settings.host},

@@ -1,7 +1,8 @@
 // GET /workflows/{id}/events/stream over real HTTP on loopback, through its fault paths: several
 // readers of one workflow, a client that goes away, a client that never reads (dropped at the
-// queue bound while a reader keeps receiving), a stop with streams open, an unknown workflow,
-// workflows kept apart, and the keep-alive comment after a (small) idle interval.
+// queue bound while a reader keeps receiving), no stream open between two, a stop with streams
+// open, an unknown workflow, workflows kept apart, and the keep-alive comment after a (small)
+// idle interval.
 #include "torcrun/server/io/http_server.hpp"
 
 #include "lifecycle_fixture.hpp"
@@ -240,6 +241,25 @@ BOOST_AUTO_TEST_CASE(a_client_that_disconnects_is_noticed_and_later_events_still
     BOOST_TEST(event_type(left[0]->frames().back()) == "job_started");
     BOOST_TEST(f.http->open_streams() == 2U);
     BOOST_TEST(!logged(f.log, "task failed"));
+}
+
+// With no stream open the server reads no event rows; a stream opened after the last one closed
+// starts from the newest row: it sees what happens next, not what happened in between.
+BOOST_AUTO_TEST_CASE(a_stream_opened_after_all_closed_sees_only_later_events) {
+    stream_fixture f;
+    auto const job = f.job("a");
+    auto const node = f.node();
+    f.initialize();
+    auto first = f.clients(1);
+    first[0]->socket.close();
+    BOOST_TEST(test::run_until(f.ioc, [&] { return f.http->open_streams() == 0; }, 1s));
+
+    f.ok("PUT", "/jobs/" + std::to_string(job) + "/manage_status_change/pending/0");
+    auto cs = f.clients(1);
+    f.http_call("PUT", "/jobs/" + std::to_string(job) + "/start_job/0/" + std::to_string(node));
+    BOOST_TEST(test::run_until(f.ioc, [&] { return !cs[0]->frames().empty(); }, 2s));
+    BOOST_REQUIRE_EQUAL(cs[0]->frames().size(), 1U);
+    BOOST_TEST(event_type(cs[0]->frames().front()) == "job_started");
 }
 
 BOOST_AUTO_TEST_CASE(a_client_that_never_reads_is_dropped_at_the_queue_bound) {

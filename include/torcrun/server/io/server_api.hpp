@@ -48,7 +48,8 @@ public:
     api::outcome handle(api::request const& req) override;
     void set_change_listener(std::function<void(std::int64_t workflow_id)> listener) override;
     // Job status changes as server-sent-event frames (event_stream.hpp), reported after each
-    // commit of a request or task that wrote event rows: only rows newer than the listener.
+    // commit of a request or task that wrote event rows: only rows newer than the listener. An
+    // empty listener reads no rows (the HTTP server sets one only while a stream is open).
     void set_event_listener(
         std::function<void(std::int64_t workflow_id, std::string const& frame)> listener) override;
 
