@@ -181,3 +181,16 @@ no_worker_step_variables() {
     fi
     return 0
 }
+
+# submitted_allocations_setup [gpus]: for tests whose allocations torcrun submits (named
+# torcrun_wf<WF>_...): the cluster, the server and worker setup, the default 2 nodes (x 4 GPUs
+# with `gpus`) required, and the clean-up that also cancels what is left of $wf's allocations.
+submitted_allocations_setup() {
+    slurm_use_cluster
+    slurm_worker_setup
+    [ "$TORCRUN_SLURM_NODES" = 2 ] || fail "this test needs the default 2 nodes"
+    [ "${1:-}" != gpus ] || [ "$TORCRUN_SLURM_GPUS" = 4 ] ||
+        fail "this test needs the default 4 GPUs per node"
+    trap 'for j in $(squeue -h -o "%i %j" | awk "\$2 ~ /^torcrun_wf${wf:-x}_/ {print \$1}"); do
+              scancel "$j"; done; kill_servers; slurm_cleanup' EXIT
+}

@@ -8,13 +8,7 @@ set -euo pipefail
 torcrun=$(readlink -f "$1")
 source "$(dirname "$0")/slurm_lib.sh"
 source "$(dirname "$0")/slurm_worker_lib.sh"
-slurm_use_cluster
-slurm_worker_setup
-[ "$TORCRUN_SLURM_NODES" = 2 ] && [ "$TORCRUN_SLURM_GPUS" = 4 ] ||
-    fail "this test needs the default 2 nodes x 4 GPUs"
-# The allocations are named by torcrun (torcrun_wf<WF>_...): cancel what is left on failure.
-trap 'for j in $(squeue -h -o "%i %j" | awk "\$2 ~ /^torcrun_wf${wf:-x}_/ {print \$1}"); do
-          scancel "$j"; done; kill_servers; slurm_cleanup' EXIT
+submitted_allocations_setup gpus
 
 python3 - "$tmp/spec.json5" "$tmp/record.sh" <<'PY'
 import json, sys

@@ -12,11 +12,7 @@ set -euo pipefail
 torcrun=$(readlink -f "$1")
 source "$(dirname "$0")/slurm_lib.sh"
 source "$(dirname "$0")/slurm_worker_lib.sh"
-slurm_use_cluster
-slurm_worker_setup
-[ "$TORCRUN_SLURM_NODES" = 2 ] || fail "this test needs the default 2 nodes"
-trap 'for j in $(squeue -h -o "%i %j" | awk "\$2 ~ /^torcrun_wf${wf:-x}_/ {print \$1}"); do
-          scancel "$j"; done; kill_servers; slurm_cleanup' EXIT
+submitted_allocations_setup
 # Quicker idle exits than the library's, so the allocations end soon after the work.
 sed -i 's/"idle_timeout_seconds": 30/"idle_timeout_seconds": 5/' "$tmp/worker.json"
 
