@@ -163,4 +163,23 @@ BOOST_AUTO_TEST_CASE(schedulable_actions_are_the_start_ones_and_the_slurm_job_ga
     BOOST_TEST(core::derive_stage_actions(plan).empty());
 }
 
+BOOST_AUTO_TEST_CASE(a_derived_actions_bad_scheduler_is_refused_at_the_scheduler)
+{
+    auto text = staged();
+    text.replace(text.find("'00:30:00'"), 10, "'1h'");  // work_s
+    auto plan = plan_of(text);
+    core::derive_stage_actions(plan);
+    core::allocation_settings s;
+    s.output_dir = "/scratch/out";
+    s.torcrun_path = "/opt/bin/torcrun";
+    core::worker_config const config;
+    auto const refused = core::plan_allocations(plan, core::schedulable_actions(plan), s, config);
+    BOOST_TEST_REQUIRE(!refused.has_value());
+    auto const& m = refused.error().message;
+    BOOST_TEST(m.starts_with("staged.json5:12:3: "), m);  // work_s's entry
+    BOOST_TEST(m.find("actions[2] (schedule_nodes, slurm_schedulers \"work_s\"): --time: \"1h\" "
+                      "is not a Slurm time") != std::string::npos,
+               m);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
