@@ -12,9 +12,8 @@ slurm_use_cluster
 slurm_worker_setup
 [ "$TORCRUN_SLURM_NODES" = 2 ] && [ "$TORCRUN_SLURM_GPUS" = 4 ] ||
     fail "this test needs the default 2 nodes x 4 GPUs"
-# The allocations are named by torcrun (torcrun_wf<WF>_...): cancel what is left on failure.
-trap 'for j in $(squeue -h -o "%i %j" | awk "\$2 ~ /^torcrun_wf${wf:-x}_/ {print \$1}"); do
-          scancel "$j"; done; kill_servers; slurm_cleanup' EXIT
+# Cancel what is left of this test's allocations (their scripts are in $tmp/out) on failure.
+trap 'cancel_workflow_allocations; kill_servers; slurm_cleanup' EXIT
 
 python3 - "$tmp/spec.json5" "$tmp/record.sh" <<'PY'
 import json, sys
