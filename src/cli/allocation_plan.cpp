@@ -21,14 +21,44 @@ scheduler_options options_of(spec::slurm_scheduler_spec const& s)
 
 }  // namespace
 
+std::vector<std::size_t> workflow_start_actions(spec::creation_plan const& plan)
+{
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < plan.actions.size(); ++i) {
+        auto const& a = plan.actions[i];
+        if (a.trigger_type == "on_workflow_start" && a.action_type == "schedule_nodes")
+            out.push_back(i);
+    }
+    return out;
+}
+
+std::vector<std::size_t> schedulable_actions(spec::creation_plan const& plan)
+{
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < plan.actions.size(); ++i) {
+        auto const& a = plan.actions[i];
+        if (a.action_type != "schedule_nodes") continue;
+        if (a.trigger_type == "on_workflow_start" || a.scheduler_type == "slurm") out.push_back(i);
+    }
+    return out;
+}
+
 result<std::vector<planned_allocation>> plan_allocations(spec::creation_plan const& plan,
                                                          allocation_settings const& settings,
                                                          worker_config const& config)
 {
+    return plan_allocations(plan, workflow_start_actions(plan), settings, config);
+}
+
+result<std::vector<planned_allocation>> plan_allocations(spec::creation_plan const& plan,
+                                                         std::vector<std::size_t> const& actions,
+                                                         allocation_settings const& settings,
+                                                         worker_config const& config)
+{
     std::vector<planned_allocation> out;
-    for (std::size_t i = 0; i < plan.actions.size(); ++i) {
-        auto const& a = plan.actions[i];
-        if (a.trigger_type != "on_workflow_start" || a.action_type != "schedule_nodes") continue;
+    for (auto const i : actions) {
+        auto const& a = plan.actions.at(i);
+        if (a.action_type != "schedule_nodes") continue;
         auto const name = a.scheduler.value_or("");
         auto const what = "actions[" + std::to_string(i) + "] (schedule_nodes, slurm_schedulers \"" +
                           name + "\")";

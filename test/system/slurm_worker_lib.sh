@@ -182,15 +182,79 @@ no_worker_step_variables() {
     return 0
 }
 
-# submitted_allocations_setup [gpus]: for tests whose allocations torcrun submits (named
-# torcrun_wf<WF>_...): the cluster, the server and worker setup, the default 2 nodes (x 4 GPUs
-# with `gpus`) required, and the clean-up that also cancels what is left of $wf's allocations.
+# submitted_allocations_setup [gpus]: for tests whose allocations torcrun submits: the cluster,
+# the server and worker setup, the default 2 nodes (x 4 GPUs with `gpus`) required, and the
+# clean-up that also cancels what is left of this test's allocations (cancel_workflow_allocations).
 submitted_allocations_setup() {
     slurm_use_cluster
     slurm_worker_setup
     [ "$TORCRUN_SLURM_NODES" = 2 ] || fail "this test needs the default 2 nodes"
     [ "${1:-}" != gpus ] || [ "$TORCRUN_SLURM_GPUS" = 4 ] ||
         fail "this test needs the default 4 GPUs per node"
-    trap 'for j in $(squeue -h -o "%i %j" | awk "\$2 ~ /^torcrun_wf${wf:-x}_/ {print \$1}"); do
-              scancel "$j"; done; kill_servers; slurm_cleanup' EXIT
+    trap 'cancel_workflow_allocations; kill_servers; slurm_cleanup' EXIT
+}
+
+# workflow_allocations: "<Slurm job> <name>" of each allocation in Slurm whose script lies in
+# $tmp/out. Known by the script, not by the name: every test's server numbers its workflows from
+# 1, so tests running at once on the shared cluster make jobs of the same names.
+workflow_allocations() {
+    squeue -h -o "%i %j %o" | awk -v d="$tmp/out/" 'index($3, d) == 1 {print $1, $2}' || true
+}
+
+# cancel_workflow_allocations: scancel what workflow_allocations lists (for the EXIT traps).
+cancel_workflow_allocations() {
+    local job name
+    workflow_allocations | while read -r job name; do scancel "$job"; done
+}
+
+# wait_workflow_allocations SECONDS STATUSES: until the jobs of $wf are STATUSES (as
+# job_status_counts prints them, e.g. "completed 3") and no allocation of $wf is left in Slurm.
+wait_workflow_allocations() {
+    local deadline=$((SECONDS + $1)) left statuses
+    while :; do
+        left=$(workflow_allocations)
+        statuses=$(job_status_counts)
+        [ -z "$left" ] && [ "$statuses" = "$2" ] && return 0
+        [ $SECONDS -lt $deadline ] ||
+            slurm_fail "after $1 s: jobs $statuses; in Slurm: $left; $(tail -n 30 "$tmp"/out/slurm_output_wf"$wf"_*.e)"
+        sleep 1
+    done
+}
+
+# check_allocation_records COUNT: $wf has COUNT scheduled compute node records of distinct Slurm
+# jobs, listed as "<Slurm job> <status>" in $tmp/records.txt; each ends complete (Slurm:
+# COMPLETED), or canceled while its allocation was still queued with nothing left to run (Slurm:
+# CANCELLED before it ran, and a worker said so). The first, the one submit made, is complete and
+# its worker marked it active.
+check_allocation_records() {
+    local records job status logs=("$tmp"/out/slurm_output_wf"$wf"_*.e) first
+    records=$(curl -sf "$base/scheduled_compute_nodes?workflow_id=$wf")
+    python3 - "$records" "$1" <<'PY' >"$tmp/records.txt" || fail "records: $records"
+import json, sys
+items = json.loads(sys.argv[1])["items"]
+assert len(items) == int(sys.argv[2]), items
+ids = [r["scheduler_id"] for r in items]
+assert len(set(ids)) == len(ids) and all(i > 0 for i in ids), ids
+for r in items:
+    assert r["scheduler_type"] == "slurm", r
+    assert r["status"] in ("complete", "canceled"), r
+    print(r["scheduler_id"], r["status"])
+PY
+    while read -r job status; do
+        state=$(slurm_job_field "$job" JobState)
+        if [ "$status" = canceled ]; then
+            [ "$state" = CANCELLED ] && [ "$(slurm_job_field "$job" RunTime)" = 00:00:00 ] ||
+                fail "record of $job canceled, but Slurm says $state after $(slurm_job_field "$job" RunTime)"
+            grep -q "allocation: Slurm job $job was still queued" "${logs[@]}" ||
+                fail "no worker said it cancelled $job"
+        else
+            [ "$state" = COMPLETED ] || fail "record of $job complete, but Slurm says $state"
+        fi
+    done <"$tmp/records.txt"
+    first=$(awk 'NR == 1 {print $1}' "$tmp/records.txt")
+    [ "$(awk 'NR == 1 {print $2}' "$tmp/records.txt")" = complete ] ||
+        fail "the first allocation's record: $(cat "$tmp/records.txt")"
+    grep -q "allocation: Slurm job $first is active" "$tmp/out/slurm_output_wf${wf}_sl${first}.e" ||
+        fail "the first allocation's worker did not mark it active"
+    echo "records: $(tr '\n' ' ' <"$tmp/records.txt")"
 }

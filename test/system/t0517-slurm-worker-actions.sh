@@ -60,15 +60,7 @@ submitted=("$tmp"/out/torcrun_wf"$wf"_*.sh)
     fail "submit made ${submitted[*]}"
 
 # The work ends and every allocation of the workflow leaves Slurm.
-deadline=$((SECONDS + 240))
-while :; do
-    left=$(squeue -h -o "%i %j" | awk -v p="torcrun_wf${wf}_" 'index($2, p) == 1' || true)
-    statuses=$(job_status_counts)
-    [ -z "$left" ] && [ "$statuses" = "completed 3" ] && break
-    [ $SECONDS -lt $deadline ] ||
-        slurm_fail "after 240 s: jobs $statuses; in Slurm: $left; $(tail -n 30 "$tmp"/out/slurm_output_wf"$wf"_*.e)"
-    sleep 1
-done
+wait_workflow_allocations 240 "completed 3"
 
 # Each action claimed and carried out once: the actions' records, the workers' logs, the
 # scripts and the scheduled compute node records agree.
@@ -91,33 +83,5 @@ scripts=$(cd "$tmp/out" && ls torcrun_wf"$wf"_*.sh | sed -E 's/_action[0-9]+_/_a
 grep -q -- 'srun --ntasks-per-node=1 --overlap' "$tmp"/out/torcrun_wf"$wf"_process_scheduler_action*_1.sh ||
     fail "process allocations without a worker per node"
 
-records=$(curl -sf "$base/scheduled_compute_nodes?workflow_id=$wf")
-python3 - "$records" <<'PY' >"$tmp/records.txt" || fail "records: $records"
-import json, sys
-items = json.loads(sys.argv[1])["items"]
-assert len(items) == 4, items
-ids = [r["scheduler_id"] for r in items]
-assert len(set(ids)) == 4 and all(i > 0 for i in ids), ids
-for r in items:
-    assert r["scheduler_type"] == "slurm", r
-    assert r["status"] in ("complete", "canceled"), r
-    print(r["scheduler_id"], r["status"])
-PY
-while read -r job status; do
-    state=$(slurm_job_field "$job" JobState)
-    if [ "$status" = canceled ]; then
-        [ "$state" = CANCELLED ] && [ "$(slurm_job_field "$job" RunTime)" = 00:00:00 ] ||
-            fail "record of $job canceled, but Slurm says $state after $(slurm_job_field "$job" RunTime)"
-        grep -q "allocation: Slurm job $job was still queued" "${logs[@]}" ||
-            fail "no worker said it cancelled $job"
-    else
-        [ "$state" = COMPLETED ] || fail "record of $job complete, but Slurm says $state"
-    fi
-done <"$tmp/records.txt"
-setup_job=$(awk 'NR == 1 {print $1}' "$tmp/records.txt")
-[ "$(awk 'NR == 1 {print $2}' "$tmp/records.txt")" = complete ] ||
-    fail "the setup allocation's record: $(cat "$tmp/records.txt")"
-grep -q "allocation: Slurm job $setup_job is active" "$tmp/out/slurm_output_wf${wf}_sl${setup_job}.e" ||
-    fail "the setup worker did not mark its allocation active"
-echo "records: $(tr '\n' ' ' <"$tmp/records.txt")"
+check_allocation_records 4
 echo ok

@@ -1,5 +1,5 @@
-// The Slurm allocations a workflow's `on_workflow_start` `schedule_nodes` actions ask for, as
-// `torcrun submit` carries them out (docs/TORC-COMPATIBILITY.md §4.12): per action,
+// The Slurm allocations a workflow's `schedule_nodes` actions ask for, as `torcrun submit`
+// carries them out (docs/TORC-COMPATIBILITY.md §4.12): per action,
 // `num_allocations` sbatch scripts of its `slurm_scheduler` (account, partition, qos, nodes,
 // walltime, gres, mem, tmp, extra) over the workflow's `slurm_defaults`, with one slurm-mode
 // worker per allocation, or one direct-mode worker per node (`start_one_worker_per_node`).
@@ -45,6 +45,21 @@ struct planned_allocation {
 result<std::vector<planned_allocation>> plan_allocations(spec::creation_plan const& plan,
                                                          allocation_settings const& settings,
                                                          worker_config const& config);
+
+// The same for the given schedule_nodes actions (indices into the plan's actions, in order),
+// whatever their trigger: those whose trigger has fired when submit runs.
+result<std::vector<planned_allocation>> plan_allocations(spec::creation_plan const& plan,
+                                                         std::vector<std::size_t> const& actions,
+                                                         allocation_settings const& settings,
+                                                         worker_config const& config);
+
+// The indices of the plan's on_workflow_start schedule_nodes actions.
+std::vector<std::size_t> workflow_start_actions(spec::creation_plan const& plan);
+
+// The indices of every schedule_nodes action submit or a worker may carry out: those of
+// on_workflow_start, and the job-gated ones of scheduler_type slurm (their scripts are checked
+// before the workflow is created).
+std::vector<std::size_t> schedulable_actions(spec::creation_plan const& plan);
 
 // A warning when compute nodes cannot reach `url` (a loopback host), else nullopt.
 std::optional<std::string> unreachable_url_warning(std::string const& url);

@@ -2,8 +2,11 @@
 // Torc workflow spec with the calls of Torc's `workflows create` (api::submission), then
 // initializes it, and prints the workflow id alone on stdout so scripts can capture it. A spec
 // problem exits 2 and creates nothing; a failure once the workflow exists deletes it (DELETE
-// cascades) and exits 1. Then, as Torc's `workflows submit`, each on_workflow_start
-// schedule_nodes action is carried out (core::plan_allocations): the scripts are written into
+// cascades) and exits 1. A spec whose jobs name schedulers but which has no schedule_nodes
+// action first gets one on_jobs_ready action per scheduler (core::derive_stage_actions). Then, as
+// Torc's `workflows submit`, each schedule_nodes action whose trigger has fired (the pending
+// list after initialize: on_workflow_start, on_jobs_ready over jobs ready at once) is carried
+// out (core::plan_allocations): the scripts are written into
 // --output-dir, sbatch'ed, and each Slurm job becomes a scheduled compute node, `pending`, whose
 // scheduler_id is the Slurm job id. A failed sbatch keeps the workflow (and the allocations
 // already made), prints sbatch's text and how to schedule again, and exits 1.
@@ -13,6 +16,7 @@
 #include "sbatch_files.hpp"
 #include "spec_submission.hpp"
 #include "torcrun/cli/allocation_plan.hpp"
+#include "torcrun/cli/stage_actions.hpp"
 #include "torc_client.hpp"
 
 #include <boost/json/object.hpp>
@@ -35,8 +39,11 @@ constexpr char const* usage =
     "Creates the workflow a Torc spec (JSON, JSON5 or YAML) describes on a Torc-compatible\n"
     "server, initializes it, and prints its id. Exit 2: the spec or the options are wrong;\n"
     "exit 1: the server refused (the half-made workflow is deleted again).\n"
-    "Then each on_workflow_start schedule_nodes action is carried out: its sbatch scripts are\n"
-    "written into --output-dir and submitted (exit 1 if sbatch fails; the workflow stays).\n";
+    "Then each schedule_nodes action whose trigger has fired (on_workflow_start, on_jobs_ready\n"
+    "over jobs ready at start) is carried out: its sbatch scripts are written into --output-dir\n"
+    "and submitted (exit 1 if sbatch fails; the workflow stays). A spec whose jobs name\n"
+    "slurm_schedulers but which has no schedule_nodes action gets one on_jobs_ready action per\n"
+    "scheduler over the jobs naming it, as Torc's `slurm generate` makes.\n";
 
 int fail(std::string const& message, int status)
 {
@@ -113,10 +120,11 @@ core::result<std::int64_t> schedule_one(torc_client& client, core::planned_alloc
     return core::error{message};
 }
 
-// The server's action ids in creation order, which is the spec's.
-core::result<std::vector<std::int64_t>> action_ids(torc_client& client, std::int64_t wf)
+// The ids of a listing of actions, in id order.
+core::result<std::vector<std::int64_t>> listed_action_ids(torc_client& client,
+                                                          std::string const& path)
 {
-    auto listed = client.call("GET", "/workflows/" + std::to_string(wf) + "/actions");
+    auto listed = client.call("GET", path);
     if (!listed) return listed.error();
     std::vector<std::int64_t> ids;
     if (auto const* items = listed->if_array()) {
@@ -127,6 +135,31 @@ core::result<std::vector<std::int64_t>> action_ids(torc_client& client, std::int
     }
     std::sort(ids.begin(), ids.end());
     return ids;
+}
+
+// The server's action ids in creation order, which is the spec's.
+core::result<std::vector<std::int64_t>> action_ids(torc_client& client, std::int64_t wf)
+{
+    return listed_action_ids(client, "/workflows/" + std::to_string(wf) + "/actions");
+}
+
+// The spec's schedule_nodes actions whose trigger has fired at initialize, as indices: the
+// server's pending list for the triggers a submit can see fired. A job-gated action of another
+// scheduler_type is left to whoever can run it, as Torc's runners leave it.
+core::result<std::vector<std::size_t>> fired_actions(torc_client& client, std::int64_t wf,
+                                                     std::vector<std::int64_t> const& ids,
+                                                     core::spec::creation_plan const& plan)
+{
+    auto pending = listed_action_ids(
+        client, "/workflows/" + std::to_string(wf) +
+                    "/actions/pending?trigger_type=on_workflow_start&trigger_type=on_jobs_ready"
+                    "&trigger_type=on_jobs_complete");
+    if (!pending) return pending.error();
+    std::vector<std::size_t> out;
+    for (auto const i : core::schedulable_actions(plan)) {
+        if (std::binary_search(pending->begin(), pending->end(), ids[i])) out.push_back(i);
+    }
+    return out;
 }
 
 // Claims the action before its allocations are submitted, as every worker would before running
@@ -141,19 +174,13 @@ core::result<bool> claim_action(torc_client& client, std::int64_t wf, std::int64
     return core::error{claimed.error().message};
 }
 
+// Without initialize no job-gated trigger has fired: the on_workflow_start actions, as before.
 int schedule_allocations(torc_client& client, schedule_context context, std::int64_t wf,
-                         api::name_ids const& scheduler_ids, core::spec::creation_plan const& plan)
+                         api::name_ids const& scheduler_ids, core::spec::creation_plan const& plan,
+                         bool initialized)
 {
     context.settings.workflow_id = wf;
-    auto allocations = core::plan_allocations(plan, context.settings, context.config);
-    if (!allocations) return fail(allocations.error().message, 1);  // checked before creation
-    if (allocations->empty()) return 0;
-    std::error_code ec;
-    std::filesystem::create_directories(context.settings.output_dir, ec);
-    if (ec) return fail("--output-dir: \"" + context.settings.output_dir + "\": " + ec.message(), 1);
-    if (auto warning = core::unreachable_url_warning(context.settings.url.value_or(""))) {
-        std::cerr << "torcrun submit: warning: " << *warning << "\n";
-    }
+    if (plan.actions.empty()) return 0;
     auto const actions = action_ids(client, wf);
     if (!actions || actions->size() != plan.actions.size()) {
         return fail("GET /workflows/" + std::to_string(wf) + "/actions: " +
@@ -162,6 +189,23 @@ int schedule_allocations(torc_client& client, schedule_context context, std::int
                                        std::to_string(plan.actions.size())
                                  : actions.error().message),
                     1);
+    }
+    auto fired = initialized ? fired_actions(client, wf, *actions, plan)
+                             : core::result<std::vector<std::size_t>>(
+                                   core::workflow_start_actions(plan));
+    if (!fired) {
+        return fail("GET /workflows/" + std::to_string(wf) + "/actions/pending: " +
+                        fired.error().message,
+                    1);
+    }
+    auto allocations = core::plan_allocations(plan, *fired, context.settings, context.config);
+    if (!allocations) return fail(allocations.error().message, 1);
+    if (allocations->empty()) return 0;
+    std::error_code ec;
+    std::filesystem::create_directories(context.settings.output_dir, ec);
+    if (ec) return fail("--output-dir: \"" + context.settings.output_dir + "\": " + ec.message(), 1);
+    if (auto warning = core::unreachable_url_warning(context.settings.url.value_or(""))) {
+        std::cerr << "torcrun submit: warning: " << *warning << "\n";
     }
     std::optional<std::size_t> skipped;
     for (auto const& a : *allocations) {
@@ -207,7 +251,7 @@ int cmd_submit(arguments const& args)
         "no-initialize", "create the workflow but do not call initialize_jobs")(
         "skip-checks", "skip the multi-node scheduler check, as Torc's --skip-checks")(
         "no-resource-monitoring", "no default resource monitor, as Torc's option of that name")(
-        "no-schedule", "do not carry out the on_workflow_start schedule_nodes actions")(
+        "no-schedule", "do not carry out the schedule_nodes actions, nor derive any")(
         "output-dir", po::value<std::string>()->value_name("DIR"),
         "the sbatch scripts, Slurm and worker output (default: the config's output_dir)")(
         "config", po::value<std::string>()->value_name("FILE"),
@@ -231,19 +275,26 @@ int cmd_submit(arguments const& args)
     if (scheduling) {  // every script checked before anything is created
         auto made = schedule_settings(flags, *settings);
         if (!made) return fail(made.error().message, 2);
-        if (auto checked = core::plan_allocations(*plan, made->settings, made->config); !checked)
+        for (auto const& d : core::derive_stage_actions(*plan))
+            std::cerr << "torcrun submit: " << d.description << "\n";
+        auto const checked_actions = core::schedulable_actions(*plan);
+        if (auto checked =
+                core::plan_allocations(*plan, checked_actions, made->settings, made->config);
+            !checked)
             return fail(checked.error().message, 2);
         context = std::move(*made);
     }
     torc_client client(std::move(*settings));
     auto const planned = *plan;
     api::name_ids scheduler_ids;
-    auto wf = submit_plan(client, std::move(*plan), !flags.count("no-initialize"), &scheduler_ids);
+    bool const initialize = !flags.count("no-initialize");
+    auto wf = submit_plan(client, std::move(*plan), initialize, &scheduler_ids);
     if (!wf) return fail_lines(wf.error().message, 1);
     std::cout << *wf << "\n";
     std::cout.flush();
     if (!context) return 0;
-    return schedule_allocations(client, std::move(*context), *wf, scheduler_ids, planned);
+    return schedule_allocations(client, std::move(*context), *wf, scheduler_ids, planned,
+                                initialize);
 }
 
 }  // namespace torcrun::apps
