@@ -3,6 +3,8 @@
 #include "torcrun/slurm/allocation_request.hpp"
 
 #include "torcrun/common/json_kind.hpp"
+#include "torcrun/config/execution_config.hpp"
+#include "torcrun/slurm/startup_delay.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -63,6 +65,11 @@ std::string wrong_kind(std::string const& where, std::string_view field, std::st
 
 }  // namespace
 
+std::string allocation_chain_name(std::int64_t workflow_id, std::int64_t scheduler_id)
+{
+    return "torc-wf" + std::to_string(workflow_id) + "-sched" + std::to_string(scheduler_id);
+}
+
 result<sbatch_request> allocation_request(scheduler_options const& s,
                                           std::optional<std::string> const& slurm_defaults,
                                           schedule_options const& action,
@@ -85,6 +92,12 @@ result<sbatch_request> allocation_request(scheduler_options const& s,
     r.torcrun_path = target.torcrun_path;
     r.config_path = target.config_path;
     r.url = target.url;
+    if (s.serialize_allocations) r.singleton_chain = allocation_chain_name(target.workflow_id, s.id);
+    r.srun_mpi = target.launch.srun_mpi;
+    if (target.launch.staggered_start) {
+        auto const per_allocation = action.per_node_workers ? s.nodes : 1;
+        r.startup_delay_seconds = startup_delay_seconds(action.num_allocations * per_allocation);
+    }
     if (slurm_defaults) {
         if (auto ok = apply_defaults(*slurm_defaults, r); !ok) return ok.error();
     }
@@ -134,6 +147,13 @@ result<scheduler_options> decode_slurm_scheduler(std::string_view json, std::int
     if (!nodes || nodes->is_null()) return error{where + ": nodes is missing"};
     if (!nodes->is_int64()) return error{wrong_kind(where, "nodes", "an integer", *nodes)};
     out.nodes = nodes->get_int64();
+    out.id = id;
+    if (auto const* serialize = o.if_contains("serialize_allocations");
+        serialize && !serialize->is_null()) {
+        if (!serialize->is_bool())
+            return error{wrong_kind(where, "serialize_allocations", "a boolean", *serialize)};
+        out.serialize_allocations = serialize->get_bool();
+    }
     return out;
 }
 
@@ -152,6 +172,36 @@ result<std::optional<std::string>> slurm_defaults_of(std::string_view workflow_j
     }
     if (v->get_string().empty()) return std::optional<std::string>();
     return std::optional<std::string>(std::string(v->get_string()));
+}
+
+result<worker_launch> worker_launch_from(boost::json::object const& execution_config,
+                                         std::int64_t workflow_id)
+{
+    auto const where = "workflow " + std::to_string(workflow_id) + " execution_config";
+    worker_launch out;
+    if (auto const* mpi = execution_config.if_contains("srun_mpi"); mpi && !mpi->is_null()) {
+        if (!mpi->is_string()) return error{wrong_kind(where, "srun_mpi", "a string", *mpi)};
+        out.srun_mpi = std::string(mpi->get_string());
+    }
+    if (auto const* staggered = execution_config.if_contains("staggered_start");
+        staggered && !staggered->is_null()) {
+        if (!staggered->is_bool())
+            return error{wrong_kind(where, "staggered_start", "a boolean", *staggered)};
+        out.staggered_start = staggered->get_bool();
+    }
+    return out;
+}
+
+result<worker_launch> worker_launch_of(std::string_view workflow_json, std::int64_t workflow_id)
+{
+    boost::system::error_code ec;
+    auto const parsed = boost::json::parse(workflow_json, ec);
+    if (ec) return error{"workflow: the answer is not JSON: " + ec.message()};
+    auto const* o = parsed.if_object();
+    if (!o) return error{wrong_kind("workflow", "the answer", "an object", parsed)};
+    auto config = execution_config_object(o->if_contains("execution_config"), workflow_id);
+    if (!config) return config.error();
+    return worker_launch_from(*config, workflow_id);
 }
 
 }  // namespace torcrun::core

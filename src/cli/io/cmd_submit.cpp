@@ -145,6 +145,7 @@ int schedule_allocations(torc_client& client, schedule_context context, std::int
                          api::name_ids const& scheduler_ids, core::spec::creation_plan const& plan)
 {
     context.settings.workflow_id = wf;
+    context.settings.scheduler_ids = scheduler_ids;
     auto allocations = core::plan_allocations(plan, context.settings, context.config);
     if (!allocations) return fail(allocations.error().message, 1);  // checked before creation
     if (allocations->empty()) return 0;
