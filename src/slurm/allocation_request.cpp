@@ -63,6 +63,26 @@ std::string wrong_kind(std::string const& where, std::string_view field, std::st
            ", found " + std::string(api::detail::describe(found));
 }
 
+// A boolean member, left as it is when absent or null.
+result<void> read_boolean(boost::json::object const& o, std::string const& where,
+                          std::string_view field, bool& out)
+{
+    auto const* v = o.if_contains(field);
+    if (!v || v->is_null()) return {};
+    if (!v->is_bool()) return error{wrong_kind(where, field, "a boolean", *v)};
+    out = v->get_bool();
+    return {};
+}
+
+result<boost::json::object> workflow_object(std::string_view workflow_json)
+{
+    boost::system::error_code ec;
+    auto parsed = boost::json::parse(workflow_json, ec);
+    if (ec) return error{"workflow: the answer is not JSON: " + ec.message()};
+    if (!parsed.is_object()) return error{wrong_kind("workflow", "the answer", "an object", parsed)};
+    return std::move(parsed.get_object());
+}
+
 }  // namespace
 
 std::string allocation_chain_name(std::int64_t workflow_id, std::int64_t scheduler_id)
@@ -148,22 +168,15 @@ result<scheduler_options> decode_slurm_scheduler(std::string_view json, std::int
     if (!nodes->is_int64()) return error{wrong_kind(where, "nodes", "an integer", *nodes)};
     out.nodes = nodes->get_int64();
     out.id = id;
-    if (auto const* serialize = o.if_contains("serialize_allocations");
-        serialize && !serialize->is_null()) {
-        if (!serialize->is_bool())
-            return error{wrong_kind(where, "serialize_allocations", "a boolean", *serialize)};
-        out.serialize_allocations = serialize->get_bool();
-    }
+    if (auto ok = read_boolean(o, where, "serialize_allocations", out.serialize_allocations); !ok)
+        return ok.error();
     return out;
 }
 
 result<std::optional<std::string>> slurm_defaults_of(std::string_view workflow_json)
 {
-    boost::system::error_code ec;
-    auto const parsed = boost::json::parse(workflow_json, ec);
-    if (ec) return error{"workflow: the answer is not JSON: " + ec.message()};
-    auto const* o = parsed.if_object();
-    if (!o) return error{wrong_kind("workflow", "the answer", "an object", parsed)};
+    auto const o = workflow_object(workflow_json);
+    if (!o) return o.error();
     auto const* v = o->if_contains("slurm_defaults");
     if (!v || v->is_null()) return std::optional<std::string>();
     if (v->is_object()) return std::optional<std::string>(boost::json::serialize(*v));
@@ -183,22 +196,16 @@ result<worker_launch> worker_launch_from(boost::json::object const& execution_co
         if (!mpi->is_string()) return error{wrong_kind(where, "srun_mpi", "a string", *mpi)};
         out.srun_mpi = std::string(mpi->get_string());
     }
-    if (auto const* staggered = execution_config.if_contains("staggered_start");
-        staggered && !staggered->is_null()) {
-        if (!staggered->is_bool())
-            return error{wrong_kind(where, "staggered_start", "a boolean", *staggered)};
-        out.staggered_start = staggered->get_bool();
-    }
+    if (auto ok = read_boolean(execution_config, where, "staggered_start", out.staggered_start);
+        !ok)
+        return ok.error();
     return out;
 }
 
 result<worker_launch> worker_launch_of(std::string_view workflow_json, std::int64_t workflow_id)
 {
-    boost::system::error_code ec;
-    auto const parsed = boost::json::parse(workflow_json, ec);
-    if (ec) return error{"workflow: the answer is not JSON: " + ec.message()};
-    auto const* o = parsed.if_object();
-    if (!o) return error{wrong_kind("workflow", "the answer", "an object", parsed)};
+    auto const o = workflow_object(workflow_json);
+    if (!o) return o.error();
     auto config = execution_config_object(o->if_contains("execution_config"), workflow_id);
     if (!config) return config.error();
     return worker_launch_from(*config, workflow_id);
