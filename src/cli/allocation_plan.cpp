@@ -13,10 +13,10 @@ std::string located(std::string const& where, std::string const& message)
     return where.empty() ? message : where + ": " + message;
 }
 
-scheduler_options options_of(spec::slurm_scheduler_spec const& s)
+scheduler_options options_of(spec::slurm_scheduler_spec const& s, std::int64_t id)
 {
     return {s.name, s.account, s.nodes, s.walltime, s.partition, s.qos, s.mem, s.gres, s.tmp,
-            s.extra};
+            s.extra, id, s.serialize_allocations};
 }
 
 }  // namespace
@@ -56,6 +56,10 @@ result<std::vector<planned_allocation>> plan_allocations(spec::creation_plan con
                                                          worker_config const& config)
 {
     std::vector<planned_allocation> out;
+    auto const launch =
+        worker_launch_from(plan.workflow.execution_config.value_or(boost::json::object()),
+                           settings.workflow_id);
+    if (!launch) return error{"execution_config: " + launch.error().message};
     for (auto const i : actions) {
         auto const& a = plan.actions.at(i);
         if (a.action_type != "schedule_nodes") continue;
@@ -79,10 +83,15 @@ result<std::vector<planned_allocation>> plan_allocations(spec::creation_plan con
                                               " must be at least 1")};
         }
         allocation_target const target{settings.workflow_id, settings.output_dir,
-                                       settings.torcrun_path, settings.config_path, settings.url};
-        schedule_options const options{a.start_one_worker_per_node, a.max_parallel_jobs};
+                                       settings.torcrun_path, settings.config_path, settings.url,
+                                       *launch};
+        schedule_options const options{a.start_one_worker_per_node, a.max_parallel_jobs,
+                                       a.num_allocations};
+        auto const id = settings.scheduler_ids.find(name);
+        auto const scheduler =
+            options_of(*s, id == settings.scheduler_ids.end() ? 0 : id->second);
         auto const base =
-            allocation_request(options_of(*s), plan.workflow.slurm_defaults, options, target);
+            allocation_request(scheduler, plan.workflow.slurm_defaults, options, target);
         if (!base) return error{located(a.where, what + ": " + base.error().message)};
         for (std::int64_t n = 1; n <= a.num_allocations; ++n) {
             auto request = *base;

@@ -74,6 +74,10 @@ constexpr auto worker_keys = std::to_array<detail::key_spec<w>>({
     key<w, &w::poll, &w::poll_settings::long_poll_seconds>(
         "poll.long_poll_seconds", rule(k::number, 0, 60),
         "Seconds the server may hold a request open until jobs are ready (extension); 0 = off."),
+    key<w, &w::poll, &w::poll_settings::startup_delay_seconds>(
+        "poll.startup_delay_seconds", rule(k::number, 0, 3600),
+        "At most this many seconds (a random draw) the worker waits before it registers, so the "
+        "workers of an allocation do not all start at once; 0 = none."),
     key<w, &w::termination, &w::termination_settings::signal>(
         "termination.signal", rule(k::signal), "Signal that asks a job to stop."),
     key<w, &w::termination, &w::termination_settings::grace_seconds>(

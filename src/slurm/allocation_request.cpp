@@ -3,6 +3,8 @@
 #include "torcrun/slurm/allocation_request.hpp"
 
 #include "torcrun/common/json_kind.hpp"
+#include "torcrun/config/execution_config.hpp"
+#include "torcrun/slurm/startup_delay.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -61,7 +63,32 @@ std::string wrong_kind(std::string const& where, std::string_view field, std::st
            ", found " + std::string(api::detail::describe(found));
 }
 
+// A boolean member, left as it is when absent or null.
+result<void> read_boolean(boost::json::object const& o, std::string const& where,
+                          std::string_view field, bool& out)
+{
+    auto const* v = o.if_contains(field);
+    if (!v || v->is_null()) return {};
+    if (!v->is_bool()) return error{wrong_kind(where, field, "a boolean", *v)};
+    out = v->get_bool();
+    return {};
+}
+
+result<boost::json::object> workflow_object(std::string_view workflow_json)
+{
+    boost::system::error_code ec;
+    auto parsed = boost::json::parse(workflow_json, ec);
+    if (ec) return error{"workflow: the answer is not JSON: " + ec.message()};
+    if (!parsed.is_object()) return error{wrong_kind("workflow", "the answer", "an object", parsed)};
+    return std::move(parsed.get_object());
+}
+
 }  // namespace
+
+std::string allocation_chain_name(std::int64_t workflow_id, std::int64_t scheduler_id)
+{
+    return "torc-wf" + std::to_string(workflow_id) + "-sched" + std::to_string(scheduler_id);
+}
 
 result<sbatch_request> allocation_request(scheduler_options const& s,
                                           std::optional<std::string> const& slurm_defaults,
@@ -85,6 +112,12 @@ result<sbatch_request> allocation_request(scheduler_options const& s,
     r.torcrun_path = target.torcrun_path;
     r.config_path = target.config_path;
     r.url = target.url;
+    if (s.serialize_allocations) r.singleton_chain = allocation_chain_name(target.workflow_id, s.id);
+    r.srun_mpi = target.launch.srun_mpi;
+    if (target.launch.staggered_start) {
+        auto const per_allocation = action.per_node_workers ? s.nodes : 1;
+        r.startup_delay_seconds = startup_delay_seconds(action.num_allocations * per_allocation);
+    }
     if (slurm_defaults) {
         if (auto ok = apply_defaults(*slurm_defaults, r); !ok) return ok.error();
     }
@@ -134,16 +167,16 @@ result<scheduler_options> decode_slurm_scheduler(std::string_view json, std::int
     if (!nodes || nodes->is_null()) return error{where + ": nodes is missing"};
     if (!nodes->is_int64()) return error{wrong_kind(where, "nodes", "an integer", *nodes)};
     out.nodes = nodes->get_int64();
+    out.id = id;
+    if (auto ok = read_boolean(o, where, "serialize_allocations", out.serialize_allocations); !ok)
+        return ok.error();
     return out;
 }
 
 result<std::optional<std::string>> slurm_defaults_of(std::string_view workflow_json)
 {
-    boost::system::error_code ec;
-    auto const parsed = boost::json::parse(workflow_json, ec);
-    if (ec) return error{"workflow: the answer is not JSON: " + ec.message()};
-    auto const* o = parsed.if_object();
-    if (!o) return error{wrong_kind("workflow", "the answer", "an object", parsed)};
+    auto const o = workflow_object(workflow_json);
+    if (!o) return o.error();
     auto const* v = o->if_contains("slurm_defaults");
     if (!v || v->is_null()) return std::optional<std::string>();
     if (v->is_object()) return std::optional<std::string>(boost::json::serialize(*v));
@@ -152,6 +185,30 @@ result<std::optional<std::string>> slurm_defaults_of(std::string_view workflow_j
     }
     if (v->get_string().empty()) return std::optional<std::string>();
     return std::optional<std::string>(std::string(v->get_string()));
+}
+
+result<worker_launch> worker_launch_from(boost::json::object const& execution_config,
+                                         std::int64_t workflow_id)
+{
+    auto const where = "workflow " + std::to_string(workflow_id) + " execution_config";
+    worker_launch out;
+    if (auto const* mpi = execution_config.if_contains("srun_mpi"); mpi && !mpi->is_null()) {
+        if (!mpi->is_string()) return error{wrong_kind(where, "srun_mpi", "a string", *mpi)};
+        out.srun_mpi = std::string(mpi->get_string());
+    }
+    if (auto ok = read_boolean(execution_config, where, "staggered_start", out.staggered_start);
+        !ok)
+        return ok.error();
+    return out;
+}
+
+result<worker_launch> worker_launch_of(std::string_view workflow_json, std::int64_t workflow_id)
+{
+    auto const o = workflow_object(workflow_json);
+    if (!o) return o.error();
+    auto config = execution_config_object(o->if_contains("execution_config"), workflow_id);
+    if (!config) return config.error();
+    return worker_launch_from(*config, workflow_id);
 }
 
 }  // namespace torcrun::core

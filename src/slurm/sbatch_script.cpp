@@ -2,7 +2,8 @@
 // the text. Why the per-node launch has each srun flag (docs/TORC-COMPATIBILITY.md §2.6, §7):
 //   --ntasks-per-node=1  one worker per node, each a 1-node pool of its own node;
 //   --overlap            the worker step holds nothing, so the jobs' own steps never wait on it;
-//   --mpi=none           the worker step gets no PMI/PMIx namespace its jobs could join;
+//   --mpi=none           the worker step gets no PMI/PMIx namespace its jobs could join
+//                        (execution_config.srun_mpi replaces `none`);
 //   --kill-on-bad-exit=0 one worker failing does not kill the others;
 //   --wait=0             a worker leaving through the idle path does not end the rest after
 //                        the site's WaitTime (Torc PR #318).
@@ -10,6 +11,8 @@
 
 #include "torcrun/common/command_line.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <vector>
@@ -70,9 +73,31 @@ std::vector<std::string> worker_argv(sbatch_request const& r, std::string_view m
     argv.insert(argv.end(), {"--output-dir", r.output_dir});
     if (r.max_parallel_jobs)
         argv.insert(argv.end(), {"--max-parallel-jobs", std::to_string(*r.max_parallel_jobs)});
+    if (r.startup_delay_seconds > 0) {
+        argv.insert(argv.end(),
+                    {"--startup-delay-seconds", std::to_string(r.startup_delay_seconds)});
+    }
     return argv;
 }
 
+
+// srun's --mpi value: Torc's `^[A-Za-z0-9+_.-]+$`, checked again here as Torc does.
+bool is_mpi_token(std::string_view text)
+{
+    return !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) {
+        return std::isalnum(c) || c == '+' || c == '_' || c == '.' || c == '-';
+    });
+}
+
+// A dependency the scheduler's extra line or the defaults set wins over the chain's singleton.
+bool sets_dependency(sbatch_request const& r)
+{
+    if (r.extra && (r.extra->find("--dependency") != std::string::npos ||
+                    r.extra->find("-d ") == 0 || r.extra->find(" -d ") != std::string::npos))
+        return true;
+    return std::any_of(r.more_options.begin(), r.more_options.end(),
+                       [](auto const& o) { return o.first == "dependency"; });
+}
 
 struct checked {
     std::int64_t nodes = 1;
@@ -82,7 +107,8 @@ struct checked {
 result<void> check_words(sbatch_request const& r)
 {
     std::pair<char const*, std::optional<std::string> const*> const words[] = {
-        {"--job-name", &r.job_name}, {"--account", &r.account}, {"--partition", &r.partition},
+        {"--job-name", &r.job_name}, {"--job-name", &r.singleton_chain},
+        {"--account", &r.account},   {"--partition", &r.partition},
         {"--qos", &r.qos},           {"--mem", &r.mem},             {"--gres", &r.gres},
         {"--tmp", &r.tmp}};
     for (auto const& [option, value] : words) {
@@ -105,6 +131,10 @@ result<void> check_words(sbatch_request const& r)
     }
     if (r.extra && (r.extra->empty() || r.extra->find_first_of("\n\r") != std::string::npos)) {
         return error{quoted("extra", *r.extra) + " must be one non-empty line"};
+    }
+    if (r.srun_mpi && !is_mpi_token(*r.srun_mpi)) {
+        return error{quoted("srun_mpi", *r.srun_mpi) +
+                     " must be one word of letters, digits and + _ . -"};
     }
     if (!r.torcrun_path.starts_with('/')) {
         return error{quoted("--torcrun", r.torcrun_path) + " is not an absolute path"};
@@ -164,7 +194,9 @@ std::string sbatch_lines(sbatch_request const& r, checked const& c)
         }
         out += '\n';
     };
-    line("job-name", r.job_name.value_or("torcrun_wf" + std::to_string(r.workflow_id)));
+    line("job-name", r.singleton_chain.value_or(
+                         r.job_name.value_or("torcrun_wf" + std::to_string(r.workflow_id))));
+    if (r.singleton_chain && !sets_dependency(r)) line("dependency", "singleton");
     if (r.account) line("account", *r.account);
     if (r.partition) line("partition", *r.partition);
     if (r.qos) line("qos", *r.qos);
@@ -203,7 +235,8 @@ std::string per_node_launch(sbatch_request const& r)
            "# the trap signals that pid from a short step on each node.\n"
            "mkdir -p " + dir + "\n"
            "pids=" + dir + "/sl$SLURM_JOB_ID\n"
-           "srun --ntasks-per-node=1 --overlap --mpi=none --kill-on-bad-exit=0 --wait=0 \\\n"
+           "srun --ntasks-per-node=1 --overlap --mpi=" + r.srun_mpi.value_or("none") +
+           " --kill-on-bad-exit=0 --wait=0 \\\n"
            "    bash -c 'echo $$ >\"$0.$SLURMD_NODENAME.pid\"; exec \"$@\"' \"$pids\" \\\n"
            "    " + render_command_line(worker_argv(r, "direct")) + " &\n"
            "workers=$!\n"

@@ -3,7 +3,10 @@
 # for 2 nodes with 4 GPUs each and whose on_workflow_start schedule_nodes action starts one
 # worker per node. Submit makes exactly one allocation (one script, one pending scheduled compute
 # node holding its Slurm job id), the two workers run all 16 single-GPU jobs on both nodes, no
-# (node, GPU) is held by two jobs at once, and the allocation ends once the work is done.
+# (node, GPU) is held by two jobs at once, and the allocation ends once the work is done. The
+# scheduler has serialize_allocations and the workflow srun_mpi: the script joins the singleton
+# chain torc-wf<WF>-sched<ID>, its workers' srun gets --mpi=pmi2, and the two workers started
+# together get Torc's startup delay for 2 workers (--startup-delay-seconds 2).
 set -euo pipefail
 torcrun=$(readlink -f "$1")
 source "$(dirname "$0")/slurm_lib.sh"
@@ -19,11 +22,13 @@ jobs = ",\n".join(
 open(path, "w").write(f"""// 16 single-GPU jobs, and one allocation of 2 nodes x 4 GPUs with a worker per node
 {{
   name: 'submit-allocations',
+  execution_config: {{mode: 'direct', srun_mpi: 'pmi2'}},
   resource_requirements: [
     {{name: 'gpu1', num_cpus: 1, num_gpus: 1, num_nodes: 1, memory: '100m', runtime: 'PT1M'}},
   ],
   slurm_schedulers: [
-    {{name: 'two_gpu_nodes', account: 'test', nodes: 2, walltime: '00:05:00', gres: 'gpu:4'}},
+    {{name: 'two_gpu_nodes', account: 'test', nodes: 2, walltime: '00:05:00', gres: 'gpu:4',
+      serialize_allocations: true}},
   ],
   actions: [
     {{trigger_type: 'on_workflow_start', action_type: 'schedule_nodes',
@@ -47,7 +52,16 @@ scripts=("$tmp"/out/torcrun_wf"$wf"_two_gpu_nodes_a0_*.sh)
 [ "${#scripts[@]}" = 1 ] && [ -f "${scripts[0]}" ] || fail "scripts: ${scripts[*]}"
 grep -qx '#SBATCH --nodes=2' "${scripts[0]}" && grep -qx '#SBATCH --gres=gpu:4' "${scripts[0]}" ||
     fail "script options: $(cat "${scripts[0]}")"
-grep -q -- 'srun --ntasks-per-node=1 --overlap' "${scripts[0]}" || fail "not one worker per node"
+grep -q -- 'srun --ntasks-per-node=1 --overlap --mpi=pmi2 ' "${scripts[0]}" ||
+    fail "not one worker per node with srun_mpi: $(cat "${scripts[0]}")"
+sched=$(curl -sf "$base/slurm_schedulers?workflow_id=$wf" |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["items"][0]["id"])') ||
+    fail "no slurm_schedulers record"
+grep -qx "#SBATCH --job-name=torc-wf$wf-sched$sched" "${scripts[0]}" &&
+    grep -qx '#SBATCH --dependency=singleton' "${scripts[0]}" ||
+    fail "serialize_allocations: no singleton chain: $(cat "${scripts[0]}")"
+grep -q -- ' --startup-delay-seconds 2 &$' "${scripts[0]}" ||
+    fail "staggered_start: no startup delay: $(cat "${scripts[0]}")"
 
 # one record, pending or already active, holding the Slurm job id
 records=$(curl -sf "$base/scheduled_compute_nodes?workflow_id=$wf")
@@ -69,4 +83,6 @@ done
 [ "$(job_status_counts)" = "completed 16" ] ||
     fail "statuses $(job_status_counts): $(tail -30 "$tmp"/out/slurm_output_wf"$wf"_sl"$job".e)"
 check_records "submit, per-node workers" 16 8 "n1 n2"
+[ "$(grep -c 'startup delay: .* s of at most 2\.0* s' "$tmp"/out/slurm_output_wf"$wf"_sl"$job".e)" = 2 ] ||
+    fail "the two workers did not each wait a startup delay: $(cat "$tmp"/out/slurm_output_wf"$wf"_sl"$job".e)"
 echo ok

@@ -7,7 +7,9 @@
 # dependencies, schedulers and actions as published. Checked: every job completes; each action
 # is executed once (one claim in the workers' logs, 1 + 2 + 1 scripts, sbatch'ed allocations and
 # records); every record ends complete, or canceled when its allocation was still queued with
-# nothing left to run (never started); no allocation of the workflow is left in Slurm.
+# nothing left to run (never started); no allocation of the workflow is left in Slurm. The
+# workers' scripts carry Torc's staggered start (default true): 2 allocations x 2 per-node
+# workers give --startup-delay-seconds 4, the single finalize worker none.
 set -euo pipefail
 torcrun=$(readlink -f "$1")
 source "$(dirname "$0")/slurm_lib.sh"
@@ -82,6 +84,12 @@ scripts=$(cd "$tmp/out" && ls torcrun_wf"$wf"_*.sh | sed -E 's/_action[0-9]+_/_a
     fail "scripts: $scripts"
 grep -q -- 'srun --ntasks-per-node=1 --overlap' "$tmp"/out/torcrun_wf"$wf"_process_scheduler_action*_1.sh ||
     fail "process allocations without a worker per node"
+for script in "$tmp"/out/torcrun_wf"$wf"_process_scheduler_action*.sh; do
+    grep -q -- ' --startup-delay-seconds 4 &$' "$script" ||
+        fail "staggered_start: $script has no 4 s startup delay: $(cat "$script")"
+done
+! grep -q -- '--startup-delay-seconds' "$tmp"/out/torcrun_wf"$wf"_finalize_scheduler_action*.sh ||
+    fail "one finalize worker got a startup delay"
 
 check_allocation_records 4
 echo ok

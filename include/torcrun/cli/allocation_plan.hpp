@@ -14,6 +14,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +28,9 @@ struct allocation_settings {
     std::string torcrun_path;      // absolute
     std::optional<std::string> config_path;
     std::optional<std::string> url;
+    // The server's scheduler ids by name, which name the serialize_allocations chains;
+    // before creation none (id 0 in the chain name, to check the scripts).
+    std::map<std::string, std::int64_t, std::less<>> scheduler_ids{};
 };
 
 struct planned_allocation {

@@ -51,6 +51,7 @@ struct worker_config {
         double interval_seconds = 5;
         double min_interval_seconds = 0.5;
         double long_poll_seconds = 30;  // 0 = off
+        double startup_delay_seconds = 0;  // wait a random 0..this before registering
         bool operator==(poll_settings const&) const = default;
     };
     struct termination_settings {

@@ -8,6 +8,8 @@
 #include "torcrun/common/error.hpp"
 #include "torcrun/slurm/sbatch_script.hpp"
 
+#include <boost/json/object.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -27,12 +29,21 @@ struct scheduler_options {
     std::optional<std::string> gres;
     std::optional<std::string> tmp;
     std::optional<std::string> extra;
+    std::int64_t id = 0;  // the server's id; names the chain of serialize_allocations
+    bool serialize_allocations = false;  // one allocation at a time (dependency=singleton)
 };
 
 // What the action itself adds: a worker per node (direct mode) and a cap on parallel jobs.
 struct schedule_options {
     bool per_node_workers = false;
     std::optional<std::int64_t> max_parallel_jobs;
+    std::int64_t num_allocations = 1;  // started together: they share the startup delay
+};
+
+// The workflow's execution_config keys that shape how the workers start (newer Torc).
+struct worker_launch {
+    std::optional<std::string> srun_mpi;  // the per-node workers' srun --mpi
+    bool staggered_start = true;          // each worker waits up to startup_delay_seconds
 };
 
 // Where the allocations' workers report and write.
@@ -42,9 +53,15 @@ struct allocation_target {
     std::string torcrun_path;  // absolute
     std::optional<std::string> config_path;
     std::optional<std::string> url;
+    worker_launch launch{};
 };
 
-// The request of one allocation (job_name left unset); `slurm_defaults` is the workflow's JSON
+// The chain of a scheduler's allocations under serialize_allocations, Torc's name for it:
+// "torc-wf<workflow>-sched<scheduler id>", the same from `torcrun submit` and from workers.
+std::string allocation_chain_name(std::int64_t workflow_id, std::int64_t scheduler_id);
+
+// The request of one allocation (job_name left unset; singleton_chain set under
+// serialize_allocations; the startup delay from the workers of all num_allocations); `slurm_defaults` is the workflow's JSON
 // object text, if any. Errors: `slurm_defaults: "output" is set by the script itself`,
 // `slurm_defaults: not a JSON object`.
 result<sbatch_request> allocation_request(scheduler_options const& scheduler,
@@ -59,5 +76,14 @@ result<scheduler_options> decode_slurm_scheduler(std::string_view json, std::int
 // The workflow record's slurm_defaults as JSON object text (the server stores a JSON string,
 // newer servers may answer an object); nullopt when absent, null or empty.
 result<std::optional<std::string>> slurm_defaults_of(std::string_view workflow_json);
+
+// srun_mpi and staggered_start of the workflow record's execution_config (object or its JSON
+// text); Torc's defaults when absent. Errors: `workflow 3 execution_config: srun_mpi: expected a
+// string, found a number`.
+result<worker_launch> worker_launch_of(std::string_view workflow_json, std::int64_t workflow_id);
+
+// The same from an execution_config object (a spec's, for `torcrun submit`).
+result<worker_launch> worker_launch_from(boost::json::object const& execution_config,
+                                         std::int64_t workflow_id);
 
 }  // namespace torcrun::core

@@ -18,7 +18,11 @@ namespace torcrun::core {
 
 struct sbatch_request {
     std::int64_t workflow_id = 0;
-    std::optional<std::string> job_name;  // default "torcrun_wf<id>"
+    std::optional<std::string> job_name;  // default "torcrun_wf<id>"; names the script file too
+    // serialize_allocations: the chain's name, on the #SBATCH --job-name line instead of
+    // job_name, with `#SBATCH --dependency=singleton` (unless extra or more_options set a
+    // dependency), so Slurm runs the chain's allocations one at a time.
+    std::optional<std::string> singleton_chain;
     std::optional<std::string> account;
     std::optional<std::string> partition;
     std::optional<std::string> qos;
@@ -36,6 +40,8 @@ struct sbatch_request {
     std::string output_dir;                  // for --output/--error and the workers
     std::optional<std::string> signal_lead;  // seconds; default: default_signal_lead(config)
     bool per_node_workers = false;
+    std::optional<std::string> srun_mpi;  // per-node workers' srun --mpi (default none)
+    std::int64_t startup_delay_seconds = 0;  // the workers' --startup-delay-seconds when > 0
     std::optional<std::int64_t> max_parallel_jobs;  // the workers' --max-parallel-jobs
     std::string torcrun_path;  // absolute
     std::optional<std::string> config_path;

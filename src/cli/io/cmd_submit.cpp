@@ -180,6 +180,7 @@ int schedule_allocations(torc_client& client, schedule_context context, std::int
                          bool initialized)
 {
     context.settings.workflow_id = wf;
+    context.settings.scheduler_ids = scheduler_ids;
     if (plan.actions.empty()) return 0;
     auto const actions = action_ids(client, wf);
     if (!actions || actions->size() != plan.actions.size()) {

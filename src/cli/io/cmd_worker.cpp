@@ -12,7 +12,10 @@
 
 #include <boost/program_options.hpp>
 
+#include <chrono>
 #include <iostream>
+#include <random>
+#include <thread>
 
 namespace torcrun::apps {
 
@@ -44,6 +47,20 @@ po::options_description worker_options()
     return options;
 }
 
+// poll.startup_delay_seconds (--startup-delay-seconds, which allocation scripts pass under
+// staggered_start): a uniform draw in [0, N) seconds, slept before the reactor starts, so the
+// workers of one action reach the server spread out rather than in the same second.
+void stagger_start(double most_seconds, io::logger const& log)
+{
+    if (most_seconds <= 0) return;
+    std::mt19937_64 random(std::random_device{}());
+    auto const seconds = std::uniform_real_distribution<double>(0, most_seconds)(random);
+    log.write(io::log_level::info, "worker",
+              "startup delay: " + std::to_string(seconds) + " s of at most " +
+                  std::to_string(most_seconds) + " s (poll.startup_delay_seconds)");
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+}
+
 }  // namespace
 
 int cmd_worker(arguments const& args)
@@ -73,6 +90,7 @@ int cmd_worker(arguments const& args)
     auto setup = make_worker_setup(std::move(*workflow), log);
     if (!setup) return usage_error(setup.error().message);
     if (flags.count("config")) setup->config_path = absolute_path(flags["config"].as<std::string>());
+    stagger_start(setup->config.poll.startup_delay_seconds, log);
     return run_worker_here(std::move(*setup), log);
 }
 

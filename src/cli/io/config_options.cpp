@@ -28,6 +28,8 @@ constexpr flag worker_flags[] = {
     {"output-dir", "output_dir", "directory for logs and job output"},
     {"poll-interval", "poll.interval_seconds", "seconds between polls while idle"},
     {"long-poll", "poll.long_poll_seconds", "seconds a claim may wait on the server; 0 = off"},
+    {"startup-delay-seconds", "poll.startup_delay_seconds",
+     "wait a random time up to this many seconds before registering"},
     {"termination-signal", "termination.signal", "signal that asks jobs to stop"},
     {"grace", "termination.grace_seconds", "seconds from that signal to SIGKILL"},
     {"max-parallel-jobs", "limits.max_parallel_jobs", "hold at most this many jobs at once"},

@@ -139,9 +139,12 @@ asio::awaitable<action_finished> schedule_allocations(http_client& client, launc
     if (!workflow_body) co_return failed(workflow_body.error().message);
     auto defaults = core::slurm_defaults_of(*workflow_body);
     if (!defaults) co_return failed(defaults.error().message);
+    auto starting = core::worker_launch_of(*workflow_body, ctx.workflow_id);
+    if (!starting) co_return failed(starting.error().message);
     core::allocation_target const target{ctx.workflow_id, ctx.config.output_dir, ctx.torcrun_path,
-                                         ctx.config_path, ctx.config.server.url};
-    core::schedule_options const options{c.start_one_worker_per_node, c.max_parallel_jobs};
+                                         ctx.config_path, ctx.config.server.url, *starting};
+    core::schedule_options const options{c.start_one_worker_per_node, c.max_parallel_jobs,
+                                         c.num_allocations};
     auto base = core::allocation_request(*scheduler, *defaults, options, target);
     if (!base) co_return failed(detail::cat("slurm_scheduler ", scheduler->name, ": ",
                                             base.error().message));

@@ -60,6 +60,7 @@ std::map<std::string, std::string> const worker_samples{
     {"poll.interval_seconds", "6"},
     {"poll.min_interval_seconds", "1"},
     {"poll.long_poll_seconds", "10"},
+    {"poll.startup_delay_seconds", "3"},
     {"termination.signal", "INT"},
     {"termination.grace_seconds", "5"},
     {"termination.end_time", "0"},

@@ -92,6 +92,78 @@ BOOST_AUTO_TEST_CASE(per_node_workers_with_a_cap_reach_the_script)
     BOOST_TEST(bad.error().message == "--max-parallel-jobs: 0 must be at least 1");
 }
 
+BOOST_AUTO_TEST_CASE(serialized_scheduler_joins_its_chain)
+{
+    auto s = scheduler();
+    s.id = 5;
+    s.serialize_allocations = true;
+    auto r = core::allocation_request(s, std::nullopt, {}, target());
+    BOOST_TEST_REQUIRE(r.has_value(), r.error().message);
+    BOOST_TEST(r->singleton_chain.value_or("") == "torc-wf12-sched5");
+    r->job_name = "torcrun_wf12_work_action7_1";
+    auto const text = core::render_sbatch_script(*r, core::worker_config{});
+    BOOST_TEST_REQUIRE(text.has_value(), text.error().message);
+    BOOST_TEST(text->find("#SBATCH --job-name=torc-wf12-sched5\n#SBATCH --dependency=singleton\n")
+                   != std::string::npos, *text);
+    BOOST_TEST(text->find("torcrun_wf12_work_action7_1") == std::string::npos);
+    auto const plain = core::allocation_request(scheduler(), std::nullopt, {}, target());
+    BOOST_TEST_REQUIRE(plain.has_value());
+    BOOST_TEST(!plain->singleton_chain.has_value());
+}
+
+BOOST_AUTO_TEST_CASE(execution_config_shapes_the_workers_start)
+{
+    auto t = target();
+    t.launch.srun_mpi = "pmix";
+    // 3 allocations of 2 nodes, a worker per node: 6 workers start together -> up to 6 s.
+    auto per_node = core::allocation_request(scheduler(), std::nullopt, {true, {}, 3}, t);
+    BOOST_TEST_REQUIRE(per_node.has_value(), per_node.error().message);
+    BOOST_TEST(per_node->startup_delay_seconds == 6);
+    BOOST_TEST(per_node->srun_mpi.value_or("") == "pmix");
+    auto const text = core::render_sbatch_script(*per_node, core::worker_config{});
+    BOOST_TEST_REQUIRE(text.has_value(), text.error().message);
+    BOOST_TEST(text->find("srun --ntasks-per-node=1 --overlap --mpi=pmix --kill-on-bad-exit=0 "
+                          "--wait=0") != std::string::npos, *text);
+    BOOST_TEST(text->find("--startup-delay-seconds 6") != std::string::npos, *text);
+    // One slurm-mode worker per allocation: a single allocation has no delay.
+    auto const alone = core::allocation_request(scheduler(), std::nullopt, {false, {}, 1}, t);
+    BOOST_TEST_REQUIRE(alone.has_value());
+    BOOST_TEST(alone->startup_delay_seconds == 0);
+    auto const alone_text = core::render_sbatch_script(*alone, core::worker_config{});
+    BOOST_TEST_REQUIRE(alone_text.has_value());
+    BOOST_TEST(alone_text->find("--startup-delay-seconds") == std::string::npos);
+    t.launch.staggered_start = false;
+    auto const off = core::allocation_request(scheduler(), std::nullopt, {true, {}, 3}, t);
+    BOOST_TEST_REQUIRE(off.has_value());
+    BOOST_TEST(off->startup_delay_seconds == 0);
+}
+
+BOOST_AUTO_TEST_CASE(worker_launch_from_the_workflow_record)
+{
+    auto const defaults = core::worker_launch_of(R"({"id":3})", 3);
+    BOOST_TEST_REQUIRE(defaults.has_value(), defaults.error().message);
+    BOOST_TEST(!defaults->srun_mpi.has_value());
+    BOOST_TEST(defaults->staggered_start);
+    auto const object = core::worker_launch_of(
+        R"({"execution_config":{"srun_mpi":"none","staggered_start":false}})", 3);
+    BOOST_TEST_REQUIRE(object.has_value(), object.error().message);
+    BOOST_TEST(object->srun_mpi.value_or("") == "none");
+    BOOST_TEST(!object->staggered_start);
+    auto const text =
+        core::worker_launch_of(R"({"execution_config":"{\"srun_mpi\":\"pmi2\"}"})", 3);
+    BOOST_TEST_REQUIRE(text.has_value(), text.error().message);
+    BOOST_TEST(text->srun_mpi.value_or("") == "pmi2");
+    auto const bad = core::worker_launch_of(R"({"execution_config":{"srun_mpi":4}})", 3);
+    BOOST_TEST_REQUIRE(!bad.has_value());
+    BOOST_TEST(bad.error().message ==
+               "workflow 3 execution_config: srun_mpi: expected a string, found an integer");
+    auto const bad_bool =
+        core::worker_launch_of(R"({"execution_config":{"staggered_start":"yes"}})", 3);
+    BOOST_TEST_REQUIRE(!bad_bool.has_value());
+    BOOST_TEST(bad_bool.error().message ==
+               "workflow 3 execution_config: staggered_start: expected a boolean, found a string");
+}
+
 BOOST_AUTO_TEST_CASE(decode_server_scheduler)
 {
     auto const s = core::decode_slurm_scheduler(
@@ -108,6 +180,12 @@ BOOST_AUTO_TEST_CASE(decode_server_scheduler)
     BOOST_TEST(!s->gres.has_value());
     BOOST_TEST(*s->partition == "debug");
     BOOST_TEST(*s->extra == "--exclusive");
+    BOOST_TEST(s->id == 4);
+    BOOST_TEST(!s->serialize_allocations);  // absent: Torc's default
+    auto const chained = core::decode_slurm_scheduler(
+        R"({"walltime":"1:00","nodes":1,"serialize_allocations":true})", 4);
+    BOOST_TEST_REQUIRE(chained.has_value(), chained.error().message);
+    BOOST_TEST(chained->serialize_allocations);
     struct broken {
         char const* body;
         char const* message;
@@ -120,6 +198,8 @@ BOOST_AUTO_TEST_CASE(decode_server_scheduler)
          "slurm_scheduler 4: nodes: expected an integer, found a string"},
         {R"({"walltime":"1:00","nodes":1,"mem":8})",
          "slurm_scheduler 4: mem: expected a string, found an integer"},
+        {R"({"walltime":"1:00","nodes":1,"serialize_allocations":1})",
+         "slurm_scheduler 4: serialize_allocations: expected a boolean, found an integer"},
     };
     for (auto const& c : cases) {
         auto const got = core::decode_slurm_scheduler(c.body, 4);

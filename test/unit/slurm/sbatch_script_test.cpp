@@ -160,6 +160,64 @@ BOOST_DATA_TEST_CASE(cpus_of_each_node, bdata::make(cpu_cases), c)
     BOOST_TEST(text->substr(start, to - start) == c.lines);
 }
 
+// serialize_allocations: the chain's name replaces the job name and joins the singleton chain;
+// a dependency in extra or in the defaults wins, and then no singleton line is written.
+BOOST_AUTO_TEST_CASE(singleton_chain)
+{
+    auto r = base_request();
+    r.job_name = "torcrun_wf7_work_a0_1";
+    r.singleton_chain = "torc-wf7-sched3";
+    auto const text = core::render_sbatch_script(r, core::worker_config{});
+    BOOST_TEST_REQUIRE(text.has_value(), text.error().message);
+    BOOST_TEST(text->starts_with("#!/bin/bash\n"
+                                 "#SBATCH --job-name=torc-wf7-sched3\n"
+                                 "#SBATCH --dependency=singleton\n"
+                                 "#SBATCH --nodes=2\n"),
+               *text);
+    auto with_extra = r;
+    with_extra.extra = "--dependency=afterok:41";
+    auto const extra_text = core::render_sbatch_script(with_extra, core::worker_config{});
+    BOOST_TEST_REQUIRE(extra_text.has_value(), extra_text.error().message);
+    BOOST_TEST(extra_text->find("singleton") == std::string::npos, *extra_text);
+    BOOST_TEST(extra_text->find("#SBATCH --dependency=afterok:41\n") != std::string::npos);
+    BOOST_TEST(extra_text->find("#SBATCH --job-name=torc-wf7-sched3\n") != std::string::npos);
+    auto with_default = r;
+    with_default.more_options = {{"dependency", "afterany:40"}};
+    auto const default_text = core::render_sbatch_script(with_default, core::worker_config{});
+    BOOST_TEST_REQUIRE(default_text.has_value(), default_text.error().message);
+    BOOST_TEST(default_text->find("singleton") == std::string::npos, *default_text);
+    auto const plain = core::render_sbatch_script(base_request(), core::worker_config{});
+    BOOST_TEST_REQUIRE(plain.has_value());
+    BOOST_TEST(plain->find("--dependency") == std::string::npos);
+}
+
+// srun_mpi replaces `none` on the workers' srun only (the signal step keeps none); the startup
+// delay reaches the worker line when above 0, in both launch shapes.
+BOOST_AUTO_TEST_CASE(srun_mpi_and_startup_delay)
+{
+    auto r = base_request();
+    r.per_node_workers = true;
+    r.srun_mpi = "pmi2";
+    r.startup_delay_seconds = 2;
+    auto const text = core::render_sbatch_script(r, core::worker_config{});
+    BOOST_TEST_REQUIRE(text.has_value(), text.error().message);
+    BOOST_TEST(text->find("srun --ntasks-per-node=1 --overlap --mpi=pmi2 --kill-on-bad-exit=0 "
+                          "--wait=0 \\\n") != std::string::npos, *text);
+    BOOST_TEST(text->find("    srun --ntasks-per-node=1 --overlap --mpi=none --kill-on-bad-exit=0 "
+                          "\\\n") != std::string::npos, *text);
+    BOOST_TEST(text->find("worker 7 --mode direct --output-dir /scratch/out "
+                          "--startup-delay-seconds 2 &\n") != std::string::npos, *text);
+    auto slurm_mode = base_request();
+    slurm_mode.startup_delay_seconds = 10;
+    auto const one = core::render_sbatch_script(slurm_mode, core::worker_config{});
+    BOOST_TEST_REQUIRE(one.has_value(), one.error().message);
+    BOOST_TEST(one->find("--output-dir /scratch/out --startup-delay-seconds 10\n") !=
+                   std::string::npos, *one);
+    auto const none = core::render_sbatch_script(base_request(), core::worker_config{});
+    BOOST_TEST_REQUIRE(none.has_value());
+    BOOST_TEST(none->find("--startup-delay-seconds") == std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(lead_is_grace_plus_drain_rounded_up)
 {
     core::worker_config config;
@@ -215,6 +273,12 @@ std::vector<error_case> const errors{
     {"output dir with a space", [](auto& r) { r.output_dir = "/my out"; },
      "--output-dir: \"/my out\" cannot go on an #SBATCH line (whitespace, quotes or "
      "backslashes)"},
+    {"srun_mpi two words", [](auto& r) { r.srun_mpi = "pmix --x"; },
+     "srun_mpi: \"pmix --x\" must be one word of letters, digits and + _ . -"},
+    {"srun_mpi empty", [](auto& r) { r.srun_mpi = ""; },
+     "srun_mpi: \"\" must be one word of letters, digits and + _ . -"},
+    {"chain name quote", [](auto& r) { r.singleton_chain = "a\"b"; },
+     "--job-name: \"a\"b\" cannot go on an #SBATCH line (whitespace, quotes or backslashes)"},
     {"relative torcrun", [](auto& r) { r.torcrun_path = "bin/torcrun"; },
      "--torcrun: \"bin/torcrun\" is not an absolute path"},
 };
