@@ -107,7 +107,9 @@ result<sbatch_request> allocation_request(scheduler_options const& s,
     r.tmp = s.tmp;
     r.extra = s.extra;
     r.output_dir = target.output_dir;
-    r.per_node_workers = action.per_node_workers;
+    auto const direct = target.launch.mode == "direct";
+    r.per_node_workers = action.per_node_workers || (direct && s.nodes > 1);
+    r.direct_single_worker = direct && !r.per_node_workers;
     r.max_parallel_jobs = action.max_parallel_jobs;
     r.torcrun_path = target.torcrun_path;
     r.config_path = target.config_path;
@@ -115,7 +117,7 @@ result<sbatch_request> allocation_request(scheduler_options const& s,
     if (s.serialize_allocations) r.singleton_chain = allocation_chain_name(target.workflow_id, s.id);
     r.srun_mpi = target.launch.srun_mpi;
     if (target.launch.staggered_start) {
-        auto const per_allocation = action.per_node_workers ? s.nodes : 1;
+        auto const per_allocation = r.per_node_workers ? s.nodes : 1;
         r.startup_delay_seconds = startup_delay_seconds(action.num_allocations * per_allocation);
     }
     if (slurm_defaults) {
@@ -192,6 +194,10 @@ result<worker_launch> worker_launch_from(boost::json::object const& execution_co
 {
     auto const where = "workflow " + std::to_string(workflow_id) + " execution_config";
     worker_launch out;
+    if (auto const* mode = execution_config.if_contains("mode"); mode && !mode->is_null()) {
+        if (!mode->is_string()) return error{wrong_kind(where, "mode", "a string", *mode)};
+        out.mode = std::string(mode->get_string());
+    }
     if (auto const* mpi = execution_config.if_contains("srun_mpi"); mpi && !mpi->is_null()) {
         if (!mpi->is_string()) return error{wrong_kind(where, "srun_mpi", "a string", *mpi)};
         out.srun_mpi = std::string(mpi->get_string());

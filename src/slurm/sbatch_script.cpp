@@ -274,12 +274,13 @@ result<std::string> render_sbatch_script(sbatch_request const& request,
     if (request.per_node_workers) {
         return result<std::string>(boost::system::in_place_value, out + per_node_launch(request));
     }
+    auto const mode = request.direct_single_worker ? "direct" : "slurm";
     return result<std::string>(boost::system::in_place_value,
-        out +
-           "\n# One slurm-mode worker for the whole allocation; exec makes it the batch shell,\n"
+        out + "\n# One " + mode +
+           "-mode worker for the whole allocation; exec makes it the batch shell,\n"
            "# so the USR1 warning of --signal=B: reaches it directly.\n"
            "exec " +
-           render_command_line(worker_argv(request, "slurm")) + "\n");
+           render_command_line(worker_argv(request, mode)) + "\n");
 }
 
 std::optional<std::int64_t> parse_slurm_time(std::string_view text)

@@ -42,6 +42,10 @@ struct schedule_options {
 
 // The workflow's execution_config keys that shape how the workers start (newer Torc).
 struct worker_launch {
+    // execution_config.mode: "direct" starts direct-mode workers, one per node in a multi-node
+    // allocation (as Torc since #215) even when the action does not ask for it; otherwise (slurm,
+    // auto, absent) the action decides: a worker per node, or one slurm-mode worker.
+    std::optional<std::string> mode;
     std::optional<std::string> srun_mpi;  // the per-node workers' srun --mpi
     bool staggered_start = true;          // each worker waits up to startup_delay_seconds
 };

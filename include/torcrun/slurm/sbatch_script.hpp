@@ -40,6 +40,7 @@ struct sbatch_request {
     std::string output_dir;                  // for --output/--error and the workers
     std::optional<std::string> signal_lead;  // seconds; default: default_signal_lead(config)
     bool per_node_workers = false;
+    bool direct_single_worker = false;  // the one worker (no per-node workers) in direct mode
     std::optional<std::string> srun_mpi;  // per-node workers' srun --mpi (default none)
     std::int64_t startup_delay_seconds = 0;  // the workers' --startup-delay-seconds when > 0
     std::optional<std::int64_t> max_parallel_jobs;  // the workers' --max-parallel-jobs

@@ -138,6 +138,44 @@ BOOST_AUTO_TEST_CASE(execution_config_shapes_the_workers_start)
     BOOST_TEST(off->startup_delay_seconds == 0);
 }
 
+// execution_config.mode direct: direct-mode workers whatever the action says, one per node in a
+// multi-node allocation; slurm, auto or absent leave the choice to the action.
+BOOST_AUTO_TEST_CASE(direct_mode_workers)
+{
+    auto t = target();
+    t.launch.mode = "direct";
+    auto const two = core::allocation_request(scheduler(), std::nullopt, {}, t);
+    BOOST_TEST_REQUIRE(two.has_value(), two.error().message);
+    BOOST_TEST(two->per_node_workers);
+    BOOST_TEST(!two->direct_single_worker);
+    auto one_node = scheduler();
+    one_node.nodes = 1;
+    auto const one = core::allocation_request(one_node, std::nullopt, {}, t);
+    BOOST_TEST_REQUIRE(one.has_value(), one.error().message);
+    BOOST_TEST(!one->per_node_workers);
+    BOOST_TEST(one->direct_single_worker);
+    auto const text = core::render_sbatch_script(*one, core::worker_config{});
+    BOOST_TEST_REQUIRE(text.has_value(), text.error().message);
+    BOOST_TEST(text->find("# One direct-mode worker for the whole allocation") != std::string::npos,
+               *text);
+    BOOST_TEST(text->find("--mode direct") != std::string::npos, *text);
+    BOOST_TEST(text->find("--mode slurm") == std::string::npos, *text);
+    for (auto const* mode : {"slurm", "auto"}) {
+        t.launch.mode = mode;
+        auto const r = core::allocation_request(scheduler(), std::nullopt, {}, t);
+        BOOST_TEST_REQUIRE(r.has_value(), r.error().message);
+        BOOST_TEST(!r->per_node_workers);
+        BOOST_TEST(!r->direct_single_worker);
+    }
+    auto const launch = core::worker_launch_of(R"({"execution_config":{"mode":"direct"}})", 3);
+    BOOST_TEST_REQUIRE(launch.has_value(), launch.error().message);
+    BOOST_TEST(launch->mode.value_or("") == "direct");
+    auto const bad = core::worker_launch_of(R"({"execution_config":{"mode":1}})", 3);
+    BOOST_TEST_REQUIRE(!bad.has_value());
+    BOOST_TEST(bad.error().message ==
+               "workflow 3 execution_config: mode: expected a string, found an integer");
+}
+
 BOOST_AUTO_TEST_CASE(worker_launch_from_the_workflow_record)
 {
     auto const defaults = core::worker_launch_of(R"({"id":3})", 3);
