@@ -20,7 +20,8 @@ start_server() {
         echo $! >"$server_log.pid"
         rc=0
         wait $! || rc=$?
-        echo $rc >"$server_log.rc"
+        # Written whole, then renamed: a reader polling for the file never sees it empty.
+        echo $rc >"$server_log.rc.part" && mv "$server_log.rc.part" "$server_log.rc"
     ) 2>/dev/null &
     server_watchers+=($!)
     for _ in $(seq 1 100); do [ -s "$server_log.pid" ] && break; sleep 0.01; done

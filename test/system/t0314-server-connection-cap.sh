@@ -16,10 +16,30 @@ grep -q 'listening .* max_connections=2$' "$server_log" || fail "listening line:
 expect POST /workflows '{"name": "cap", "user": "alice"}' 200
 wf=$(field "$body" 'd["id"]')
 
-for i in 1 2; do
-    timeout 60 curl -sN "$base/workflows/$wf/events/stream" >"$tmp/stream.$i" 2>/dev/null &
-    background_pids+=($!)
-done
+# open_stream I: an events stream in the background, opened again while it is refused: the
+# connections of the requests above may still be counted until the server sees them close.
+open_stream() {
+    local pid
+    for _ in $(seq 1 50); do
+        rm -f "$tmp/stream.$1.h"
+        timeout 60 curl -sN -D "$tmp/stream.$1.h" "$base/workflows/$wf/events/stream" \
+            >"$tmp/stream.$1" 2>/dev/null &
+        pid=$!
+        for _ in $(seq 1 100); do
+            [ -s "$tmp/stream.$1.h" ] || ! kill -0 "$pid" 2>/dev/null && break
+            sleep 0.02
+        done
+        if grep -q '^HTTP/1.1 200' "$tmp/stream.$1.h" 2>/dev/null; then
+            background_pids+=("$pid")
+            return 0
+        fi
+        wait "$pid" 2>/dev/null || true
+        sleep 0.1
+    done
+    fail "stream $1 was never accepted: $(cat "$tmp/stream.$1")"
+}
+open_stream 1
+open_stream 2
 for _ in $(seq 1 100); do  # both streams open: the next connection is refused
     code=$(curl -s -o "$tmp/body" -w '%{http_code}' -D "$tmp/headers" "$base/ping" || true)
     [ "$code" = 503 ] && break
