@@ -64,8 +64,8 @@ result<std::vector<planned_allocation>> plan_allocations(spec::creation_plan con
         auto const& a = plan.actions.at(i);
         if (a.action_type != "schedule_nodes") continue;
         auto const name = a.scheduler.value_or("");
-        auto const what = "actions[" + std::to_string(i) + "] (schedule_nodes, slurm_schedulers \"" +
-                          name + "\")";
+        auto const what = "actions[" + std::to_string(i) +
+                          "] (schedule_nodes, slurm_schedulers \"" + name + "\")";
         if (a.scheduler_type != "slurm") {
             return error{located(a.where, what + ": scheduler_type \"" +
                                               a.scheduler_type.value_or("") +

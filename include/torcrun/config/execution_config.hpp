@@ -21,7 +21,8 @@
 //   job_stdio_overrides       worker_config::job_stdio (per job name, replacing stdio whole);
 //                             dropped when the file or the command line set a stdio key
 // staggered_start and srun_mpi shape the sbatch scripts of allocations (core::worker_launch_of)
-// and are accepted here without effect; any other key is an error, as Torc's deny_unknown_fields makes it.
+// and are accepted here without effect; any other key is an error, as Torc's
+// deny_unknown_fields makes it.
 #pragma once
 
 #include "torcrun/common/error.hpp"

@@ -65,8 +65,8 @@ struct allocation_target {
 std::string allocation_chain_name(std::int64_t workflow_id, std::int64_t scheduler_id);
 
 // The request of one allocation (job_name left unset; singleton_chain set under
-// serialize_allocations; the startup delay from the workers of all num_allocations); `slurm_defaults` is the workflow's JSON
-// object text, if any. Errors: `slurm_defaults: "output" is set by the script itself`,
+// serialize_allocations; the startup delay from the workers of all num_allocations);
+// `slurm_defaults` is the workflow's JSON object text, if any. Errors: `slurm_defaults: "output" is set by the script itself`,
 // `slurm_defaults: not a JSON object`.
 result<sbatch_request> allocation_request(scheduler_options const& scheduler,
                                           std::optional<std::string> const& slurm_defaults,

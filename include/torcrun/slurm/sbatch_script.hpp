@@ -1,5 +1,6 @@
-// The sbatch script of an allocation for `torcrun slurm-script` and `torcrun submit`: #SBATCH lines, the early-warning
-// signal, and either one slurm-mode worker or one direct-mode worker per node. Options arrive as
+// The sbatch script of an allocation for `torcrun slurm-script`, `torcrun submit` and workers:
+// #SBATCH lines, the early-warning signal, and one slurm-mode worker, one direct-mode worker, or
+// one direct-mode worker per node. Options arrive as
 // the text the user typed, so that every message can quote it: `--nodes: "0" must be at least 1`.
 // Rendering is pure; the caller supplies absolute paths and writes or submits the text.
 #pragma once

@@ -8,21 +8,23 @@
 //   without is a wrapper the command is appended to ("bash wrap.sh"); an empty one is none.
 // slurm mode: one srun step placed by the worker's pool (docs/TORC-COMPATIBILITY.md §7):
 //   srun --jobid=<id> --exact [--cpu-bind=none unless srun.cpu_bind] --nodes=<n>
-//        --ntasks=<n*k> [--ntasks-per-node=<k> when n > 1] --cpus-per-task=<cpus/k> [--mem=<MB>M] (--gpus-per-node=<g> | --gres=none)
+//        --ntasks=<n*k> [--ntasks-per-node=<k> when n > 1] --cpus-per-task=<cpus/k>
+//        [--mem=<MB>M] (--gpus-per-node=<g> | --gres=none)
 //        --nodelist=<hostlist> --job-name=wf<wf>_j<job>_r<run>_a<att> [--time=<minutes>]
 //        --kill-on-bad-exit=1 [--signal=<srun.signal>] [srun.extra_args...] bash -c <script>
 //   --exact, not --overlap: each step gets exactly what the pool reserved, so steps neither share
 //   nor wait. --cpu-bind=none, as Torc without enable_cpu_bind: the step's tasks may use any of
-//   its CPUs instead of being pinned by Slurm's default binding. k (tasks per node) is 1 unless the job sets torcrun's tasks_per_node extension;
-//   each task gets cpus/k CPUs, rounded down. --mem is left out at 0 MB because --mem=0 means
+//   its CPUs instead of being pinned by Slurm's default binding. k (tasks per node) is 1 unless
+//   the job sets torcrun's tasks_per_node extension; each task gets cpus/k CPUs, rounded down. --mem is left out at 0 MB because --mem=0 means
 //   the whole node; Slurm then applies its default (DefMemPerCPU or the job's memory), which
 //   can hold back other steps on a cluster that schedules memory. A CPU job gets --gres=none:
 //   by default a step is given all of the job's GRES and would hold every GPU of its nodes.
 //   --time is whole minutes of (seconds_left - headroom), the headroom being
 //   termination.drain_buffer_seconds - termination.grace_seconds (Torc's
 //   sigkill_headroom_seconds; 30 s by default), so Slurm ends the step that long before the
-//   allocation does; under one usable minute the job is not launched (it goes back to ready). srun and bash are found on PATH by the launcher; srun runs in the
-//   working directory and passes it to the step. --mpi comes from srun.extra_args, if at all.
+//   allocation does; under one usable minute the job is not launched (it goes back to ready).
+//   srun and bash are found on PATH by the launcher; srun runs in the working directory and
+//   passes it to the step. --mpi comes from srun.extra_args, if at all.
 #pragma once
 
 #include "torcrun/config/config.hpp"

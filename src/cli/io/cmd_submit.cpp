@@ -204,7 +204,9 @@ int schedule_allocations(torc_client& client, schedule_context context, std::int
     if (allocations->empty()) return 0;
     std::error_code ec;
     std::filesystem::create_directories(context.settings.output_dir, ec);
-    if (ec) return fail("--output-dir: \"" + context.settings.output_dir + "\": " + ec.message(), 1);
+    if (ec) {
+        return fail("--output-dir: \"" + context.settings.output_dir + "\": " + ec.message(), 1);
+    }
     if (auto warning = core::unreachable_url_warning(context.settings.url.value_or(""))) {
         std::cerr << "torcrun submit: warning: " << *warning << "\n";
     }

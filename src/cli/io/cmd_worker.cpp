@@ -89,7 +89,9 @@ int cmd_worker(arguments const& args)
     auto log = io::stderr_logger(log_level_of(workflow->config.config.log_level));
     auto setup = make_worker_setup(std::move(*workflow), log);
     if (!setup) return usage_error(setup.error().message);
-    if (flags.count("config")) setup->config_path = absolute_path(flags["config"].as<std::string>());
+    if (flags.count("config")) {
+        setup->config_path = absolute_path(flags["config"].as<std::string>());
+    }
     stagger_start(setup->config.poll.startup_delay_seconds, log);
     return run_worker_here(std::move(*setup), log);
 }
