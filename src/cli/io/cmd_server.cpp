@@ -5,6 +5,8 @@
 // store closes the database.
 #include "torcrun/cli/commands.hpp"
 
+#include "cli/positional_command.hpp"
+
 #include "config_options.hpp"
 #include "torcrun/server/io/htpasswd.hpp"
 #include "torcrun/server/io/http_server.hpp"
@@ -119,7 +121,7 @@ int cmd_server(arguments const& args)
     try {
         po::store(po::command_line_parser(args).options(options).run(), flags);
     } catch (po::error const& e) {
-        std::cerr << "torcrun server: " << e.what() << "\n";
+        std::cerr << "torcrun server: " << command_line_error(e, options) << "\n";
         return 2;
     }
     if (flags.count("help")) return print_usage(std::cout, options), 0;
