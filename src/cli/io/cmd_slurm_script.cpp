@@ -99,6 +99,7 @@ core::result<core::sbatch_request> make_request(po::variables_map const& vm, std
     }
     if (auto path = flag(vm, "config")) r.config_path = absolute(*path);
     r.url = flag(vm, "url");
+    if (!r.url) r.url = api_url_from_environment();  // the script names the server it was made for
     return r;
 }
 
