@@ -58,7 +58,7 @@ out=$("$torcrun" workflows --url "$url" --json)
 [ "$(field "$out" '[(w["id"], w["status"]) for w in d]')" = '[[1, "running"]]' ] \
     || fail "workflows --json: $out"
 out=$("$torcrun" cancel 1 --output-dir D) || fail "cancel: $out"
-[ "$out" = "workflow 1 canceled: 1 pending or running jobs canceled; their workers stop them" ] \
+[ "$out" = "workflow 1 canceled: 1 pending or running job canceled; their workers stop them" ] \
     || fail "cancel output: $out"
 # The worker sees the cancel within a poll, stops the job and the run ends.
 for _ in $(seq 1 150); do kill -0 "$run_pid" 2>/dev/null || break; sleep 0.1; done

@@ -90,8 +90,8 @@ int cmd_cancel(arguments const& args)
     if (!held) return fail(held.error().message, 1);
     auto canceled = client.call("PUT", "/workflows/" + std::to_string(wf) + "/cancel");
     if (!canceled) return fail(canceled.error().message, 1);
-    std::cout << "workflow " << wf << " canceled: " << *held
-              << " pending or running jobs canceled; their workers stop them\n";
+    std::cout << "workflow " << wf << " canceled: " << *held << " pending or running "
+              << (*held == 1 ? "job" : "jobs") << " canceled; their workers stop them\n";
     auto allocations = cancel_allocations(client, wf);
     if (!allocations) return fail(allocations.error().message, 1);
     if (!*allocations) return fail("some allocations could not be scancel'ed (above)", 1);
