@@ -82,7 +82,8 @@ std::variant<run_options, int> parse(arguments const& args)
         "<output-dir>/url while the run lasts");
     options.add(worker_config_options());
     auto parsed = parse_positional_command(
-        args, options, {"run", "spec", "SPEC", usage, "a spec file is required (torcrun run SPEC)"});
+        args, options,
+        {"run", "spec", "SPEC", usage, "a spec file is required (torcrun run SPEC)"});
     if (auto const* status = std::get_if<int>(&parsed)) return *status;
     auto const& flags = std::get<po::variables_map>(parsed);
     for (char const* own : {"url", "workflow"}) {

@@ -110,7 +110,8 @@ int cmd_slurm_script(arguments const& args)
     auto options = script_options();
     auto parsed = parse_positional_command(
         args, options,
-        {"slurm-script", "workflow", "WF", "", "missing the workflow id (torcrun slurm-script WF)"});
+        {"slurm-script", "workflow", "WF", "",
+         "missing the workflow id (torcrun slurm-script WF)"});
     if (auto const* status = std::get_if<int>(&parsed)) return *status;
     auto const& vm = std::get<po::variables_map>(parsed);
     auto const wf = parse_workflow_id(vm["workflow"].as<std::string>());

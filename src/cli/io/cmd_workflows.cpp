@@ -42,7 +42,8 @@ core::workflow_line line_of(json::object const& s)
     w.is_complete = flag("is_complete");
     w.is_canceled = flag("is_canceled");
     auto const& jobs = s.at("jobs").as_object();
-    for (auto const st : core::all_job_statuses) w.jobs[st] = jobs.at(core::to_string(st)).as_int64();
+    for (auto const st : core::all_job_statuses)
+        w.jobs[st] = jobs.at(core::to_string(st)).as_int64();
     return w;
 }
 

@@ -1,6 +1,6 @@
 // torcrun run's progress numbers (rate and ETA unknown at the start, zero jobs, what counts as
-// running, failed, canceled, terminated and remaining), the duration and progress-line texts, the summary block and
-// the exit status.
+// running, failed, canceled, terminated and remaining), the duration and progress-line texts,
+// the summary block and the exit status.
 #include "torcrun/cli/run_progress.hpp"
 
 #include <boost/test/data/monomorphic.hpp>
