@@ -96,6 +96,10 @@ TORC_API_URL=$dead expect 1 "torcrun workflows: GET /workflows?offset=0&limit=10
 example=$("$torcrun" server --help | tr -s ' \n' ' ' | grep -o -- '--set [a-z_.]*=[0-9a-z]*' | head -n1)
 [ "$example" = "--set worker_lease_seconds=60" ] || fail "server --help example: '$example'"
 "$torcrun" config server $example >/dev/null || fail "the server refuses its own example $example"
+# The example the issue found refused, a worker key, is said to be one.
+expect 2 '--set poll.interval_seconds: unknown key "poll.interval_seconds"
+torcrun server: poll.interval_seconds is a worker key (torcrun worker --set, torcrun config worker); the server'"'"'s keys: torcrun config server --reference' \
+    server --set poll.interval_seconds=10
 example=$("$torcrun" worker --help | tr -s ' \n' ' ' | grep -o -- '--set [a-z_.]*=[0-9a-z]*' | head -n1)
 [ "$example" = "--set poll.interval_seconds=10" ] || fail "worker --help example: '$example'"
 "$torcrun" config worker $example >/dev/null || fail "the worker refuses its own example $example"
