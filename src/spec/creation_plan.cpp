@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -289,8 +290,16 @@ std::vector<job_batch> batches_of(std::vector<std::size_t> const& levels)
 
 std::vector<std::size_t> topological_levels(std::vector<expanded_job> const& jobs)
 {
-    std::unordered_map<std::string, std::size_t> index;
+    std::unordered_map<std::string_view, std::size_t> index;
+    index.reserve(jobs.size());
     for (std::size_t j = 0; j < jobs.size(); ++j) index.emplace(jobs[j].name, j);
+    // Each job's dependencies by index, looked up once (names that are no job are dropped).
+    std::vector<std::vector<std::size_t>> deps(jobs.size());
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+        deps[j].reserve(jobs[j].depends_on.size());
+        for (auto const& d : jobs[j].depends_on)
+            if (auto const it = index.find(d); it != index.end()) deps[j].push_back(it->second);
+    }
     std::vector<std::size_t> level(jobs.size(), 0);
     std::vector<int> state(jobs.size(), 0);  // 0 new, 1 in progress, 2 done
     // Iterative depth-first search; expand_workflow has already refused cycles, and a job
@@ -301,19 +310,16 @@ std::vector<std::size_t> topological_levels(std::vector<expanded_job> const& job
         state[root] = 1;
         while (!stack.empty()) {
             auto& [j, next] = stack.back();
-            if (next < jobs[j].depends_on.size()) {
-                auto const it = index.find(jobs[j].depends_on[next++]);
-                if (it != index.end() && state[it->second] == 0) {
-                    state[it->second] = 1;
-                    stack.push_back({it->second, 0});
+            if (next < deps[j].size()) {
+                std::size_t const d = deps[j][next++];
+                if (state[d] == 0) {
+                    state[d] = 1;
+                    stack.push_back({d, 0});
                 }
                 continue;
             }
-            for (auto const& d : jobs[j].depends_on) {
-                auto const it = index.find(d);
-                if (it != index.end() && state[it->second] == 2)
-                    level[j] = std::max(level[j], level[it->second] + 1);
-            }
+            for (std::size_t const d : deps[j])
+                if (state[d] == 2) level[j] = std::max(level[j], level[d] + 1);
             state[j] = 2;
             stack.pop_back();
         }
