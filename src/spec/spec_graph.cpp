@@ -13,6 +13,7 @@
 #include <limits>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -58,26 +59,53 @@ struct implied_result {
     std::optional<std::size_t> over;
 };
 
+// Who writes each file (or user data entry), by job index.
+using writer_map = std::unordered_map<std::string_view, std::vector<std::size_t>>;
+
+writer_map writers_of(std::vector<expanded_job> const& jobs,
+                      std::vector<std::string> expanded_job::*outputs)
+{
+    writer_map out;
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+        for (auto const& name : jobs[j].*outputs) out[name].push_back(j);
+    return out;
+}
+
+// Calls `f` with every writer of what `inputs` lists (repeats included).
+template <class F>
+void for_each_writer(std::vector<std::string> const& inputs, writer_map const& writers, F&& f)
+{
+    for (auto const& name : inputs) {
+        if (auto const it = writers.find(name); it != writers.end())
+            for (std::size_t const writer : it->second) f(writer);
+    }
+}
+
+// Repeats are dropped per reader: a writer is marked with the reader it was added for. The
+// user data pass marks the reader's file writers again first, so a pair already made through
+// a file is not made twice.
 implied_result implied_pairs(expanded_workflow const& w, std::size_t limit)
 {
-    using list = std::vector<std::string> expanded_job::*;
-    std::pair<list, list> const kinds[] = {
-        {&expanded_job::input_files, &expanded_job::output_files},
-        {&expanded_job::input_user_data, &expanded_job::output_user_data}};
+    auto const& jobs = w.jobs;
+    auto const file_writers = writers_of(jobs, &expanded_job::output_files);
+    auto const data_writers = writers_of(jobs, &expanded_job::output_user_data);
+    constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
     implied_result out;
-    std::unordered_set<std::uint64_t> seen;
-    for (auto const& [inputs, outputs] : kinds) {
-        std::unordered_map<std::string_view, std::vector<std::size_t>> writers;
-        for (std::size_t j = 0; j < w.jobs.size(); ++j)
-            for (auto const& name : w.jobs[j].*outputs) writers[name].push_back(j);
+    for (int pass = 0; pass < 2; ++pass) {
+        auto const& writers = pass == 0 ? file_writers : data_writers;
         if (writers.empty()) continue;
-        for (std::size_t r = 0; r < w.jobs.size(); ++r) {
-            for (auto const& name : w.jobs[r].*inputs) {
-                auto const it = writers.find(name);
-                if (it == writers.end()) continue;
-                for (std::size_t const writer : it->second)
-                    if (seen.insert(pair_key(r, writer, w.jobs.size())).second)
-                        out.edges.push_back({r, writer});
+        std::vector<std::size_t> added_for(jobs.size(), none);
+        for (std::size_t r = 0; r < jobs.size(); ++r) {
+            auto const add = [&](std::size_t writer) {
+                if (std::exchange(added_for[writer], r) != r) out.edges.push_back({r, writer});
+            };
+            if (pass == 1) {
+                if (jobs[r].input_user_data.empty()) continue;
+                for_each_writer(jobs[r].input_files, file_writers,
+                                [&](std::size_t writer) { added_for[writer] = r; });
+                for_each_writer(jobs[r].input_user_data, data_writers, add);
+            } else {
+                for_each_writer(jobs[r].input_files, file_writers, add);
             }
             if (out.edges.size() > limit) {
                 out.over = r;

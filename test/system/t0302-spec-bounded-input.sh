@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Bounded input for `torcrun spec`: a YAML alias bomb and ten templates of a million jobs each
-# are refused with the limit named and exit 2, within 1 GB of address space; deep nesting is an
-# error; 2,000 jobs with dense dependencies (every job listing all before it by name, stages of
+# Bounded input for `torcrun spec`: a YAML alias bomb, ten templates of a million jobs each and
+# specs just past 10,000,000 dependency edges (explicit and implied) are refused with the limit
+# named and exit 2, within 1 GB of address space; deep nesting is an error; 2,000 jobs with dense dependencies (every job listing all before it by name, stages of
 # 100 by name and by regex, 1,000 jobs waiting for 1,000 through one regex) expand in bounded
 # CPU time (generous here: the 1 s target is bench/spec_dense_deps.sh's).
 set -euo pipefail
@@ -42,6 +42,19 @@ print(json.dumps({"name": "w", "jobs": [
     {"name": "t%d_{i}" % k, "command": "echo {i}", "parameters": {"i": "1:1000000"}}
     for k in range(10)]}, indent=1))' >"$tmp/ten.json"
 expect_refusal "$tmp/ten.json" "torcrun spec: $tmp/ten.json:11:3: jobs[1] \"t1_{i}\": its 1000000 expansions take the spec past torcrun's limit of 1000000 jobs (1000000 before it, 10000000 from all templates)"
+
+# Just past 10,000,000 dependency edges, explicit (3,163 jobs waiting for 3,163 through one
+# regex) and implied (3,163 readers of a file that 3,163 jobs write).
+python3 "$gen_spec" fan 3163 >"$tmp/edges.json"
+expect_refusal "$tmp/edges.json" "torcrun spec: $tmp/edges.json:1:115: jobs[1] \"stage2_{i}\" as \"stage2_3161\": its 3163 dependencies bring the spec to 10001406 dependency edges, past torcrun's limit of 10000000"
+python3 -c '
+import json
+each = {"i": "1:3163"}
+print(json.dumps({"name": "w", "files": [{"name": "f", "path": "/f"}], "jobs": [
+    {"name": "w_{i}", "command": "x", "output_files": ["f"], "parameters": each},
+    {"name": "r_{i}", "command": "x", "input_files": ["f"], "parameters": each}]}))' \
+    >"$tmp/implied.json"
+expect_refusal "$tmp/implied.json" "torcrun spec: $tmp/implied.json:1:153: jobs[1] \"r_{i}\" as \"r_3162\": the writers of its input files and user data bring the spec to 10001406 dependency edges (0 explicit, 10001406 implied so far), past torcrun's limit of 10000000"
 
 # 100,000 levels of nesting: an error at level 257, not a stack overflow.
 { head -c 100000 /dev/zero | tr '\0' '['; head -c 100000 /dev/zero | tr '\0' ']'; } >"$tmp/deep.yaml"

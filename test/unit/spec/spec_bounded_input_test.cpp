@@ -216,6 +216,21 @@ BOOST_AUTO_TEST_CASE(implied_edges_count_towards_the_limit)
                   "far), past torcrun's limit of 9");
 }
 
+BOOST_AUTO_TEST_CASE(implied_edges_are_distinct_across_files_and_user_data)
+{
+    // w writes f and u, v writes u; r reads f and u, s reads u: files first, then user data,
+    // each pair once.
+    std::string const text =
+        "{name: 'w', files: [{name: 'f', path: '/f'}], user_data: [{name: 'u'}], jobs: [\n"
+        " {name: 'w', command: 'x', output_files: ['f'], output_user_data: ['u']},\n"
+        " {name: 'v', command: 'x', output_user_data: ['u']},\n"
+        " {name: 'r', command: 'x', input_files: ['f'], input_user_data: ['u']},\n"
+        " {name: 's', command: 'x', input_user_data: ['u']}]}";
+    auto const expanded = expand(text);
+    BOOST_TEST_REQUIRE(expanded.has_value(), message_of(expanded));
+    BOOST_TEST(join(describe(spec::implied_edges(*expanded))) == "r>w,r>v,s>w,s>v");
+}
+
 BOOST_AUTO_TEST_CASE(a_dense_fan_in_expands_to_every_edge)
 {
     // 300 x 300 through one regex: 90,000 edges.
