@@ -9,8 +9,8 @@
 namespace torcrun::core::spec {
 
 // Nodes (scalars, sequences, mappings) that YAML aliases may copy into one document, in all;
-// a document's own nodes are bounded by its size. The 564-byte "billion laughs" file would
-// copy 9^9 strings.
+// a document's own nodes are bounded by its size. The "billion laughs" file (under 600 bytes)
+// would copy 9^9 strings.
 inline constexpr std::size_t max_yaml_alias_nodes = 1'000'000;
 
 // The values one parameter may yield (a range or a list); Torc loops forever on "0:inf".
