@@ -34,11 +34,10 @@ std::string action_prefix(action_spec const& a, std::size_t index)
 // The jobs an action with `jobs` or `job_name_regexes` selects (§4.3).
 result<std::vector<std::string>> select_jobs(action_spec const& a, std::size_t index,
                                              std::vector<expanded_job> const& jobs,
+                                             std::unordered_set<std::string_view> const& known,
                                              regex_cache& cache, std::vector<std::string>& warnings)
 {
     std::string const prefix = action_prefix(a, index);
-    std::unordered_set<std::string> known;
-    for (auto const& j : jobs) known.insert(j.name);
     std::vector<std::string> names;
     std::unordered_set<std::string> chosen;
     for (auto const& n : a.jobs.value_or(std::vector<std::string>{})) {
@@ -71,11 +70,14 @@ result<std::vector<planned_action>> plan_actions(workflow_spec const& spec,
 {
     std::vector<planned_action> out;
     regex_cache cache;
+    std::unordered_set<std::string_view> known;
+    if (!spec.actions.empty())
+        for (auto const& j : jobs) known.insert(j.name);
     for (std::size_t i = 0; i < spec.actions.size(); ++i) {
         auto const& a = spec.actions[i];
         std::optional<std::vector<std::string>> selected;  // null job_ids without either field
         if (a.jobs || a.job_name_regexes) {
-            auto names = select_jobs(a, i, jobs, cache, warnings);
+            auto names = select_jobs(a, i, jobs, known, cache, warnings);
             if (!names) return names.error();
             selected = std::move(*names);
         }

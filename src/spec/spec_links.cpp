@@ -119,23 +119,37 @@ result<void> apply_regexes(std::vector<std::string>& list, std::vector<std::stri
     return {};
 }
 
+using name_set = std::unordered_set<std::string_view>;
+
 template <class Entries>
+name_set names_of(Entries const& entries)
+{
+    name_set out;
+    for (auto const& e : entries) out.insert(e.name);
+    return out;
+}
+
 result<void> check_reference(std::optional<std::string> const& name,
-                             std::optional<std::string> const& written, Entries const& entries,
+                             std::optional<std::string> const& written, name_set const& names,
                              std::string_view field, std::string_view list,
                              std::string const& prefix)
 {
-    if (!name) return {};
-    auto const named = [&](auto const& e) { return e.name == *name; };
-    if (std::any_of(entries.begin(), entries.end(), named)) return {};
+    if (!name || names.contains(*name)) return {};
     return error{concat(
         {prefix, field, " ", written_and_expanded(*written, *name), " names no ", list, " entry"})};
 }
 
 struct link_context {
-    explicit link_context(workflow_spec const& s) : spec(s) {}
+    explicit link_context(workflow_spec const& s)
+        : spec(s), requirements(names_of(s.resource_requirements)),
+          schedulers(names_of(s.slurm_schedulers)), handlers(names_of(s.failure_handlers))
+    {
+    }
 
     workflow_spec const& spec;
+    name_set requirements;
+    name_set schedulers;
+    name_set handlers;
     candidates jobs{"job"};
     candidates files{"file"};
     candidates user_data{"user data"};
@@ -164,13 +178,12 @@ result<void> link_instance(job_instance& instance, link_context& ctx)
     auto const& t = ctx.spec.jobs[instance.source];
     std::string const prefix = prefix_of(instance);
     auto const checks = {
-        check_reference(j.resource_requirements, t.resource_requirements,
-                        ctx.spec.resource_requirements, "resource_requirements",
-                        "resource_requirements", prefix),
-        check_reference(j.scheduler, t.scheduler, ctx.spec.slurm_schedulers, "scheduler",
+        check_reference(j.resource_requirements, t.resource_requirements, ctx.requirements,
+                        "resource_requirements", "resource_requirements", prefix),
+        check_reference(j.scheduler, t.scheduler, ctx.schedulers, "scheduler",
                         "slurm_schedulers", prefix),
-        check_reference(j.failure_handler, t.failure_handler, ctx.spec.failure_handlers,
-                        "failure_handler", "failure_handlers", prefix),
+        check_reference(j.failure_handler, t.failure_handler, ctx.handlers, "failure_handler",
+                        "failure_handlers", prefix),
         check_listed(j.depends_on, t.depends_on, ctx.jobs, "depends_on", prefix),
         check_listed(j.input_files, t.input_files, ctx.files, "input_files", prefix),
         check_listed(j.output_files, t.output_files, ctx.files, "output_files", prefix),
