@@ -5,6 +5,9 @@
   gen_spec.py chain N CMD         N jobs running CMD, job i depends on job i-1
   gen_spec.py idle                one job needing 4096 CPUs: never claimable, never complete
   gen_spec.py sleep N SECONDS     N jobs running `sleep SECONDS`
+  gen_spec.py dag N EDGES WIDTH   N jobs in levels of WIDTH, EDGES dependencies in all: each job
+                                  past the first level depends on EDGES / (N - WIDTH) jobs of the
+                                  level before (the first jobs one more, for the remainder)
 """
 import json
 import sys
@@ -34,6 +37,25 @@ def sleeping(n, seconds):
             "jobs": [{"name": f"s{i}", "command": f"sleep {seconds}"} for i in range(n)]}
 
 
+def dag(n, edges, width):
+    if width <= 0 or width >= n:
+        sys.exit("gen_spec.py dag: WIDTH must be between 1 and N - 1")
+    dependents = n - width
+    per, extra = divmod(edges, dependents)
+    if per + 1 > width:
+        sys.exit("gen_spec.py dag: more dependencies per job than jobs in a level")
+    jobs = []
+    for i in range(n):
+        job = {"name": f"j{i}", "command": "true"}
+        if i >= width:
+            level_start = (i // width - 1) * width
+            count = per + (1 if i - width < extra else 0)
+            # distinct blockers in the level before, spread by a stride coprime to most widths
+            job["depends_on"] = [f"j{level_start + (i + 7919 * k) % width}" for k in range(count)]
+        jobs.append(job)
+    return {"name": f"bench_dag_{n}_{edges}", "jobs": jobs}
+
+
 def main(argv):
     kind = argv[1] if len(argv) > 1 else ""
     if kind == "independent" and len(argv) == 4:
@@ -44,6 +66,8 @@ def main(argv):
         spec = idle()
     elif kind == "sleep" and len(argv) == 4:
         spec = sleeping(int(argv[2]), argv[3])
+    elif kind == "dag" and len(argv) == 5:
+        spec = dag(int(argv[2]), int(argv[3]), int(argv[4]))
     else:
         sys.exit(__doc__)
     json.dump(spec, sys.stdout)
