@@ -43,6 +43,7 @@ namespace {
 namespace net = boost::asio;
 namespace w = torcrun::core::worker;
 using torcrun::core::worker_action;
+using torcrun::core::per_node_amounts;
 using torcrun::core::worker_event;
 using steady = std::chrono::steady_clock;
 
@@ -179,8 +180,9 @@ public:
                 co_await send(beat, "heartbeat");
                 heartbeat_due = steady::now() + std::chrono::seconds(o_.heartbeat_seconds);
             }
-            worker_action const claim = w::claim_jobs{
-                next_id(), slots, {slots, std::uint64_t{slots} << 30, 0}, 1, std::nullopt, wait, {}};
+            per_node_amounts const free{slots, std::uint64_t{slots} << 30, 0};
+            worker_action const claim =
+                w::claim_jobs{next_id(), slots, free, 1, std::nullopt, wait, {}};
             auto const t0 = steady::now();
             auto got = co_await exchange(claim);
             auto const t1 = steady::now();
@@ -283,7 +285,8 @@ double percentile(std::vector<double> v, double p)
 int main(int argc, char** argv)
 {
     auto const o = parse(argc, argv);
-    if (!torcrun::io::parse_base_url(o.url)) fail("--url: not an http://host:port/base URL: " + o.url);
+    if (!torcrun::io::parse_base_url(o.url))
+        fail("--url: not an http://host:port/base URL: " + o.url);
     net::io_context ioc{1};
     totals t;
     std::vector<std::unique_ptr<simulated_worker>> workers;

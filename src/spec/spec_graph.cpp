@@ -100,12 +100,18 @@ std::vector<bool> order_jobs(std::vector<std::vector<std::size_t>> const& deps)
 
 }  // namespace
 
+// Expanded jobs have distinct names (merge_by_name), so a pair can repeat only inside one job's
+// own list: each list is deduplicated alone, and no set of every pair is built.
 std::vector<job_edge> explicit_edges(expanded_workflow const& workflow)
 {
-    edge_list edges;
-    for (auto const& job : workflow.jobs)
-        for (auto const& d : job.depends_on) edges.add(job.name, d);
-    return edges.take();
+    std::vector<job_edge> out;
+    std::unordered_set<std::string_view> seen;
+    for (auto const& job : workflow.jobs) {
+        seen.clear();
+        for (auto const& d : job.depends_on)
+            if (seen.insert(d).second) out.push_back({job.name, d});
+    }
+    return out;
 }
 
 std::vector<job_edge> implied_edges(expanded_workflow const& workflow)
@@ -118,9 +124,12 @@ std::vector<job_edge> implied_edges(expanded_workflow const& workflow)
 
 std::vector<job_edge> union_edges(expanded_workflow const& workflow)
 {
+    auto explicit_pairs = explicit_edges(workflow);
+    auto const implied = implied_edges(workflow);
+    if (implied.empty()) return explicit_pairs;
     edge_list edges;
-    for (auto const& e : explicit_edges(workflow)) edges.add(e.job, e.depends_on);
-    for (auto const& e : implied_edges(workflow)) edges.add(e.job, e.depends_on);
+    for (auto const& e : explicit_pairs) edges.add(e.job, e.depends_on);
+    for (auto const& e : implied) edges.add(e.job, e.depends_on);
     return edges.take();
 }
 
