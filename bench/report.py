@@ -207,7 +207,7 @@ def markdown(out):
         lines += ["", "## Scale: batched completions by workflow size", "",
                   "| jobs | completions per s | server CPU us per job | claim p99 ms |",
                   "| --- | --- | --- | --- |"]
-        for size, e in md["scale"].items():
+        for size, e in sorted(md["scale"].items(), key=lambda kv: int(kv[0][1:])):
             lines.append(f"| {size[1:]} | {fmt(e['completions_per_s']['median'])} | "
                          f"{fmt(e['server_cpu_us_per_job']['median'])} | "
                          f"{fmt(e['claim_p99_ms']['median'])} |")

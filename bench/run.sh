@@ -38,7 +38,7 @@ quick=${BENCH_QUICK:-0}
 if [ "$quick" = 1 ]; then
     reps=${BENCH_REPS:-1} jobs=${BENCH_JOBS:-500} chain=${BENCH_CHAIN:-100}
     sleepers=${BENCH_SLEEPERS:-100} window=${BENCH_WINDOW:-10}
-    server_jobs=${BENCH_SERVER_JOBS:-2000} scale_sizes=${BENCH_SCALE_SIZES:-"100 1000"}
+    server_jobs=${BENCH_SERVER_JOBS:-2000} scale_sizes=${BENCH_SCALE_SIZES:-"500 2000"}
     create_jobs=${BENCH_CREATE_JOBS:-2000} create_edges=${BENCH_CREATE_EDGES:-10000}
     slurm_jobs=${BENCH_SLURM_JOBS:-32}
 else
