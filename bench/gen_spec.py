@@ -12,6 +12,9 @@
                                   waiting for all of the first through one regex (N^2 edges)
   gen_spec.py triangle N          N jobs, each listing every job before it by name
                                   (N(N-1)/2 edges)
+  gen_spec.py dag N EDGES WIDTH   N jobs in levels of WIDTH, EDGES dependencies in all: each job
+                                  past the first level depends on EDGES / (N - WIDTH) jobs of the
+                                  level before (the first jobs one more, for the remainder)
 """
 import json
 import sys
@@ -67,6 +70,23 @@ def triangle(n):
     return {"name": f"bench_triangle_{n}",
             "jobs": [{"name": f"j{i}", "command": "true", "depends_on": [f"j{k}" for k in range(i)]}
                      for i in range(n)]}
+def dag(n, edges, width):
+    if width <= 0 or width >= n:
+        sys.exit("gen_spec.py dag: WIDTH must be between 1 and N - 1")
+    dependents = n - width
+    per, extra = divmod(edges, dependents)
+    if per + 1 > width:
+        sys.exit("gen_spec.py dag: more dependencies per job than jobs in a level")
+    jobs = []
+    for i in range(n):
+        job = {"name": f"j{i}", "command": "true"}
+        if i >= width:
+            level_start = (i // width - 1) * width
+            count = per + (1 if i - width < extra else 0)
+            # distinct blockers in the level before, spread by a stride coprime to most widths
+            job["depends_on"] = [f"j{level_start + (i + 7919 * k) % width}" for k in range(count)]
+        jobs.append(job)
+    return {"name": f"bench_dag_{n}_{edges}", "jobs": jobs}
 
 
 def main(argv):
@@ -85,6 +105,8 @@ def main(argv):
         spec = fan(int(argv[2]))
     elif kind == "triangle" and len(argv) == 3:
         spec = triangle(int(argv[2]))
+    elif kind == "dag" and len(argv) == 5:
+        spec = dag(int(argv[2]), int(argv[3]), int(argv[4]))
     else:
         sys.exit(__doc__)
     json.dump(spec, sys.stdout)
