@@ -13,16 +13,18 @@
 // and exits. A worker that exits normally has reaped everything, so the guardian finds nothing.
 //
 // Limits: a process that leaves its job's session (setsid: a double-forking daemon) is not
-// found; Slurm's own cgroup covers that in an allocation, and nothing does on a workstation. A
-// group reaped by the worker and then killed by it in the instant before it could say so has its
-// id SIGKILLed once more, which reaches a process only if the kernel has given that id to a new
-// group in between. If the guardian itself is killed, jobs fall back to their parent-death
-// signal (the leader only).
+// found; in an allocation Slurm's process tracking ends it with the allocation, on a workstation
+// nothing does. A group the worker reaped in the instant before it died, before it could say
+// so, is SIGKILLed once more by its id, which reaches a process only if the kernel has given
+// that id to a new group in between. If the guardian itself is killed, jobs fall back to their
+// parent-death signal (the leader only).
 //
 // The guardian is forked, not exec'd: it is the worker's image, it closes every descriptor but
 // its end of the socket and stderr, ignores the signals that stop a worker (SIGTERM, SIGINT,
 // SIGHUP, SIGUSR1, SIGUSR2, SIGQUIT: a drain signal to the worker's group must not end it before
-// the worker), is named `torcrun-guard` (/proc/PID/comm) and lives in a session of its own.
+// the worker), is named `torcrun-guard` (/proc/PID/comm) and lives in a session of its own. In
+// `torcrun run` it is forked while the embedded server's threads run; the child then takes no
+// lock another thread could hold except malloc's, which glibc resets in the child of a fork.
 #pragma once
 
 #include "torcrun/common/error.hpp"
