@@ -75,7 +75,9 @@ sleep "$(python3 -c "import sys; print(max(0, 4 - (float(sys.argv[2]) - float(sy
 # 4 s after the SIGTERM, 1 s before the grace ends: the step and both task shells still there
 squeue -h -s -j "$job" -o "%i" | grep -qx "$step" ||
     fail "the step ended within 4 s of the SIGTERM, before the 5 s grace"
-alive=$(for pid in $(cut -d' ' -f3 "$tmp/tasks"); do kill -0 "$pid" 2>/dev/null && echo "$pid"; done)
+alive=$(for pid in $(cut -d' ' -f3 "$tmp/tasks"); do
+    if kill -0 "$pid" 2>/dev/null; then echo "$pid"; fi
+done)
 [ "$(echo "$alive" | grep -c .)" = 2 ] ||
     fail "task shells alive 4 s after the SIGTERM: ${alive:-none} of $(cut -d' ' -f3 "$tmp/tasks")"
 while squeue -h -s -j "$job" -o "%i" | grep -qx "$step" || [ -n "$(tasks)" ]; do

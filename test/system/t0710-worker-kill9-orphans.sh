@@ -33,8 +33,8 @@ jobs = []
 for shape, long_part in shapes.items():
     for i in range(2):
         name = f"{shape}{i}"
-        first = (f"if [ -e {tmp}/attempted/{name} ]; then echo {name} >>{tmp}/completed; exit 0; fi; "
-                 f"touch {tmp}/attempted/{name}; ")
+        first = (f"if [ -e {tmp}/attempted/{name} ]; then "
+                 f"echo {name} >>{tmp}/completed; exit 0; fi; touch {tmp}/attempted/{name}; ")
         jobs.append({"name": name, "command": first + long_part})
 json.dump({"name": "orphans", "jobs": jobs}, open(spec_path, "w"))
 PY
@@ -53,7 +53,8 @@ for _ in $(seq 1 100); do
     sleep 0.1
 done
 before=$(nap_processes | wc -l)
-[ "$(sleeps)" -ge 10 ] || fail "10 sleeps expected before kill -9, found $(sleeps): $(job_processes)"
+[ "$(sleeps)" -ge 10 ] ||
+    fail "10 sleeps expected before kill -9, found $(sleeps): $(job_processes)"
 
 kill -9 "$worker_pid"
 wait "$worker_pid" 2>/dev/null || true

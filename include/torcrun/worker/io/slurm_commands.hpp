@@ -34,8 +34,9 @@ boost::asio::awaitable<core::result<std::string>> slurm_job_state(launcher& laun
                                                                   std::int64_t job_id,
                                                                   core::env_map environment);
 
-// The id ("12.3") of the step named `name` of Slurm job `job_id` (`squeue -h -s -j JOB -o "%i %j"`);
-// nullopt when squeue lists none of that name (not yet registered, or over).
+// The id ("12.3") of the step named `name` of Slurm job `job_id`
+// (`squeue -h -s -j JOB -o "%i %j"`); nullopt when squeue lists none of that name (not yet
+// registered, or over).
 boost::asio::awaitable<core::result<std::optional<std::string>>> find_slurm_step(
     launcher& launch, std::string job_id, std::string name, core::env_map environment);
 
