@@ -2,7 +2,8 @@
 # The HTML report (issue 13 §5): `torcrun run` on 2 fake GPUs (CUDA_VISIBLE_DEVICES=0,1, as a
 # direct worker reads them) with a failing job, a retried job (2 attempts) and GPU jobs writes
 # D/report.html; `torcrun report WF --html FILE --output-dir D` writes the same page elsewhere,
-# its log links relative to FILE. Headless Chromium (Debian's `chromium`) opens the page: no
+# its log links relative to FILE; against a `torcrun server` on a copy of the run's database
+# (`--url`) the page has the same bars and no log links. Headless Chromium (Debian's `chromium`) opens the page: no
 # console message (the check is first shown to catch one on a page with a script error), the
 # DOM has one timeline bar per result row of the database (same job.run.attempt keys), GPU lane
 # bars, the failed attempt's stderr link resolves to its file, and the screenshot is not blank:
@@ -10,8 +11,8 @@
 set -euo pipefail
 torcrun=$1
 tmp=$(mktemp -d)
-fail() { echo "FAIL: $*" >&2; exit 1; }
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/server_lib.sh"
+trap 'kill_servers; rm -rf "$tmp"' EXIT
 cd "$tmp"
 unset TORC_API_URL
 
@@ -73,6 +74,14 @@ out=$("$torcrun" report 7 --output-dir "$tmp/D" --html "$tmp/x.html" 2>&1) || rc
 [ "$rc" = 1 ] && [ "$out" = "torcrun report: GET /workflows/7: HTTP 404: workflows: no workflow with id 7" ] ||
     fail "report of workflow 7: exit $rc '$out'"
 
+cp "$tmp/D/torcrun.db" "$tmp/copy.db"
+start_server "$tmp/copy.db"
+out=$("$torcrun" report 1 --url "$base" --html "$tmp/url.html")
+[ "$out" = "torcrun report: wrote $tmp/url.html" ] || fail "report --url: '$out'"
+grep -q 'class="log"' "$tmp/url.html" && fail "log links without the output directory"
+[ "$(grep -o '<rect class="attempt"' "$tmp/url.html" | wc -l)" = 6 ] ||
+    fail "report --url: $(grep -o '<rect class="attempt"' "$tmp/url.html" | wc -l) bars"
+
 # The page needs nothing from the network: no external URL in src or href.
 ! grep -Eo '(src|href)="[a-z]+://[^"]*' "$tmp/D/report.html" | grep -v 'http://www.w3.org/2000/svg' ||
     fail "the page references the network"
@@ -108,7 +117,7 @@ done
 
 chrome --screenshot="$tmp/shot.png" --window-size=1000,900 "file://$tmp/D/report.html" \
     >/dev/null 2>"$tmp/shot.err" || fail "chromium --screenshot: $(tail -5 "$tmp/shot.err")"
-python3 - "$tmp/shot.png" <<'PY' || fail "screenshot (above)"
+cat >"$tmp/not_blank.py" <<'PY'
 import struct, sys, zlib
 data = open(sys.argv[1], "rb").read()
 assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
@@ -144,4 +153,10 @@ assert len(colours) > 20, f"{len(colours)} distinct colours: blank?"
 for name, rgb in (("completed green", "2e7d32"), ("failed red", "c62828")):
     assert bytes.fromhex(rgb) in colours, f"no {name} #{rgb} in the screenshot"
 PY
+python3 "$tmp/not_blank.py" "$tmp/shot.png" || fail "screenshot (above)"
+# The check fails on a blank page.
+echo '<html><body></body></html>' >"$tmp/blank.html"
+chrome --screenshot="$tmp/blank.png" --window-size=1000,900 "file://$tmp/blank.html" \
+    >/dev/null 2>"$tmp/blank.err" || fail "chromium --screenshot blank: $(tail -5 "$tmp/blank.err")"
+python3 "$tmp/not_blank.py" "$tmp/blank.png" 2>/dev/null && fail "a blank screenshot passed the check"
 echo "ok"
