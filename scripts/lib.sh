@@ -10,7 +10,7 @@ TORCRUN_BUILD_PACKAGES=(g++ cmake ninja-build pkg-config
 
 # Packages the tests need beyond the build (system tests read JSON with python3 and call the
 # server with curl).
-TORCRUN_TEST_PACKAGES=(python3 curl)
+TORCRUN_TEST_PACKAGES=(python3 curl chromium)
 
 # The API contract test (test/system/t0330-contract.sh) runs Prism, a Node.js program: Debian 12's
 # nodejs 18.20 runs the pinned Prism 5.14.2 (which needs >= 18.20.1). Installed only when `node`

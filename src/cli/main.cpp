@@ -32,6 +32,8 @@ constexpr subcommand subcommands[] = {
     {"status", torcrun::apps::cmd_status, "show a workflow's run, completion and job counts"},
     {"jobs", torcrun::apps::cmd_jobs, "list a workflow's jobs with their latest return codes"},
     {"workflows", torcrun::apps::cmd_workflows, "list the server's workflows with their status"},
+    {"report", torcrun::apps::cmd_report,
+     "write a workflow's HTML report: timeline per node and GPU, utilisation, failures"},
     {"cancel", torcrun::apps::cmd_cancel,
      "cancel a workflow: no more claims, its running jobs stopped, its allocations scancel'ed"},
     // -- worker shell

@@ -98,6 +98,7 @@ std::string format_summary(run_summary const& s)
     }
     out += cat("database:   ", s.database, "\noutput:     ", s.output_dir, "\n");
     if (!s.worker_log.empty()) out += cat("worker log: ", s.worker_log, "\n");
+    if (!s.report.empty()) out += cat("report:     ", s.report, "\n");
     return out;
 }
 

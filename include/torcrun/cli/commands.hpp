@@ -21,6 +21,7 @@ int cmd_status(arguments const& args);
 int cmd_jobs(arguments const& args);
 int cmd_workflows(arguments const& args);
 int cmd_cancel(arguments const& args);
+int cmd_report(arguments const& args);
 // -- worker shell
 int cmd_worker(arguments const& args);
 // -- run command

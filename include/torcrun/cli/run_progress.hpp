@@ -59,6 +59,7 @@ struct run_summary {
     std::string database;
     std::string output_dir;
     std::string worker_log;  // empty: the log went to the terminal
+    std::string report;      // the HTML report; empty: none was written
 };
 
 // Lists at most this many unfinished jobs; the rest are counted.

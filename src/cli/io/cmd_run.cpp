@@ -10,6 +10,7 @@
 #include "config_options.hpp"
 #include "embedded_server.hpp"
 #include "run_directory.hpp"
+#include "report_gathering.hpp"
 #include "run_output.hpp"
 #include "spec_submission.hpp"
 #include "worker_setup.hpp"
@@ -239,6 +240,11 @@ int execute(run_options& o, started_run& run)
     summary->database = run.output_dir + "/" + run_database_name;
     summary->output_dir = run.output_dir;
     summary->worker_log = run.logs.worker_path;
+    auto const report_path = run.output_dir + "/report.html";
+    if (auto report = write_report(*run.client, run.workflow_id, run.output_dir, report_path))
+        summary->report = report_path;
+    else
+        std::cerr << "torcrun run: warning: no report: " << report.error().message << "\n";
     run.server->stop();
     std::cout << core::format_summary(*summary) << std::flush;
     for (auto const& line : never_fit) std::cerr << "torcrun run: can never run: " << line << "\n";

@@ -54,13 +54,12 @@ core::result<client_target> open_run_directory(std::string const& dir)
     return out;
 }
 
-core::result<void> write_url_file(std::string const& dir, std::string const& url)
+core::result<void> write_whole_file(std::string const& path, std::string const& text)
 {
-    auto const path = dir + "/" + run_url_name;
     auto const part = path + ".part";
     {
-        std::ofstream out(part, std::ios::trunc);
-        out << url << '\n';
+        std::ofstream out(part, std::ios::trunc | std::ios::binary);
+        out << text;
         out.close();
         if (!out) return core::error{path + ": cannot write: " + std::strerror(errno)};
     }
@@ -68,6 +67,11 @@ core::result<void> write_url_file(std::string const& dir, std::string const& url
     fs::rename(part, path, ec);
     if (ec) return core::error{path + ": cannot write: " + ec.message()};
     return {};
+}
+
+core::result<void> write_url_file(std::string const& dir, std::string const& url)
+{
+    return write_whole_file(dir + "/" + run_url_name, url + "\n");
 }
 
 void remove_url_file(std::string const& dir)

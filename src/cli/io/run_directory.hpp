@@ -25,6 +25,10 @@ struct client_target {
 // Errors: `--output-dir D: no torcrun run here (D/torcrun.db does not exist)`, or the store's.
 core::result<client_target> open_run_directory(std::string const& dir);
 
+// `path` holding `text`, written to `path.part` and renamed (a reader never sees half of it).
+// Error: `PATH: cannot write: REASON`.
+core::result<void> write_whole_file(std::string const& path, std::string const& text);
+
 // `D/url` holding `url` and a newline, written whole (a reader never sees half of it). Error:
 // `D/url: cannot write: REASON`.
 core::result<void> write_url_file(std::string const& dir, std::string const& url);

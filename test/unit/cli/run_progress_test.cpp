@@ -116,6 +116,7 @@ BOOST_AUTO_TEST_CASE(summary_lists_counts_unfinished_jobs_and_paths)
     s.database = "out/torcrun.db";
     s.output_dir = "out";
     s.worker_log = "out/worker.log";
+    s.report = "out/report.html";
     BOOST_TEST(core::format_summary(s) ==
                "torcrun run: workflow 3 (failing): 4 jobs in 1m15s\n"
                "  completed 2 failed 1 canceled 1\n"
@@ -124,7 +125,8 @@ BOOST_AUTO_TEST_CASE(summary_lists_counts_unfinished_jobs_and_paths)
                "  after_bad (job 8): canceled, never ran\n"
                "database:   out/torcrun.db\n"
                "output:     out\n"
-               "worker log: out/worker.log\n");
+               "worker log: out/worker.log\n"
+               "report:     out/report.html\n");
 }
 
 BOOST_AUTO_TEST_CASE(summary_of_zero_jobs_and_a_verbose_run)

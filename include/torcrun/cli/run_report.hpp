@@ -1,0 +1,85 @@
+// The HTML report of a workflow (`torcrun report WF --html FILE`, `D/report.html` after
+// `torcrun run`): one self-contained page (inline CSS and SVG, no script, nothing fetched) built
+// from the attempts' results. It shows a timeline per compute node and per GPU lane with one bar
+// per attempt coloured by outcome, the allocation's busy CPUs and GPUs over time against its
+// totals, each attempt's peak and average CPU and memory (the worker stores those figures, not
+// a series of samples), the failures with links to their logs, and the summary tables.
+//
+// GPU lanes: the results do not name the device ids a job held, so each node's attempts are
+// laid onto lanes 0..n-1 in start order, each taking the lowest lanes free at its start, as the
+// worker's pool hands out ids. Every name is HTML-escaped.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace torcrun::core {
+
+struct report_attempt {
+    std::int64_t job_id = 0;
+    std::string job_name;
+    std::int64_t run_id = 0;
+    std::int64_t attempt_id = 1;
+    std::int64_t compute_node_id = 0;
+    double start_seconds = 0;  // Unix time
+    double end_seconds = 0;
+    std::int64_t return_code = 0;
+    std::string status;  // completed, failed, canceled, terminated
+    std::int64_t num_cpus = 1;
+    std::int64_t num_gpus = 0;
+    std::optional<std::uint64_t> peak_memory_bytes, avg_memory_bytes;
+    std::optional<double> peak_cpu_percent, avg_cpu_percent;
+    std::string log_link;  // its log directory relative to the page; empty when not at hand
+    std::vector<std::string> log_files;  // the files in it to link (stderr, stdout, output)
+};
+
+struct report_node {
+    std::int64_t id = 0;
+    std::string hostname;
+    std::int64_t num_cpus = 0;
+    std::int64_t num_gpus = 0;
+};
+
+struct report_input {
+    std::int64_t workflow_id = 0;
+    std::string workflow_name;
+    std::vector<report_node> nodes;
+    std::vector<report_attempt> attempts;
+    std::vector<std::pair<std::string, std::int64_t>> job_counts;  // status, jobs; in order
+};
+
+// & < > " ' as entities.
+std::string html_escape(std::string_view text);
+
+// Seconds since the epoch of the server's `YYYY-MM-DDTHH:MM:SS[.fff]Z`; nothing for other text.
+std::optional<double> parse_utc_timestamp(std::string_view text);
+
+// Per attempt (input order), the first GPU lane it holds (lanes first..first+num_gpus-1 of its
+// node); -1 for attempts without GPUs. Lanes go beyond a node's num_gpus only when the attempts
+// overlap more than it has.
+std::vector<std::int64_t> assign_gpu_lanes(std::vector<report_attempt> const& attempts);
+
+// Per attempt (input order), its row within its node's lane: the lowest row free at its start.
+std::vector<std::int64_t> assign_node_rows(std::vector<report_attempt> const& attempts);
+
+// The allocation's use as steps: at `seconds` and until the next point, `cpus` and `gpus` were
+// held by running attempts. Ends with a point of zero use at the last end.
+struct usage_step {
+    double seconds = 0;
+    std::int64_t cpus = 0;
+    std::int64_t gpus = 0;
+};
+std::vector<usage_step> usage_steps(std::vector<report_attempt> const& attempts);
+
+// The x position in [left, left + width] of `seconds` on a timeline from `begin` to `end`.
+double time_to_x(double seconds, double begin, double end, double left, double width);
+
+// The whole page. Each attempt is one `<rect class="attempt" data-attempt="JOB.RUN.ATTEMPT">`
+// of the node timeline (its GPU lanes' bars are class "gpu-bar").
+std::string render_report_html(report_input const& input);
+
+}  // namespace torcrun::core

@@ -1,0 +1,482 @@
+// See run_report.hpp.
+#include "torcrun/cli/run_report.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace torcrun::core {
+
+namespace {
+
+// Days since 1970-01-01 of a proleptic Gregorian date, and back (H. Hinnant's algorithms).
+std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d)
+{
+    y -= m <= 2;
+    std::int64_t const era = (y >= 0 ? y : y - 399) / 400;
+    auto const yoe = static_cast<unsigned>(y - era * 400);
+    unsigned const doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    unsigned const doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
+struct civil {
+    std::int64_t y;
+    unsigned m, d;
+};
+
+civil civil_from_days(std::int64_t z)
+{
+    z += 719468;
+    std::int64_t const era = (z >= 0 ? z : z - 146096) / 146097;
+    auto const doe = static_cast<unsigned>(z - era * 146097);
+    unsigned const yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    unsigned const doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    unsigned const mp = (5 * doy + 2) / 153;
+    unsigned const d = doy - (153 * mp + 2) / 5 + 1;
+    unsigned const m = mp < 10 ? mp + 3 : mp - 9;
+    return {static_cast<std::int64_t>(yoe) + era * 400 + (m <= 2), m, d};
+}
+
+std::optional<unsigned> digits(std::string_view text, std::size_t at, std::size_t n)
+{
+    if (at + n > text.size()) return std::nullopt;
+    unsigned v = 0;
+    auto const [end, ec] = std::from_chars(text.data() + at, text.data() + at + n, v);
+    if (ec != std::errc{} || end != text.data() + at + n) return std::nullopt;
+    return v;
+}
+
+std::string padded(std::int64_t v, std::size_t width)
+{
+    auto text = std::to_string(v);
+    return std::string(text.size() < width ? width - text.size() : 0, '0') + text;
+}
+
+std::string format_utc(double seconds)
+{
+    auto const total_ms = static_cast<std::int64_t>(std::llround(seconds * 1000));
+    auto const whole = total_ms >= 0 ? total_ms / 1000 : (total_ms - 999) / 1000;
+    auto const ms = total_ms - whole * 1000;
+    auto const day = whole >= 0 ? whole / 86400 : (whole - 86399) / 86400;
+    auto const in_day = whole - day * 86400;
+    auto const c = civil_from_days(day);
+    return padded(c.y, 4) + "-" + padded(c.m, 2) + "-" + padded(c.d, 2) + "T" +
+           padded(in_day / 3600, 2) + ":" + padded(in_day / 60 % 60, 2) + ":" +
+           padded(in_day % 60, 2) + "." + padded(ms, 3) + "Z";
+}
+
+std::string fixed(double v, int decimals)
+{
+    char text[64];
+    auto const [end, ec] =
+        std::to_chars(text, text + sizeof text, v, std::chars_format::fixed, decimals);
+    return ec == std::errc{} ? std::string(text, end) : std::string("?");
+}
+
+std::string memory_text(std::uint64_t bytes)
+{
+    static constexpr char const* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = static_cast<double>(bytes);
+    std::size_t u = 0;
+    while (v >= 1024 && u + 1 < std::size(units)) v /= 1024, ++u;
+    return fixed(v, u == 0 ? 0 : 1) + " " + units[u];
+}
+
+std::string_view outcome_colour(std::string_view status)
+{
+    if (status == "completed") return "#2e7d32";
+    if (status == "failed") return "#c62828";
+    if (status == "canceled") return "#757575";
+    if (status == "terminated") return "#ef6c00";
+    return "#1565c0";
+}
+
+std::string attempt_key(report_attempt const& a)
+{
+    return std::to_string(a.job_id) + "." + std::to_string(a.run_id) + "." +
+           std::to_string(a.attempt_id);
+}
+
+std::string attempt_title(report_attempt const& a, std::string_view node)
+{
+    return html_escape(a.job_name + " (job " + std::to_string(a.job_id) + ") attempt " +
+                       std::to_string(a.attempt_id) + " run " + std::to_string(a.run_id) +
+                       ": " + a.status + ", rc " + std::to_string(a.return_code) + "\n" +
+                       format_utc(a.start_seconds) + " .. " + format_utc(a.end_seconds) + " (" +
+                       fixed(a.end_seconds - a.start_seconds, 3) + " s) on " + std::string(node) +
+                       ", " + std::to_string(a.num_cpus) + " CPUs, " + std::to_string(a.num_gpus) +
+                       " GPUs");
+}
+
+// Lowest-first slot assignment on one key (a node): `width(a)` slots from the lowest run of free
+// slots at each attempt's start, in start order.
+template <class Width>
+std::vector<std::int64_t> assign_slots(std::vector<report_attempt> const& attempts, Width width)
+{
+    std::vector<std::size_t> order(attempts.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::ranges::stable_sort(order, [&](std::size_t l, std::size_t r) {
+        return attempts[l].start_seconds < attempts[r].start_seconds;
+    });
+    std::vector<std::int64_t> out(attempts.size(), -1);
+    std::map<std::int64_t, std::vector<double>> busy_until;  // node -> slot -> end
+    for (auto const i : order) {
+        auto const& a = attempts[i];
+        auto const n = width(a);
+        if (n <= 0) continue;
+        auto& slots = busy_until[a.compute_node_id];
+        std::size_t first = 0;
+        for (;; ++first) {
+            bool free = true;
+            for (std::size_t s = first; s < first + static_cast<std::size_t>(n); ++s)
+                if (s < slots.size() && slots[s] > a.start_seconds) free = false;
+            if (free) break;
+        }
+        if (slots.size() < first + static_cast<std::size_t>(n))
+            slots.resize(first + static_cast<std::size_t>(n), -1e300);
+        for (std::size_t s = first; s < first + static_cast<std::size_t>(n); ++s)
+            slots[s] = a.end_seconds;
+        out[i] = static_cast<std::int64_t>(first);
+    }
+    return out;
+}
+
+constexpr double chart_left = 190;
+constexpr double chart_width = 760;
+constexpr double row_height = 18;
+
+struct time_span {
+    double begin = 0;
+    double end = 1;
+};
+
+time_span span_of(std::vector<report_attempt> const& attempts)
+{
+    if (attempts.empty()) return {};
+    time_span s{attempts.front().start_seconds, attempts.front().end_seconds};
+    for (auto const& a : attempts) {
+        s.begin = std::min(s.begin, a.start_seconds);
+        s.end = std::max(s.end, a.end_seconds);
+    }
+    if (s.end <= s.begin) s.end = s.begin + 1;
+    return s;
+}
+
+std::string axis(time_span span, double y)
+{
+    std::string out = "<g class=\"axis\">";
+    for (int i = 0; i <= 5; ++i) {
+        double const t = span.begin + (span.end - span.begin) * i / 5;
+        auto const x = fixed(time_to_x(t, span.begin, span.end, chart_left, chart_width), 1);
+        out += "<line x1=\"" + x + "\" y1=\"0\" x2=\"" + x + "\" y2=\"" + fixed(y, 1) +
+               "\"/><text x=\"" + x + "\" y=\"" + fixed(y + 14, 1) +
+               "\" text-anchor=\"" + (i == 5 ? "end" : i == 0 ? "start" : "middle") + "\">" +
+               fixed(t - span.begin, 1) + " s</text>";
+    }
+    return out + "</g>";
+}
+
+std::string bar(double x0, double x1, double y, std::string_view cls, report_attempt const& a,
+                std::string const& title)
+{
+    return "<rect class=\"" + std::string(cls) + "\" data-attempt=\"" + attempt_key(a) +
+           "\" data-status=\"" + html_escape(a.status) + "\" x=\"" + fixed(x0, 2) + "\" y=\"" +
+           fixed(y + 2, 1) + "\" width=\"" + fixed(std::max(x1 - x0, 1.5), 2) + "\" height=\"" +
+           fixed(row_height - 4, 1) + "\" fill=\"" + std::string(outcome_colour(a.status)) +
+           "\"><title>" + title + "</title></rect>";
+}
+
+std::string node_label(std::map<std::int64_t, report_node> const& nodes, std::int64_t id)
+{
+    auto const it = nodes.find(id);
+    return (it == nodes.end() ? std::string("node") : it->second.hostname) + " #" +
+           std::to_string(id);
+}
+
+std::string timeline_svg(report_input const& in, std::map<std::int64_t, report_node> const& nodes)
+{
+    auto const& attempts = in.attempts;
+    auto const span = span_of(attempts);
+    auto const rows = assign_node_rows(attempts);
+    auto const lanes = assign_gpu_lanes(attempts);
+    std::set<std::int64_t> node_ids;
+    for (auto const& a : attempts) node_ids.insert(a.compute_node_id);
+    std::string body;
+    double y = 4;
+    for (auto const node : node_ids) {
+        std::int64_t row_count = 1, lane_count = 0;
+        if (auto it = nodes.find(node); it != nodes.end()) lane_count = it->second.num_gpus;
+        for (std::size_t i = 0; i < attempts.size(); ++i) {
+            if (attempts[i].compute_node_id != node) continue;
+            row_count = std::max(row_count, rows[i] + 1);
+            if (lanes[i] >= 0) lane_count = std::max(lane_count, lanes[i] + attempts[i].num_gpus);
+        }
+        auto const label = node_label(nodes, node);
+        body += "<text class=\"lane\" x=\"4\" y=\"" + fixed(y + 13, 1) + "\">" +
+                html_escape(label) + "</text>";
+        for (std::size_t i = 0; i < attempts.size(); ++i) {
+            auto const& a = attempts[i];
+            if (a.compute_node_id != node) continue;
+            auto const x0 = time_to_x(a.start_seconds, span.begin, span.end, chart_left, chart_width);
+            auto const x1 = time_to_x(a.end_seconds, span.begin, span.end, chart_left, chart_width);
+            body += bar(x0, x1, y + static_cast<double>(rows[i]) * row_height, "attempt", a,
+                        attempt_title(a, label));
+        }
+        y += static_cast<double>(row_count) * row_height + 4;
+        for (std::int64_t g = 0; g < lane_count; ++g) {
+            body += "<text class=\"lane\" x=\"14\" y=\"" + fixed(y + 13, 1) + "\">" +
+                    html_escape(label) + " GPU " + std::to_string(g) + "</text>";
+            for (std::size_t i = 0; i < attempts.size(); ++i) {
+                auto const& a = attempts[i];
+                if (a.compute_node_id != node || lanes[i] < 0 || g < lanes[i] ||
+                    g >= lanes[i] + a.num_gpus)
+                    continue;
+                auto const x0 =
+                    time_to_x(a.start_seconds, span.begin, span.end, chart_left, chart_width);
+                auto const x1 =
+                    time_to_x(a.end_seconds, span.begin, span.end, chart_left, chart_width);
+                body += bar(x0, x1, y, "gpu-bar", a, attempt_title(a, label));
+            }
+            y += row_height;
+        }
+        y += 8;
+    }
+    auto const height = y + 20;
+    return "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"960\" height=\"" +
+           fixed(height, 0) + "\" viewBox=\"0 0 960 " + fixed(height, 0) + "\">" +
+           axis(span, y) + body + "</svg>";
+}
+
+std::string usage_svg(std::vector<usage_step> const& steps, time_span span, std::int64_t total,
+                      bool gpus, std::string_view cls)
+{
+    constexpr double height = 120;
+    std::int64_t peak = total;
+    for (auto const& s : steps) peak = std::max(peak, gpus ? s.gpus : s.cpus);
+    if (peak <= 0) peak = 1;
+    auto const y_of = [&](std::int64_t v) {
+        return 10 + height - height * static_cast<double>(v) / static_cast<double>(peak);
+    };
+    std::string path = "M" + fixed(chart_left, 1) + "," + fixed(y_of(0), 1);
+    for (auto const& s : steps) {
+        auto const x = fixed(time_to_x(s.seconds, span.begin, span.end, chart_left, chart_width), 2);
+        path += " H" + x + " V" + fixed(y_of(gpus ? s.gpus : s.cpus), 2);
+    }
+    path += " H" + fixed(chart_left + chart_width, 1);
+    std::string out = "<svg class=\"" + std::string(cls) +
+                      "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"960\" height=\"" +
+                      fixed(height + 36, 0) + "\">" + axis(span, height + 10);
+    out += "<text class=\"lane\" x=\"4\" y=\"" + fixed(y_of(peak) + 4, 1) + "\">" +
+           std::to_string(peak) + (gpus ? " GPUs" : " CPUs") + "</text>";
+    out += "<text class=\"lane\" x=\"4\" y=\"" + fixed(y_of(0), 1) + "\">0</text>";
+    if (total > 0)
+        out += "<line class=\"total\" x1=\"" + fixed(chart_left, 1) + "\" x2=\"" +
+               fixed(chart_left + chart_width, 1) + "\" y1=\"" + fixed(y_of(total), 2) +
+               "\" y2=\"" + fixed(y_of(total), 2) + "\"><title>allocation: " +
+               std::to_string(total) + (gpus ? " GPUs" : " CPUs") + "</title></line>";
+    return out + "<path class=\"busy\" d=\"" + path + "\"/></svg>";
+}
+
+std::string cell(std::string const& text) { return "<td>" + text + "</td>"; }
+
+std::string optional_percent(std::optional<double> v)
+{
+    return v ? fixed(*v, 1) : std::string("-");
+}
+
+std::string optional_memory(std::optional<std::uint64_t> v)
+{
+    return v ? memory_text(*v) : std::string("-");
+}
+
+std::string log_anchor(report_attempt const& a)
+{
+    if (a.log_link.empty()) return "-";
+    auto const href = html_escape(a.log_link);
+    std::string out;
+    for (auto const& f : a.log_files)
+        out += "<a class=\"log\" href=\"" + href + "/" + html_escape(f) + "\">" +
+               html_escape(f) + "</a> ";
+    return out + "<a href=\"" + href + "/\">directory</a>";
+}
+
+constexpr char const* style = R"(body{font:14px sans-serif;margin:20px;color:#222}
+h1{font-size:20px}h2{font-size:16px;margin-top:28px}
+table{border-collapse:collapse;font-size:12px}
+td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}
+th{background:#eee}.axis line{stroke:#ddd}.axis text,.lane{font-size:11px;fill:#444}
+.busy{fill:none;stroke:#1565c0;stroke-width:2}.total{stroke:#c62828;stroke-dasharray:4 3}
+.key span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:middle}
+tr.failed td{background:#fdecea}.note{color:#555}
+)";
+
+}  // namespace
+
+std::string html_escape(std::string_view text)
+{
+    std::string out;
+    out.reserve(text.size());
+    for (char const c : text) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            case '\'': out += "&#39;"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
+
+std::optional<double> parse_utc_timestamp(std::string_view text)
+{
+    if (text.size() < 20 || text[4] != '-' || text[7] != '-' || text[10] != 'T' ||
+        text[13] != ':' || text[16] != ':' || text.back() != 'Z')
+        return std::nullopt;
+    auto const y = digits(text, 0, 4), mo = digits(text, 5, 2), d = digits(text, 8, 2),
+               h = digits(text, 11, 2), mi = digits(text, 14, 2), s = digits(text, 17, 2);
+    if (!y || !mo || !d || !h || !mi || !s || *mo < 1 || *mo > 12 || *d < 1 || *d > 31 ||
+        *h > 23 || *mi > 59 || *s > 60)
+        return std::nullopt;
+    double fraction = 0;
+    auto const rest = text.substr(19, text.size() - 20);
+    if (!rest.empty()) {
+        if (rest.front() != '.' || rest.size() < 2) return std::nullopt;
+        double scale = 0.1;
+        for (char const c : rest.substr(1)) {
+            if (c < '0' || c > '9') return std::nullopt;
+            fraction += (c - '0') * scale;
+            scale /= 10;
+        }
+    }
+    return static_cast<double>(days_from_civil(*y, *mo, *d) * 86400 + *h * 3600 + *mi * 60 + *s) +
+           fraction;
+}
+
+std::vector<std::int64_t> assign_gpu_lanes(std::vector<report_attempt> const& attempts)
+{
+    return assign_slots(attempts, [](report_attempt const& a) { return a.num_gpus; });
+}
+
+std::vector<std::int64_t> assign_node_rows(std::vector<report_attempt> const& attempts)
+{
+    return assign_slots(attempts, [](report_attempt const&) { return std::int64_t{1}; });
+}
+
+std::vector<usage_step> usage_steps(std::vector<report_attempt> const& attempts)
+{
+    std::map<double, std::pair<std::int64_t, std::int64_t>> change;  // time -> cpus, gpus delta
+    for (auto const& a : attempts) {
+        change[a.start_seconds].first += a.num_cpus;
+        change[a.start_seconds].second += a.num_gpus;
+        change[a.end_seconds].first -= a.num_cpus;
+        change[a.end_seconds].second -= a.num_gpus;
+    }
+    std::vector<usage_step> out;
+    usage_step now;
+    for (auto const& [t, delta] : change) {
+        now.seconds = t;
+        now.cpus += delta.first;
+        now.gpus += delta.second;
+        out.push_back(now);
+    }
+    return out;
+}
+
+double time_to_x(double seconds, double begin, double end, double left, double width)
+{
+    if (end <= begin) return left;
+    return left + width * std::clamp((seconds - begin) / (end - begin), 0.0, 1.0);
+}
+
+std::string render_report_html(report_input const& in)
+{
+    std::map<std::int64_t, report_node> nodes;
+    std::int64_t total_cpus = 0, total_gpus = 0;
+    for (auto const& n : in.nodes) {
+        nodes[n.id] = n;
+        total_cpus += n.num_cpus;
+        total_gpus += n.num_gpus;
+    }
+    std::int64_t used_gpus = 0;
+    for (auto const& a : in.attempts) used_gpus += a.num_gpus;
+    auto const title = "workflow " + std::to_string(in.workflow_id) + ": " + in.workflow_name;
+    std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" +
+                      html_escape("torcrun report: " + title) + "</title><style>" + style +
+                      "</style></head><body>\n<h1>" + html_escape(title) + "</h1>\n";
+
+    out += "<h2>Summary</h2>\n<table class=\"summary\"><tr><th>status</th><th>jobs</th></tr>";
+    std::int64_t total_jobs = 0;
+    for (auto const& [status, n] : in.job_counts) {
+        total_jobs += n;
+        out += "<tr>" + cell(html_escape(status)) + cell(std::to_string(n)) + "</tr>";
+    }
+    out += "<tr><th>total</th><th>" + std::to_string(total_jobs) + "</th></tr></table>\n";
+    auto const span = span_of(in.attempts);
+    out += "<p>" + std::to_string(in.attempts.size()) + " attempts on " +
+           std::to_string(in.nodes.size()) + " compute nodes (" + std::to_string(total_cpus) +
+           " CPUs, " + std::to_string(total_gpus) + " GPUs)";
+    if (!in.attempts.empty())
+        out += ", from " + format_utc(span.begin) + " to " + format_utc(span.end) + " (" +
+               fixed(span.end - span.begin, 1) + " s)";
+    out += ".</p>\n";
+
+    out += "<h2>Timeline</h2>\n<p class=\"key\">one bar per attempt, by compute node and GPU "
+           "lane:";
+    for (auto const* s : {"completed", "failed", "terminated", "canceled"})
+        out += "<span style=\"background:" + std::string(outcome_colour(s)) + "\"></span>" + s;
+    out += "</p>\n";
+    if (used_gpus > 0)
+        out += "<p class=\"note\">GPU lanes: the results do not name the device ids a job "
+               "held, so each node's GPU jobs are laid onto lanes lowest-free-first in start "
+               "order, as the worker hands out ids.</p>\n";
+    out += timeline_svg(in, nodes) + "\n";
+
+    auto const steps = usage_steps(in.attempts);
+    out += "<h2>Allocation use</h2>\n<p class=\"note\">CPUs and GPUs held by running attempts "
+           "(their resource requirements); the dashed line is the allocation's total.</p>\n";
+    out += usage_svg(steps, span, total_cpus, false, "usage cpus") + "\n";
+    if (total_gpus > 0 || used_gpus > 0)
+        out += usage_svg(steps, span, total_gpus, true, "usage gpus") + "\n";
+
+    out += "<h2>Failures</h2>\n";
+    std::string failures;
+    for (auto const& a : in.attempts)
+        if (a.status != "completed")
+            failures += "<tr class=\"failed\">" + cell(html_escape(a.job_name)) +
+                        cell(std::to_string(a.attempt_id)) + cell(html_escape(a.status)) +
+                        cell(std::to_string(a.return_code)) + cell(log_anchor(a)) + "</tr>";
+    out += failures.empty()
+               ? std::string("<p>none</p>\n")
+               : "<table class=\"failures\"><tr><th>job</th><th>attempt</th><th>status</th>"
+                 "<th>rc</th><th>logs</th></tr>" +
+                     failures + "</table>\n";
+
+    out += "<h2>Attempts</h2>\n<p class=\"note\">CPU and memory as the worker measured each "
+           "attempt: peak and time-weighted average (it keeps these figures, not a series over "
+           "time). CPU % counts all cores, so 200 is two busy cores.</p>\n"
+           "<table class=\"attempts\"><tr><th>job</th><th>id</th><th>run</th><th>attempt</th>"
+           "<th>node</th><th>status</th><th>rc</th><th>start</th><th>seconds</th>"
+           "<th>CPUs</th><th>GPUs</th><th>peak CPU %</th><th>avg CPU %</th>"
+           "<th>peak memory</th><th>avg memory</th><th>logs</th></tr>";
+    for (auto const& a : in.attempts)
+        out += std::string(a.status == "completed" ? "<tr>" : "<tr class=\"failed\">") +
+               cell(html_escape(a.job_name)) + cell(std::to_string(a.job_id)) +
+               cell(std::to_string(a.run_id)) + cell(std::to_string(a.attempt_id)) +
+               cell(html_escape(node_label(nodes, a.compute_node_id))) +
+               cell(html_escape(a.status)) + cell(std::to_string(a.return_code)) +
+               cell(format_utc(a.start_seconds)) +
+               cell(fixed(a.end_seconds - a.start_seconds, 3)) + cell(std::to_string(a.num_cpus)) +
+               cell(std::to_string(a.num_gpus)) + cell(optional_percent(a.peak_cpu_percent)) +
+               cell(optional_percent(a.avg_cpu_percent)) +
+               cell(optional_memory(a.peak_memory_bytes)) +
+               cell(optional_memory(a.avg_memory_bytes)) + cell(log_anchor(a)) + "</tr>";
+    out += "</table>\n</body></html>\n";
+    return out;
+}
+
+}  // namespace torcrun::core
