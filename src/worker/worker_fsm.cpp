@@ -239,7 +239,8 @@ void worker_fsm::impl::give_up(worker_action const& action, worker::request_fail
     auto const& why = e.message;
     bool const fenced = e.http_status == 409;
     if (lease.returning.erase(e.request)) {
-        say(log_severity::warning, "worker: a job reconciliation found was not handed back: " + why);
+        say(log_severity::warning,
+            "worker: a job reconciliation found was not handed back: " + why);
         return;
     }
     std::visit(

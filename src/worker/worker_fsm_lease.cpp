@@ -6,9 +6,9 @@
 // for its node and hands back each it does not know.
 //
 // stop: every running job is killed at once (SIGKILL: the lease deadline leaves a margin before
-// the server's) and reported never; jobs not yet running are handed back; a fresh node is registered at once, and
-// claims wait until the last old process is reaped, so a job the server hands out again never
-// runs beside its old process here. finish: the running jobs go on; after a silence the worker
+// the server's) and reported never; jobs not yet running are handed back; a fresh node is
+// registered at once, and claims wait until the last old process is reaped, so a job the server
+// hands out again never runs beside its old process here. finish: the running jobs go on; after a silence the worker
 // keeps beating the old node and only stops claiming (a server that comes back with the lease
 // held loses nothing); once the server says the node is gone, a fresh node is registered and the
 // jobs' results are reported under it, where the server's fence takes them only if that attempt
@@ -106,9 +106,9 @@ void worker_fsm::impl::check_lease()
 {
     auto const deadline = lease_deadline();
     if (!deadline || now < *deadline) return;
-    auto const why = "no heartbeat answered for " +
-                     format_seconds(std::chrono::duration<double>(now - *lease.renewed_at).count()) +
-                     " s of a " + format_seconds(*lease.seconds) + " s lease";
+    auto const silent = std::chrono::duration<double>(now - *lease.renewed_at).count();
+    auto const why = "no heartbeat answered for " + format_seconds(silent) + " s of a " +
+                     format_seconds(*lease.seconds) + " s lease";
     if (cfg.server.lost_lease == lost_lease_policy::finish) {
         lease.status = lease_status::silent;
         say(log_severity::warning,
@@ -233,10 +233,10 @@ void worker_fsm::impl::on(worker::held_jobs_read const& e, worker_action const&)
         if (jobs.contains(held.job_id)) continue;
         if (held.status != "pending" && held.status != "running") continue;
         ++returned;
-        say(log_severity::warning, "job " + std::to_string(held.job_id) + ": held by compute node " +
-                                       std::to_string(*startup.compute_node_id) +
-                                       " on the server but unknown here (" + held.status +
-                                       "); handed back");
+        say(log_severity::warning,
+            "job " + std::to_string(held.job_id) + ": held by compute node " +
+                std::to_string(*startup.compute_node_id) + " on the server but unknown here (" +
+                held.status + "); handed back");
         lease.returning.insert(send(worker::hand_back{{}, held.job_id, held.attempt_id}));
     }
     say(log_severity::info, "worker: reconciled with the server: " +
