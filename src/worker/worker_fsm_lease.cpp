@@ -5,13 +5,13 @@
 // reset: the server may have applied the request), the worker reads which jobs the server holds
 // for its node and hands back each it does not know.
 //
-// stop: every running job is killed at once (SIGKILL: the lease deadline leaves a margin before
-// the server's) and reported never; jobs not yet running are handed back; a fresh node is
-// registered at once, and claims wait until the last old process is reaped, so a job the server
-// hands out again never runs beside its old process here. finish: the running jobs go on; after a silence the worker
-// keeps beating the old node and only stops claiming (a server that comes back with the lease
-// held loses nothing); once the server says the node is gone, a fresh node is registered and the
-// jobs' results are reported under it, where the server's fence takes them only if that attempt
+// stop: every running job is killed at once (SIGKILL: the lease deadline leaves a margin before the
+// server's) and reported never; jobs not yet running are handed back; a fresh node is registered at
+// once, and claims wait until the last old process is reaped, so a job the server hands out again
+// never runs beside its old process here. finish: the running jobs go on; after a silence the
+// worker keeps beating the old node and only stops claiming (a server that comes back with the
+// lease held loses nothing); once the server says the node is gone, a fresh node is registered and
+// the jobs' results are reported under it, where the server's fence takes them only if that attempt
 // is this node's again. Either way one line at warning level says what happened.
 #include "worker_fsm_impl.hpp"
 
