@@ -51,6 +51,12 @@ constexpr auto worker_keys = std::to_array<detail::key_spec<w>>({
         "server.use_extensions", rule(k::boolean),
         "Use torcrun's API extensions (long-poll claims, batch completion, heartbeats); "
         "false = plain Torc v0.10 calls only."),
+    key<w, &w::server, &w::server_settings::lost_lease>(
+        "server.lost_lease_policy", choice(detail::lost_lease_policy_names),
+        "When the server says this worker's lease is gone, or no heartbeat was answered for "
+        "the lease minus a margin: stop = kill its jobs, report none, register afresh; "
+        "finish = let them finish and report them under a fresh registration where the "
+        "server still takes them."),
     key<w, &w::server, &w::server_settings::username>(
         "server.username", nullable(rule(k::string)),
         "User name for HTTP basic authentication; null = none."),
@@ -274,6 +280,11 @@ std::string_view to_string(log_severity level) noexcept
 std::string_view to_string(lost_job_policy policy) noexcept
 {
     return detail::lost_job_policy_names[static_cast<std::size_t>(policy)];
+}
+
+std::string_view to_string(lost_lease_policy policy) noexcept
+{
+    return detail::lost_lease_policy_names[static_cast<std::size_t>(policy)];
 }
 
 result<worker_config> parse_worker_config(std::string_view text, std::string_view origin,

@@ -113,6 +113,8 @@ struct request_text {
     {
         return "deactivate_node after=" + format_seconds(a.duration_seconds);
     }
+    std::string operator()(worker::heartbeat const&) const { return "heartbeat"; }
+    std::string operator()(worker::read_held_jobs const&) const { return "read_held_jobs"; }
 };
 
 struct local_text {

@@ -61,6 +61,14 @@ bool answers(worker::jobs_reported const&, worker_action const& a)
 {
     return std::holds_alternative<worker::complete_jobs>(a);
 }
+bool answers(worker::heartbeat_answered const&, worker_action const& a)
+{
+    return std::holds_alternative<worker::heartbeat>(a);
+}
+bool answers(worker::held_jobs_read const&, worker_action const& a)
+{
+    return std::holds_alternative<worker::read_held_jobs>(a);
+}
 bool answers(worker::request_done const&, worker_action const& a)
 {
     return std::holds_alternative<worker::start_job>(a) ||
@@ -91,6 +99,7 @@ void worker_fsm::impl::handle(worker_event const& event)
                 auto sent = take(e.request);
                 if (!sent) return;
                 note_reachable();
+                if (requests.stale.erase(e.request)) return;
                 if (!answers(e, *sent)) {
                     say(log_severity::error,
                         "worker: a reply of the wrong kind answers \"" + describe(*sent) + '"');
@@ -118,6 +127,7 @@ void worker_fsm::impl::handle(worker_event const& event)
 // request_done, by the request it answers (answers() admitted only these).
 void worker_fsm::impl::done(worker_action const& sent, request_id id)
 {
+    if (lease.returning.erase(id)) return;  // a job reconciliation handed back; never held here
     if (auto const* a = std::get_if<worker::start_job>(&sent)) {
         on_started(a->job_id);
     } else if (auto const* b = std::get_if<worker::hand_back>(&sent)) {
@@ -181,10 +191,19 @@ std::optional<worker_action> worker_fsm::impl::take(request_id id)
 
 void worker_fsm::impl::on(worker::request_failed const& e)
 {
+    if (requests.stale.erase(e.request)) {  // not re-sent: the job is held here anew
+        requests.open.erase(e.request);
+        return;
+    }
     auto const it = requests.open.find(e.request);
     if (it == requests.open.end() || it->second.retry_at) {
         say(log_severity::warning,
             "worker: a failure of unknown request " + number(e.request) + " was ignored");
+        return;
+    }
+    if (std::holds_alternative<worker::heartbeat>(it->second.action)) {
+        requests.open.erase(it);
+        beat_failed(e);
         return;
     }
     if (e.kind == http_failure::http_4xx) {  // the server answered: it is reachable
@@ -196,6 +215,7 @@ void worker_fsm::impl::on(worker::request_failed const& e)
     }
     auto& r = it->second;
     ++r.failures;
+    r.ambiguous = e.kind == http_failure::timeout || e.kind == http_failure::reset;
     if (!requests.unreachable_since) requests.unreachable_since = now;
     auto const delay = backoff(r.failures);
     r.retry_at = after(delay);
@@ -203,6 +223,13 @@ void worker_fsm::impl::on(worker::request_failed const& e)
                                    ", failure " + std::to_string(r.failures) + "); retrying in " +
                                    format_seconds(delay) + " s");
     if (is_report(r.action)) report_failed(e.request);
+    // No answer, but the server may have applied it: what it holds for this node is read once
+    // the claims are quiet (a claim re-sent under its key is answered from the first one, but a
+    // restarted server may have forgotten that).
+    if (r.ambiguous && (std::holds_alternative<worker::claim_jobs>(r.action) ||
+                      std::holds_alternative<worker::start_job>(r.action) ||
+                      std::holds_alternative<worker::hand_back>(r.action)))
+        want_reconcile();
 }
 
 // A 409 on a job transition is the fence: the server says the job is not this worker's any more
@@ -211,6 +238,11 @@ void worker_fsm::impl::give_up(worker_action const& action, worker::request_fail
 {
     auto const& why = e.message;
     bool const fenced = e.http_status == 409;
+    if (lease.returning.erase(e.request)) {
+        say(log_severity::warning,
+            "worker: a job reconciliation found was not handed back: " + why);
+        return;
+    }
     std::visit(
         overloaded{
             [&](worker::register_node const&) {
@@ -230,7 +262,7 @@ void worker_fsm::impl::give_up(worker_action const& action, worker::request_fail
                     "action " + std::to_string(a.action_id) + ": not claimed: " + why);
                 action_step_failed(e.request);
             },
-            [&](worker::claim_jobs const&) { claim_refused(why); },
+            [&](worker::claim_jobs const&) { claim_refused(why, e.http_status); },
             [&](worker::read_requirements const& a) {
                 requirements_failed(a.requirements_id, why);
             },
@@ -257,9 +289,32 @@ void worker_fsm::impl::give_up(worker_action const& action, worker::request_fail
                 say(log_severity::error, "worker: deactivation refused: " + why);
                 finish(exit_code);
             },
+            [&](worker::heartbeat const&) { beat_failed(e); },
+            [&](worker::read_held_jobs const&) {
+                say(log_severity::warning, "worker: held jobs unread: " + why);
+                lease.reconciling.reset();
+            },
             [&](auto const&) { report_done(e.request, false, why, fenced); },
         },
         action);
+}
+
+void worker_fsm::impl::disown_requests(std::int64_t job_id)
+{
+    for (auto const& [id, r] : requests.open) {
+        bool const of_job = std::visit(
+            [&](auto const& a) {
+                using A = std::decay_t<decltype(a)>;
+                if constexpr (std::is_same_v<A, worker::start_job> ||
+                              std::is_same_v<A, worker::hand_back> ||
+                              std::is_same_v<A, worker::retry_job>)
+                    return a.job_id == job_id;
+                else
+                    return false;
+            },
+            r.action);
+        if (of_job) requests.stale.insert(id);
+    }
 }
 
 void worker_fsm::impl::resend_due()
@@ -272,12 +327,14 @@ void worker_fsm::impl::resend_due()
         }
         r.retry_at.reset();
         if (std::holds_alternative<worker::claim_jobs>(r.action)) {
-            if (stage != worker_stage::running) {  // stopping: the claim is not needed any more
+            // Stopping, the claim is not needed any more - unless the server may have applied
+            // it: then it goes again under its key, and the jobs it took are handed back.
+            if (stage != worker_stage::running && !(r.ambiguous && cfg.server.use_extensions)) {
                 claims.request.reset();
                 it = requests.open.erase(it);
                 continue;
             }
-            r.action = fresh_claim(it->first);  // what is free now, not at the first attempt
+            if (stage == worker_stage::running) r.action = fresh_claim(it->first);
             claims.sent_at = now;
         }
         out.push_back(r.action);
@@ -376,6 +433,8 @@ void worker_fsm::impl::pass()
 {
     resend_due();
     check_server_lost();
+    check_lease();
+    beat_due();
     if (auto const at = drain_at(); stage == worker_stage::running && at && now >= *at) {
         say(log_severity::info,
             "worker: the allocation ends in " +
@@ -388,6 +447,7 @@ void worker_fsm::impl::pass()
     hard_stop_due();
     flush_reports();  // before claiming: a report may make dependents claimable
     if (stage == worker_stage::running) {
+        reconcile_due();
         try_claim();
         try_status_check();
         poll_job_actions();
@@ -409,6 +469,8 @@ std::optional<fsm_time> worker_fsm::impl::next_wake() const
         if (!run->killed) consider(run->kill_at);
     }
     consider(stopping.hard_stop_at);
+    if (!lease.beat && lease.status != lease_status::lost) consider(lease.next_beat);
+    consider(lease_deadline());
     if (requests.unreachable_since && !requests.server_lost)
         consider(*requests.unreachable_since + seconds(cfg.server.retry_window_seconds));
     if (stage != worker_stage::running) return wake;
@@ -474,6 +536,8 @@ std::optional<std::string> worker_fsm::impl::invariants() const
     if (placed != pool.reservations().size()) return "the pool holds a reservation of no job";
     if (ledger.claimed != ledger.ended() + jobs.size()) return "the job ledger does not balance";
     if (stage == worker_stage::stopped && !jobs.empty()) return "stopped with live jobs";
+    for (auto const id : lease.orphans)
+        if (!jobs.contains(id)) return "job " + std::to_string(id) + " is an orphan of no job";
     return std::nullopt;
 }
 

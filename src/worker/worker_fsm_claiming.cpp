@@ -19,7 +19,7 @@ bool worker_fsm::impl::claim_possible() const
 {
     auto const cap = cfg.limits.max_parallel_jobs;
     return stage == worker_stage::running && !claims.request && claims.batch.empty() &&
-           pool.largest_free_per_node().cpus >= 1 &&
+           lease_allows_claims() && pool.largest_free_per_node().cpus >= 1 &&
            (!cap || static_cast<std::int64_t>(jobs.size()) < *cap);
 }
 
@@ -56,6 +56,8 @@ void worker_fsm::impl::try_claim()
 void worker_fsm::impl::on(worker::jobs_claimed const& e, worker_action const& sent)
 {
     claims.request.reset();
+    bool const stale = e.request == lease.stale_claim;  // claimed under a lost registration
+    if (stale) lease.stale_claim.reset();
     if (e.jobs.empty()) {
         claims.last_empty = true;
         claims.status_wanted = jobs.empty();  // with jobs live the workflow cannot be complete
@@ -80,12 +82,15 @@ void worker_fsm::impl::on(worker::jobs_claimed const& e, worker_action const& se
             continue;
         }
         ++ledger.claimed;
+        disown_requests(job.id);
         auto& entry = jobs.emplace(job.id, job_entry{.job = job}).first->second;
         if (accepted == limit) {
             ++extra;
             hand_back(entry, log_severity::warning, "");  // one line for all, below
         } else if (stage != worker_stage::running) {
             hand_back(entry, log_severity::info, "the worker is stopping");
+        } else if (stale || lease.status != lease_status::held) {
+            hand_back(entry, log_severity::info, "claimed under a lease that was lost");
         } else {
             ++accepted;
             claims.batch.push_back(job.id);
@@ -232,10 +237,12 @@ void worker_fsm::impl::fenced_off(std::int64_t job_id, std::string const& why)
     ++ledger.fenced_off;
 }
 
-void worker_fsm::impl::claim_refused(std::string const& why)
+void worker_fsm::impl::claim_refused(std::string const& why, int http_status)
 {
     claims.request.reset();
     say(log_severity::error, "claim: refused: " + why);
+    // e.g. "compute node N is inactive": the heartbeat's answer says whether the lease is gone
+    if (http_status == 409 && lease.next_beat && !lease.beat) lease.next_beat = now;
     claim_no_progress(now);
 }
 

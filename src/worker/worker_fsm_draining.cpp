@@ -137,6 +137,7 @@ void worker_fsm::impl::finish(int code)
     }
     jobs.clear();
     claims.batch.clear();
+    lease.orphans.clear();
     stage = worker_stage::stopped;
     say(log_severity::info,
         "worker: exit " + std::to_string(code) + " (" + std::string(to_string(reason)) + ")");

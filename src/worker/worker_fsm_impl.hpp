@@ -20,6 +20,9 @@ struct request_state {
     std::optional<fsm_time> unreachable_since;
     bool server_lost = false;
     std::optional<std::uint64_t> jitter;  // splitmix64 state for the retry delays
+    // Transitions of an earlier holding of a job this worker holds again (claimed anew): their
+    // answers, whatever they are, concern the earlier one and are ignored.
+    std::set<request_id> stale;
 };
 
 // What start-up learns: the node, the run, the clocks (worker_fsm_startup.cpp).
@@ -86,6 +89,28 @@ struct report_queue {
     std::optional<request_id> batch_request;
 };
 
+// The node's lease (worker_fsm_lease.cpp): heartbeats while registered with use_extensions, the
+// lease the server names, when it was last renewed, and what is left of a lost one.
+enum class lease_status {
+    held,     // renewed in time (or not leased: no extensions, not registered yet)
+    silent,   // finish policy: no answer for the lease minus the margin; claims wait
+    lost,     // the server said the node is inactive, or stop policy after the silence
+};
+struct lease_state {
+    lease_status status = lease_status::held;
+    std::optional<double> seconds;         // the lease the last answer named
+    std::optional<fsm_time> renewed_at;    // when the last answered beat was sent
+    std::optional<request_id> beat;        // in flight
+    fsm_time beat_sent_at{};
+    std::optional<fsm_time> next_beat;     // nullopt: no beats (not registered, no extensions)
+    std::optional<request_id> stale_claim; // sent under the lost registration
+    std::optional<request_id> registering; // the fresh registration
+    std::set<std::int64_t> orphans;        // processes of the lost registration still alive
+    std::optional<request_id> reconciling; // read_held_jobs in flight
+    std::set<request_id> returning;        // hand-backs of jobs reconciliation found unknown
+    bool reconcile_wanted = false;
+};
+
 // What bounds a stop (worker_fsm_draining.cpp).
 struct stop_state {
     std::optional<fsm_time> hard_stop_at;
@@ -113,6 +138,7 @@ struct worker_fsm::impl {
     claim_state claims;
     retry_state retries;
     report_queue reports;
+    lease_state lease;
     stop_state stopping;
 
     // worker_fsm.cpp: dispatch, requests, the pass, invariants
@@ -121,6 +147,7 @@ struct worker_fsm::impl {
     request_id send(worker_action action);
     std::optional<worker_action> take(request_id id);
     void on(worker::request_failed const& e);
+    void disown_requests(std::int64_t job_id);
     void give_up(worker_action const& action, worker::request_failed const& e);
     void resend_due();
     void note_reachable();
@@ -136,6 +163,7 @@ struct worker_fsm::impl {
     std::optional<std::string> invariants() const;
     // worker_fsm_startup.cpp
     void on(worker::begin const& e);
+    worker::register_node registration() const;
     void on(worker::end_time_learned const& e);
     void place_end(double end_unix, double unix_now);
     void on(worker::node_registered const& e, worker_action const&);
@@ -164,7 +192,7 @@ struct worker_fsm::impl {
     void hand_back(job_entry& job, log_severity level, std::string const& why);
     void on_handed_back(std::int64_t job_id, bool accepted, std::string const& why = {});
     void fenced_off(std::int64_t job_id, std::string const& why);
-    void claim_refused(std::string const& why);
+    void claim_refused(std::string const& why, int http_status);
     void claim_progress();
     void claim_no_progress(fsm_time from);
     void try_status_check();
@@ -201,6 +229,23 @@ struct worker_fsm::impl {
     void report_failed(request_id id);
     void journal_unsent();
     void journal_waiting();
+    // worker_fsm_lease.cpp
+    double beat_interval() const;
+    std::optional<fsm_time> lease_deadline() const;
+    void start_beats();
+    void beat_due();
+    void on(worker::heartbeat_answered const& e, worker_action const&);
+    void beat_failed(worker::request_failed const& e);
+    void check_lease();
+    void lease_lost(std::string const& why);
+    void register_again();
+    bool lease_allows_claims() const;
+    void kill_orphan(std::int64_t job_id, job_state::running& run);
+    bool orphan_spawned(job_entry& job, job_state::running& run);
+    bool orphan_exited(std::int64_t job_id);
+    void want_reconcile();
+    void reconcile_due();
+    void on(worker::held_jobs_read const& e, worker_action const&);
     // worker_fsm_draining.cpp
     bool terminating() const;
     void on(worker::signal_received const& e);

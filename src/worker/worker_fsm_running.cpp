@@ -49,6 +49,7 @@ void worker_fsm::impl::on(worker::job_spawned const& e)
     say(log_severity::info, job_name(e.job_id) +
                                 ": started attempt=" + std::to_string(job->job.attempt_id) +
                                 " on " + describe_placement(run.placement));
+    if (orphan_spawned(*job, run)) return;
     if (terminating()) stop_job(e.job_id, run, stop_cause::drain);
 }
 
@@ -56,7 +57,17 @@ void worker_fsm::impl::on(worker::spawn_failed const& e)
 {
     auto const [job, spawning] =
         live<job_state::spawning>(e.job_id, "spawn failure while not starting:");
-    if (job) hand_back(*job, log_severity::error, "spawn failed: " + e.message);
+    if (!job) return;
+    if (lease.orphans.contains(e.job_id)) {  // of a lost lease: nothing to hand back
+        pool.release(reservation_id{e.job_id});
+        lease.orphans.erase(e.job_id);
+        jobs.erase(e.job_id);
+        ++ledger.lease_lost;
+        say(log_severity::warning, job_name(e.job_id) + ": spawn failed: " + e.message);
+        if (lease.orphans.empty()) claim_progress();
+        return;
+    }
+    hand_back(*job, log_severity::error, "spawn failed: " + e.message);
 }
 
 // The attempt's status and return code from how it ended and why the worker stopped it
@@ -102,7 +113,7 @@ job_result worker_fsm::impl::classify(job_entry const& job, job_state::running c
 void worker_fsm::impl::on(worker::job_exited const& e)
 {
     auto const [job, run] = live<job_state::running>(e.job_id, "exit while not running:");
-    if (!job) return;
+    if (!job || orphan_exited(e.job_id)) return;
     pool.release(reservation_id{e.job_id});
     auto r = classify(*job, *run, e);
     bool const zero = r.return_code == 0;
@@ -244,6 +255,7 @@ void worker_fsm::impl::on_retried(std::int64_t job_id, bool accepted, std::strin
     jobs.erase(job_id);
     if (auto const next = retries.reclaimed.extract(job_id)) {
         ++ledger.claimed;
+        disown_requests(job_id);
         auto& entry = jobs.emplace(job_id, job_entry{.job = next.mapped()}).first->second;
         if (stage != worker_stage::running) {
             hand_back(entry, log_severity::info, "the worker is stopping");

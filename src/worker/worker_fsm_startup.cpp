@@ -24,6 +24,12 @@ void worker_fsm::impl::on(worker::begin const& e)
     if (!e.journaled.empty())
         say(log_severity::info, "worker: reporting " + std::to_string(e.journaled.size()) +
                                     " results left in the journal");
+    send(registration());
+}
+
+// The compute node this worker registers: the pool's totals.
+worker::register_node worker_fsm::impl::registration() const
+{
     worker::register_node node;
     for (auto const& capacity : pool.capacity()) {
         node.cpus += capacity.cpus;
@@ -31,7 +37,7 @@ void worker_fsm::impl::on(worker::begin const& e)
         node.gpus += static_cast<std::uint32_t>(capacity.gpu_ids.size());
     }
     node.nodes = static_cast<std::uint32_t>(pool.size());
-    send(node);
+    return node;
 }
 
 void worker_fsm::impl::on(worker::end_time_learned const& e) { place_end(e.end_unix, e.unix_now); }
@@ -48,7 +54,18 @@ void worker_fsm::impl::place_end(double end_unix, double unix_now)
 
 void worker_fsm::impl::on(worker::node_registered const& e, worker_action const&)
 {
+    auto const previous = startup.compute_node_id;
     startup.compute_node_id = e.compute_node_id;
+    start_beats();
+    if (e.request == lease.registering) {  // after a lost lease (worker_fsm_lease.cpp)
+        lease.registering.reset();
+        say(log_severity::warning, "worker: registered again as compute node " +
+                                       std::to_string(e.compute_node_id) + " (compute node " +
+                                       std::to_string(previous.value_or(0)) + " lost its lease)");
+        if (stage == worker_stage::stopping) deactivate();
+        claim_progress();
+        return;
+    }
     say(log_severity::info,
         "worker: registered as compute node " + std::to_string(e.compute_node_id));
     if (stage == worker_stage::starting) {

@@ -35,7 +35,8 @@ enum class job_phase {  // where a live job is, in the order of job_state's alte
 };
 std::string_view to_string(job_phase phase);
 
-enum class stop_cause { none, drain, runtime, memory };  // why the worker signalled a job
+// Why the worker signalled a job; lease: the lease it ran under was lost (lost_lease_policy stop)
+enum class stop_cause { none, drain, runtime, memory, lease };
 
 // The phases of one job; see the diagram in worker_fsm.hpp.
 namespace job_state {
@@ -104,6 +105,7 @@ struct job_entry {
 struct request_entry {
     worker_action action;  // re-sent as is after a transient failure
     int failures = 0;
+    bool ambiguous = false;  // the last failure was a timeout or reset: it may have been applied
     std::optional<fsm_time> retry_at{};
 };
 

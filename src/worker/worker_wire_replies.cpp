@@ -88,6 +88,8 @@ struct namer {
     {
         return step == 0 ? "get_compute_node" : "update_compute_node";
     }
+    std::string operator()(w::heartbeat const&) const { return "heartbeat"; }
+    std::string operator()(w::read_held_jobs const&) const { return "list_jobs"; }
     std::string operator()(auto const&) const { return "local work"; }
 };
 
@@ -453,6 +455,24 @@ decoded ready_jobs(core::request_id id, std::span<wire_reply const> replies,
     return event{std::move(out)};
 }
 
+// The jobs held by this node, one page (the worker holds far fewer than a page's 10,000).
+decoded held_jobs(core::request_id id, wire_reply const& r)
+{
+    auto jobs = list_items(r);
+    if (!jobs) return jobs.error();
+    w::held_jobs_read out{id, {}};
+    for (std::size_t i = 0; i < jobs->size(); ++i) {
+        wire::field_reader f((*jobs)[i].get_object(), wire::indexed("items", i));
+        w::held_job job;
+        job.job_id = f.integer("id");
+        job.status = f.text("status");
+        job.attempt_id = static_cast<std::uint32_t>(f.optional_integer("attempt_id").value_or(1));
+        if (!f.ok()) return *f.error();
+        out.jobs.push_back(std::move(job));
+    }
+    return event{std::move(out)};
+}
+
 decoded batch_reported(core::request_id id, wire_reply const& r)
 {
     auto v = object_reply(r);
@@ -513,6 +533,10 @@ decoded decode_ok(core::worker_action const& action, core::request_id id,
             else if constexpr (std::is_same_v<A, w::check_workflow>)
                 return replies.size() == 3 ? ready_jobs(id, replies, failed_step)
                                            : workflow_state(id, replies[0]);
+            else if constexpr (std::is_same_v<A, w::heartbeat>)
+                return event{w::heartbeat_answered{id, heartbeat_lease_seconds(last.body)}};
+            else if constexpr (std::is_same_v<A, w::read_held_jobs>)
+                return held_jobs(id, last);
             else if constexpr (std::is_same_v<A, w::deactivate_node>) {
                 if (replies.size() < 2) {
                     auto v = object_reply(replies[0]);

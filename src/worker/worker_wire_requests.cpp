@@ -326,6 +326,13 @@ struct first_request {
     {
         return make("GET", "/compute_nodes/" + to_string(c.compute_node_id));
     }
+    wire_request operator()(w::heartbeat const&) const { return heartbeat_request(c); }
+    wire_request operator()(w::read_held_jobs const&) const
+    {
+        return make("GET", "/jobs?workflow_id=" + to_string(c.workflow_id) +
+                               "&active_compute_node_id=" + to_string(c.compute_node_id) +
+                               "&limit=10000");
+    }
 };
 
 template <class A>

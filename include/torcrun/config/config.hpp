@@ -20,6 +20,9 @@ namespace torcrun::core {
 enum class run_mode { automatic, direct, slurm };  // "auto", "direct", "slurm"
 enum class log_severity { error, warning, info, debug };
 enum class lost_job_policy { ready, failed };  // what the server does with a lost worker's jobs
+// What a worker does with its jobs once its lease is gone: stop (kill) them, or let them finish
+// and report them under a fresh registration where the server still takes them.
+enum class lost_lease_policy { stop, finish };
 // Where a job's stdout and stderr go (Torc's execution_config.stdio modes): separate files, one
 // file for both, only one of them, or neither (/dev/null).
 enum class stdio_mode { separate, combined, no_stdout, no_stderr, none };
@@ -27,6 +30,7 @@ enum class stdio_mode { separate, combined, no_stdout, no_stderr, none };
 std::string_view to_string(run_mode mode) noexcept;
 std::string_view to_string(log_severity level) noexcept;
 std::string_view to_string(lost_job_policy policy) noexcept;
+std::string_view to_string(lost_lease_policy policy) noexcept;
 std::string_view to_string(stdio_mode mode) noexcept;  // "separate", "no_stdout", ...
 // List defaults are functions: a braced list in a member initialiser crashes GCC 12 (ICE in
 // check_noexcept_r) on `worker_config{}` in a template. CUDA_, ROCR_, HIP_VISIBLE_DEVICES and
@@ -43,6 +47,7 @@ struct worker_config {
         double request_timeout_seconds = 120;
         double retry_window_seconds = 600;  // keep retrying this long, then journal offline
         bool use_extensions = true;         // long-poll, batch completion, heartbeat
+        lost_lease_policy lost_lease = lost_lease_policy::stop;
         std::optional<std::string> username;
         std::optional<std::string> password_file;
         bool operator==(server_settings const&) const = default;

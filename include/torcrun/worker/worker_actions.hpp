@@ -66,6 +66,12 @@ struct complete_jobs { request_id request{}; std::vector<job_result> results; };
 // jobs?status=ready and resource_requirements of the workflow (the never-fit check).
 struct check_workflow { request_id request{}; bool with_ready_jobs = false; };
 struct deactivate_node { request_id request{}; double duration_seconds = 0; };
+// POST /compute_nodes/{id}/heartbeat (with use_extensions): renews the node's lease. An answer
+// later than timeout_seconds counts as none (the next beat is due by then).
+struct heartbeat { request_id request{}; double timeout_seconds = 15; };
+// GET /jobs?workflow_id=..&active_compute_node_id=..: the jobs the server holds for this node
+// (reconciliation after an answer that never came).
+struct read_held_jobs { request_id request{}; };
 
 // ---- local work
 struct run_commands { std::int64_t action_id = 0; std::vector<std::string> commands; };
@@ -118,7 +124,7 @@ using worker_action =
                  worker::start_job, worker::hand_back, worker::read_failure_handler,
                  worker::retry_job, worker::record_result, worker::complete_job,
                  worker::complete_jobs, worker::check_workflow, worker::deactivate_node,
-                 worker::run_commands, worker::schedule_allocations, worker::spawn,
+                 worker::heartbeat, worker::read_held_jobs, worker::run_commands, worker::schedule_allocations, worker::spawn,
                  worker::signal_job, worker::check_outputs, worker::run_recovery,
                  worker::delete_output, worker::journal_append, worker::journal_remove,
                  worker::arm_timer, worker::log, worker::exit_worker>;

@@ -75,6 +75,16 @@ struct jobs_reported {  // batch completion: accepted ids and per-entry errors
     std::vector<std::int64_t> completed;
     std::vector<rejected_report> rejected;
 };
+// A heartbeat was answered: the lease the server names (nullopt: it names none). A 409 or 404
+// (the node is inactive or gone: its lease is lost) comes as request_failed.
+struct heartbeat_answered { request_id request{}; std::optional<double> lease_seconds; };
+// read_held_jobs: each job the server lists as held by this compute node.
+struct held_job {
+    std::int64_t job_id = 0;
+    std::string status;  // "pending", "running", ...
+    std::uint32_t attempt_id = 1;
+};
+struct held_jobs_read { request_id request{}; std::vector<held_job> jobs; };
 // Success of a request whose reply carries nothing the worker needs: start_job, hand_back,
 // retry_job, record_result, complete_job, deactivate_node.
 struct request_done { request_id request{}; };
@@ -111,7 +121,8 @@ using worker_event =
                  worker::node_registered, worker::workflow_read, worker::pending_actions_read,
                  worker::action_claim_read, worker::jobs_claimed, worker::requirements_read,
                  worker::failure_handler_read, worker::workflow_state_read, worker::ready_jobs_read,
-                 worker::jobs_reported, worker::request_done, worker::request_failed,
+                 worker::jobs_reported, worker::heartbeat_answered, worker::held_jobs_read,
+                 worker::request_done, worker::request_failed,
                  worker::action_finished, worker::job_spawned, worker::spawn_failed,
                  worker::job_exited, worker::outputs_checked, worker::memory_used>;
 

@@ -103,10 +103,12 @@ struct job_ledger {
     std::size_t journaled = 0;    // result only in the journal at exit (server unreachable)
     std::size_t abandoned = 0;    // left pending/running on the server at exit; logged
     std::size_t fenced_off = 0;   // the server said it is not this worker's any more (409)
+    std::size_t lease_lost = 0;   // dropped when the lease was lost (its process killed first)
 
     std::size_t ended() const
     {
-        return reported + rejected + handed_back + retried + journaled + abandoned + fenced_off;
+        return reported + rejected + handed_back + retried + journaled + abandoned + fenced_off +
+               lease_lost;
     }
 };
 

@@ -4,8 +4,9 @@
 // by the handler for its alternative (a visit that does not compile when one is missing).
 //
 // Server requests: each request action as its REST exchanges (worker_wire.hpp), sent on a
-// coroutine of its own and answered exactly once. Besides: output-file checks, the result.json
-// of every reported attempt, heartbeats, and the allocation end from squeue.
+// coroutine of its own and answered exactly once (heartbeats too: the state machine decides when
+// they go and what their answers mean). Besides: output-file checks, the result.json of every
+// reported attempt, and the allocation end from squeue.
 #include "torcrun/worker/io/worker_shell.hpp"
 
 #include "allocation_work.hpp"
@@ -43,6 +44,7 @@
 #include <optional>
 #include <random>
 #include <type_traits>
+#include <utility>
 #include <variant>
 
 namespace torcrun::io {
@@ -52,7 +54,6 @@ namespace asio = boost::asio;
 namespace {
 
 constexpr auto long_poll_margin = std::chrono::seconds(15);
-constexpr auto heartbeat_interval = std::chrono::seconds(15);
 
 log_level level_of(core::log_severity s)
 {
@@ -72,18 +73,6 @@ double unix_now()
 }
 
 
-// Three beats per lease the server names in its reply, so that one late beat does not cost a
-// live worker its lease; at most heartbeat_interval apart. `previous` stands when the reply
-// names no lease (or the beat failed).
-std::chrono::duration<double> beat_interval(http_result<http_reply> const& reply,
-                                            std::chrono::duration<double> previous)
-{
-    auto const lease = reply ? api::heartbeat_lease_seconds(reply->body) : std::nullopt;
-    if (!lease) return previous;
-    return std::chrono::duration<double>(
-        std::clamp(*lease / 3, 0.5, std::chrono::duration<double>(heartbeat_interval).count()));
-}
-
 core::http_failure failure_of(http_error_kind kind)
 {
     switch (kind) {
@@ -98,8 +87,11 @@ core::http_failure failure_of(http_error_kind kind)
     return core::http_failure::http_5xx;
 }
 
-std::optional<std::chrono::milliseconds> timeout_for(api::wire_request const& r)
+std::optional<std::chrono::milliseconds> timeout_for(api::wire_request const& r,
+                                                     core::worker_action const& action)
 {
+    if (auto const* beat = std::get_if<core::worker::heartbeat>(&action))
+        return std::chrono::milliseconds(static_cast<std::int64_t>(beat->timeout_seconds * 1000));
     if (r.wait_seconds <= 0) return std::nullopt;  // the client's request_timeout
     return std::chrono::milliseconds(static_cast<std::int64_t>(r.wait_seconds * 1000)) +
            long_poll_margin;
@@ -124,7 +116,6 @@ struct worker_shell : std::enable_shared_from_this<worker_shell> {
     std::int64_t own_slurm_job() const;
     void write_result(core::job_result const& r);  // result.json of one reported attempt
     void arm_timer(std::chrono::steady_clock::time_point at);
-    void start_heartbeats();
     void look_up_end_time();
 
     void say(log_level level, std::string_view message,
@@ -141,12 +132,11 @@ struct worker_shell : std::enable_shared_from_this<worker_shell> {
     std::optional<job_runner> runner_;
     asio::steady_timer timer_;
     std::uint64_t timer_generation_ = 0;
-    asio::steady_timer heartbeat_;
     asio::signal_set signals_;
     asio::steady_timer done_;  // never expires; cancelled when the worker may return
     std::deque<core::worker_event> queue_;
     bool feeding_ = false;
-    bool heartbeats_started_ = false;
+    bool registered_ = false;
     std::optional<int> exit_code_;
 };
 
@@ -190,6 +180,8 @@ struct action_handler {
     }
     void operator()(w::check_workflow const&) const { send(); }
     void operator()(w::deactivate_node const&) const { send(); }
+    void operator()(w::heartbeat const&) const { send(); }
+    void operator()(w::read_held_jobs const&) const { send(); }
 
     // ---- local work
     void operator()(w::run_commands const& a) const { shell.runner_->run_commands(a); }
@@ -231,7 +223,6 @@ worker_shell::worker_shell(asio::io_context& ioc, worker_setup s, logger l, resu
       launcher_(ioc.get_executor()),
       journal_(std::move(j)),
       timer_(ioc),
-      heartbeat_(ioc),
       signals_(ioc),
       done_(ioc, std::chrono::steady_clock::time_point::max())
 {
@@ -265,9 +256,8 @@ void worker_shell::post(core::worker_event event)
         queue_.pop_front();
         // The two events whose values the requests need from then on (wire_context).
         if (auto const* r = std::get_if<core::worker::node_registered>(&next)) {
-            wire_.compute_node_id = r->compute_node_id;
-            start_heartbeats();
-            if (auto const job = own_slurm_job(); job > 0)
+            wire_.compute_node_id = r->compute_node_id;  // a fresh one after a lost lease
+            if (auto const job = own_slurm_job(); job > 0 && !std::exchange(registered_, true))
                 asio::co_spawn(ioc_,
                                mark_allocation_active(client_, allocation_settings(), job),
                                asio::detached);
@@ -302,7 +292,6 @@ void worker_shell::finish(int code)
     exit_code_ = code;
     queue_.clear();
     timer_.cancel();
-    heartbeat_.cancel();
     boost::system::error_code ignored;
     signals_.cancel(ignored);
     if (runner_ && runner_->running() > 0) {
@@ -330,7 +319,7 @@ asio::awaitable<void> exchange(std::shared_ptr<worker_shell> self, core::worker_
     std::vector<api::wire_reply> replies;
     while (auto const request = api::next_request(action, self->wire_, replies)) {
         auto reply = co_await self->client_.request(request->method, request->target,
-                                                    request->body, timeout_for(*request));
+                                                    request->body, timeout_for(*request, action));
         if (reply) {
             replies.push_back({reply->status, std::move(reply->body)});
             continue;
@@ -424,31 +413,6 @@ std::int64_t worker_shell::own_slurm_job() const
     auto const& text = setup_.slurm_job_id;
     auto const [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
     return ec == std::errc{} && end == text.data() + text.size() ? id : 0;
-}
-
-void worker_shell::start_heartbeats()
-{
-    if (heartbeats_started_ || !setup_.config.server.use_extensions) return;
-    heartbeats_started_ = true;
-    // The first beat goes out at once: until then the server holds no lease for this node,
-    // and a worker killed then would leave its jobs `running` for good.
-    auto beat = [](std::shared_ptr<worker_shell> self) -> asio::awaitable<void> {
-        std::chrono::duration<double> interval = heartbeat_interval;
-        while (!self->exit_code_) {
-            auto const request = api::heartbeat_request(self->wire_);
-            auto reply = co_await self->client_.request(request.method, request.target,
-                                                        request.body);
-            if (!reply) self->say(log_level::debug, "heartbeat failed",
-                                  {{"error", reply.error().message}});
-            interval = beat_interval(reply, interval);
-            boost::system::error_code ec;
-            self->heartbeat_.expires_after(
-                std::chrono::ceil<std::chrono::steady_clock::duration>(interval));
-            co_await self->heartbeat_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-            if (ec) co_return;
-        }
-    };
-    asio::co_spawn(ioc_, beat(shared_from_this()), asio::detached);
 }
 
 void worker_shell::look_up_end_time()

@@ -52,6 +52,7 @@ std::map<std::string, std::string> const worker_samples{
     {"server.request_timeout_seconds", "100"},
     {"server.retry_window_seconds", "60"},
     {"server.use_extensions", "false"},
+    {"server.lost_lease_policy", "finish"},
     {"server.username", "me"},
     {"server.password_file", "/pw"},
     {"workflow_id", "5"},

@@ -156,7 +156,7 @@ std::vector<scenario> const scenarios{
      start + std::vector<step>{
          {0.5, claimed({}), {"check_workflow", "arm_timer 0.9"}},
          {0.6, twice.first({small}), {}},
-         {0.7, twice.again({wide}), {"warning: worker: a reply to unknown request 6 was ignored"}},
+         {0.7, twice.again({wide}), {"warning: worker: a reply to unknown request 7 was ignored"}},
          {0.9, tick(), {"claim_jobs " + n0_claim, "arm_timer 5.5"}},
      },
      [](harness& h) { BOOST_TEST((h.fsm().reason() == core::stop_reason::none)); }},

@@ -4,6 +4,8 @@
 
 #include <boost/test/data/test_case.hpp>
 
+#include <iostream>
+
 namespace bdata = boost::unit_test::data;
 
 namespace {
@@ -32,14 +34,34 @@ BOOST_DATA_TEST_CASE(random_sequences_keep_every_invariant, bdata::xrange(batche
     BOOST_TEST(passed == per_batch);
     for (auto const count :
          {seen.spawns / 10, seen.retries, seen.hand_backs / 10, seen.journaled, seen.signals,
-          seen.kills, seen.deadline, seen.lost, seen.idle, seen.exit_1})
+          seen.kills, seen.deadline, seen.lost, seen.idle, seen.exit_1, seen.replies_lost,
+          seen.restarts, seen.leases_expired, seen.leases_lost, seen.reregistered,
+          seen.reconciled, seen.multi})
         BOOST_TEST(count >= 5u);
     BOOST_TEST_MESSAGE("spawns " << seen.spawns << ", retries " << seen.retries << ", hand backs "
                                  << seen.hand_backs << ", journal appends " << seen.journaled
                                  << ", signals " << seen.signals << ", SIGKILLs " << seen.kills
                                  << ", deadline " << seen.deadline << ", server lost " << seen.lost
                                  << ", idle " << seen.idle << ", exit 1 " << seen.exit_1
-                                 << ", steps " << seen.steps);
+                                 << ", replies lost " << seen.replies_lost << ", restarts "
+                                 << seen.restarts << ", leases expired " << seen.leases_expired
+                                 << ", leases lost " << seen.leases_lost << ", registered again "
+                                 << seen.reregistered << ", reconciled " << seen.reconciled
+                                 << ", multi-worker " << seen.multi << ", steps " << seen.steps);
+}
+
+// `torcrun_unit_tests --run_test=worker_fsm_random/replay -- <seed>`: one sequence, with every
+// event and action on stdout.
+BOOST_AUTO_TEST_CASE(replay, *boost::unit_test::disabled())
+{
+    auto const& suite = boost::unit_test::framework::master_test_suite();
+    if (suite.argc != 2) {
+        BOOST_TEST_MESSAGE("replay: give a seed after --");
+        return;
+    }
+    fsm_sim::tally seen;
+    auto const bad = fsm_sim::run_sequence(std::stoull(suite.argv[1]), seen, &std::cout);
+    BOOST_TEST(!bad.has_value(), bad.value_or(""));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -79,7 +79,7 @@ std::vector<scenario> const scenarios{
      [](harness& h) { BOOST_TEST(h.fsm().ledger().reported == 2u); }},
     {"without the extensions: complete_job per job and claims that do not wait",
      no_extensions(), n0_pool(),
-     opening(n0_node, n0_claim) + launched(1, job(42), needs(1)) +
+     opening(n0_node, n0_claim, "arm_timer 5.4", false, false) + launched(1, job(42), needs(1)) +
          launched(1.1, job(43), std::nullopt) + std::vector<step>{
              {2, exit_of(42, exited(0)), {done42, "complete_job 42#1 completed rc=0"}},
              {2.1, exit_of(43, exited(0)), {done43, "complete_job 43#1 completed rc=0"}},
@@ -121,7 +121,7 @@ std::vector<scenario> const scenarios{
      },
      [](harness& h) { BOOST_TEST(h.fsm().ledger().rejected == 1u); }},
     {"a refused complete_job is logged", no_extensions(), n0_pool(),
-     opening(n0_node, n0_claim) + launched(1, job(42), needs(1)) + std::vector<step>{
+     opening(n0_node, n0_claim, "arm_timer 5.4", false, false) + launched(1, job(42), needs(1)) + std::vector<step>{
          {2, exit_of(42, exited(0)), {done42, "complete_job 42#1 completed rc=0"}},
          {2.1, refused("complete_job 42", 422, "POST /jobs/42/complete_job/completed/1: 422"),
           {"error: job 42: its result was refused: POST /jobs/42/complete_job/completed/1: "

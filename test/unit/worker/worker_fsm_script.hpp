@@ -93,16 +93,20 @@ inline void play(scenario const& s)
     if (s.after) s.after(h);
 }
 
-// The start-up every running scenario begins with: registration, run id, no start actions, the
-// first claim (`claim`) and the first status-check timer.
+// The start-up every running scenario begins with: registration (and the first heartbeat, with
+// the extensions), run id, no start actions, the first claim (`claim`) and the first
+// status-check timer.
 inline std::vector<step> opening(std::string node, std::string claim,
-                                 std::string timer = "arm_timer 5.4", bool pending_failed = false)
+                                 std::string timer = "arm_timer 5.4", bool pending_failed = false,
+                                 bool extensions = true)
 {
     using actions = std::vector<core::workflow_action>;
+    std::vector<std::string> registered{"info: worker: registered as compute node 9",
+                                        "read_workflow"};
+    if (extensions) registered.push_back("heartbeat");
     return {
         {0, ev(worker::begin{unix_t0, {}}), {"register_node " + node}},
-        {0.1, reply<worker::node_registered>("register_node", std::int64_t{9}),
-         {"info: worker: registered as compute node 9", "read_workflow"}},
+        {0.1, reply<worker::node_registered>("register_node", std::int64_t{9}), registered},
         {0.2, reply<worker::workflow_read>("read_workflow", std::int64_t{1}, pending_failed),
          {std::string("info: worker: workflow 5 run 1") +
               (pending_failed ? " (use_pending_failed)" : ""),

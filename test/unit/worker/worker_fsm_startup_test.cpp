@@ -52,7 +52,7 @@ core::worker_config window(double seconds)
 // The first steps up to the read of on_workflow_start actions.
 std::vector<step> const registered_steps{
     {0, begin(), {register_line}},
-    {0.1, registered(), {"info: worker: registered as compute node 9", "read_workflow"}},
+    {0.1, registered(), {"info: worker: registered as compute node 9", "read_workflow", "heartbeat"}},
     {0.2, run_id_read(),
      {"info: worker: workflow 5 run 1", "read_pending_actions on_workflow_start"}},
 };
@@ -123,7 +123,7 @@ std::vector<scenario> const scenarios{
          {0.6, tick(), {register_line, "arm_timer 600.1"}},
          {0.7, registered(),
           {"info: server: answering again", "info: worker: registered as compute node 9",
-           "read_workflow"}},
+           "read_workflow", "heartbeat"}},
      }},
     {"no answer for the retry window while starting: exit 1", window(2), n0_pool(),
      {
@@ -141,7 +141,7 @@ std::vector<scenario> const scenarios{
     {"workflow refused: the node is deactivated, exit 1", test_config(), n0_pool(),
      {
          {0, begin(), {register_line}},
-         {0.1, registered(), {"info: worker: registered as compute node 9", "read_workflow"}},
+         {0.1, registered(), {"info: worker: registered as compute node 9", "read_workflow", "heartbeat"}},
          {0.2, refused("read_workflow", 404, "GET /workflows/5: 404 not found"),
           {"error: worker: workflow 5 refused: GET /workflows/5: 404 not found",
            "deactivate_node after=0.2"}},

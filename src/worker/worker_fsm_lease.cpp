@@ -1,0 +1,248 @@
+// The node's lease: heartbeats (with use_extensions, from registration on), the lease each
+// answer names, and what the worker does once it is lost (server.lost_lease_policy) - the server
+// says the node is inactive or gone (409 or 404 on a heartbeat), or no beat was answered for the
+// lease minus a margin. Also reconciliation: after an answer that never came (a timeout or a
+// reset: the server may have applied the request), the worker reads which jobs the server holds
+// for its node and hands back each it does not know.
+//
+// stop: every running job is killed at once (SIGKILL: the lease deadline leaves a margin before the
+// server's) and reported never; jobs not yet running are handed back; a fresh node is registered at
+// once, and claims wait until the last old process is reaped, so a job the server hands out again
+// never runs beside its old process here. finish: the running jobs go on; after a silence the
+// worker keeps beating the old node and only stops claiming (a server that comes back with the
+// lease held loses nothing); once the server says the node is gone, a fresh node is registered and
+// the jobs' results are reported under it, where the server's fence takes them only if that attempt
+// is this node's again. Either way one line at warning level says what happened.
+#include "worker_fsm_impl.hpp"
+
+#include "worker_text.hpp"
+
+#include <algorithm>
+#include <csignal>
+
+namespace torcrun::core {
+
+namespace {
+
+constexpr double first_interval = 15;  // seconds between beats before a lease is named
+constexpr double min_interval = 0.5;
+
+}  // namespace
+
+// Three beats per lease, so one late beat does not cost a live worker its lease.
+double worker_fsm::impl::beat_interval() const
+{
+    if (!lease.seconds) return first_interval;
+    return std::clamp(*lease.seconds / 3, min_interval, first_interval);
+}
+
+// When the lease counts as lost without word from the server: the lease minus a margin of
+// max(2 s, lease / 5) (at most half the lease) after the last beat that was answered.
+std::optional<fsm_time> worker_fsm::impl::lease_deadline() const
+{
+    // Stopping, the node is being deactivated: a lost lease changes nothing any more.
+    if (lease.status != lease_status::held || !lease.seconds || !lease.renewed_at ||
+        stage == worker_stage::stopping || stage == worker_stage::stopped)
+        return std::nullopt;
+    auto const margin = std::min(std::max(2.0, *lease.seconds / 5), *lease.seconds / 2);
+    return *lease.renewed_at + seconds(*lease.seconds - margin);
+}
+
+void worker_fsm::impl::start_beats()
+{
+    // A node registered while the worker stops is deactivated at once: no lease to keep.
+    if (!cfg.server.use_extensions || stage == worker_stage::stopping) return;
+    lease.status = lease_status::held;
+    lease.seconds.reset();
+    lease.renewed_at.reset();
+    lease.next_beat = now;  // the first at once: until then the server holds no lease for it
+}
+
+void worker_fsm::impl::beat_due()
+{
+    if (!lease.next_beat || lease.beat || now < *lease.next_beat || !startup.compute_node_id ||
+        lease.status == lease_status::lost || stage == worker_stage::stopped)
+        return;
+    lease.beat_sent_at = now;
+    lease.beat = send(worker::heartbeat{{}, beat_interval()});
+}
+
+void worker_fsm::impl::on(worker::heartbeat_answered const& e, worker_action const&)
+{
+    if (e.request != lease.beat) return;  // a beat of a node given up
+    lease.beat.reset();
+    if (e.lease_seconds) lease.seconds = e.lease_seconds;
+    lease.renewed_at = lease.beat_sent_at;
+    lease.next_beat = lease.beat_sent_at + seconds(beat_interval());
+    if (lease.status == lease_status::silent) {
+        lease.status = lease_status::held;
+        say(log_severity::warning, "worker: the lease of compute node " +
+                                       std::to_string(*startup.compute_node_id) +
+                                       " is held again; claiming resumes");
+        claim_progress();
+    }
+}
+
+// Heartbeats are not re-sent like other requests: the next beat is the retry, due at once after
+// a transient failure, at the usual interval after other refusals.
+void worker_fsm::impl::beat_failed(worker::request_failed const& e)
+{
+    if (e.request != lease.beat) return;
+    lease.beat.reset();
+    if (e.http_status == 409 || e.http_status == 404) {
+        lease_lost("the server says: " + e.message);
+        return;
+    }
+    if (e.kind == http_failure::http_4xx) {
+        say(log_severity::warning, "worker: heartbeat refused: " + e.message);
+        lease.next_beat = after(beat_interval());
+        return;
+    }
+    say(log_severity::debug, "worker: heartbeat failed: " + e.message);
+    lease.next_beat = after(std::min(beat_interval(), 1.0));
+}
+
+void worker_fsm::impl::check_lease()
+{
+    auto const deadline = lease_deadline();
+    if (!deadline || now < *deadline) return;
+    auto const silent = std::chrono::duration<double>(now - *lease.renewed_at).count();
+    auto const why = "no heartbeat answered for " + format_seconds(silent) + " s of a " +
+                     format_seconds(*lease.seconds) + " s lease";
+    if (cfg.server.lost_lease == lost_lease_policy::finish) {
+        lease.status = lease_status::silent;
+        say(log_severity::warning,
+            "worker: the lease of compute node " + std::to_string(*startup.compute_node_id) +
+                " may be lost (" + why + "); policy finish: " + std::to_string(jobs.size()) +
+                " jobs go on, no claims until the server answers");
+        return;
+    }
+    lease_lost(why);
+}
+
+// The lease is gone (or, with policy stop, presumed gone): see the file comment.
+void worker_fsm::impl::lease_lost(std::string const& why)
+{
+    if (lease.status == lease_status::lost || stage == worker_stage::stopped) return;
+    bool const stop = cfg.server.lost_lease == lost_lease_policy::stop;
+    lease.status = lease_status::lost;
+    lease.beat.reset();
+    lease.next_beat.reset();
+    if (claims.request) lease.stale_claim = claims.request;
+    std::size_t running = 0;
+    std::size_t returned = 0;
+    std::vector<std::int64_t> gone;
+    for (auto& [id, job] : jobs) {
+        if (auto* run = job.in<job_state::running>()) {
+            ++running;
+            lease.orphans.insert(id);
+            if (stop) kill_orphan(id, *run);
+        } else if (job.in<job_state::spawning>()) {
+            ++running;
+            lease.orphans.insert(id);  // stopped once its process is there
+        } else if (job.in<job_state::awaiting_requirements>() || job.in<job_state::starting>()) {
+            ++returned;
+            hand_back(job, log_severity::debug, "the lease was lost");
+        }
+    }
+    auto const node = std::to_string(startup.compute_node_id.value_or(0));
+    bool const again = stage == worker_stage::running || stage == worker_stage::starting;
+    say(log_severity::warning,
+        "worker: the lease of compute node " + node + " is lost (" + why + "); policy " +
+            std::string(to_string(cfg.server.lost_lease)) + ": " + std::to_string(running) +
+            " running jobs " + (stop ? "stopped, none reported" : "go on") + ", " +
+            std::to_string(returned) + " handed back" +
+            (again ? "; registering a fresh compute node" : ""));
+    if (again) register_again();
+}
+
+void worker_fsm::impl::register_again()
+{
+    lease.registering = send(registration());
+}
+
+bool worker_fsm::impl::lease_allows_claims() const
+{
+    return lease.status == lease_status::held && lease.orphans.empty() && !lease.registering &&
+           !lease.reconciling;
+}
+
+// SIGKILL, without the grace: the server has handed the job back or will, so nothing the job
+// does in a grace period counts, and another node may start the job once the lease runs out.
+void worker_fsm::impl::kill_orphan(std::int64_t job_id, job_state::running& run)
+{
+    run.cause = stop_cause::lease;
+    if (run.killed) return;
+    run.killed = true;
+    out.push_back(worker::signal_job{job_id, SIGKILL});
+}
+
+// A process of a lost registration started after all: with policy stop, it is killed at once
+// (true); with finish it runs on like any other (false).
+bool worker_fsm::impl::orphan_spawned(job_entry& job, job_state::running& run)
+{
+    if (!lease.orphans.contains(job.job.id) || cfg.server.lost_lease != lost_lease_policy::stop)
+        return false;
+    kill_orphan(job.job.id, run);
+    return true;
+}
+
+// A process of a lost registration ended. With policy stop it is dropped unreported (true);
+// with finish its result goes the usual way, under the fresh node (false).
+bool worker_fsm::impl::orphan_exited(std::int64_t job_id)
+{
+    if (!lease.orphans.erase(job_id)) return false;
+    if (lease.orphans.empty()) claim_progress();
+    if (cfg.server.lost_lease == lost_lease_policy::finish) return false;
+    auto const it = jobs.find(job_id);
+    if (it == jobs.end()) return true;
+    if (it->second.placement()) pool.release(reservation_id{job_id});
+    jobs.erase(it);
+    ++ledger.lease_lost;
+    say(log_severity::info, "job " + std::to_string(job_id) +
+                                ": its process of the lost lease ended; not reported");
+    return true;
+}
+
+// ---- reconciliation
+
+void worker_fsm::impl::want_reconcile()
+{
+    if (cfg.server.use_extensions && startup.compute_node_id) lease.reconcile_wanted = true;
+}
+
+// Once no claim is in flight (a claim's jobs are known here only when its answer came).
+void worker_fsm::impl::reconcile_due()
+{
+    if (!lease.reconcile_wanted || lease.reconciling || claims.request ||
+        stage != worker_stage::running || lease.status != lease_status::held ||
+        lease.registering)
+        return;
+    lease.reconcile_wanted = false;
+    lease.reconciling = send(worker::read_held_jobs{});
+}
+
+// Jobs held here are adopted as they are; a pending or running job this worker never received
+// (a claim whose answer was lost) goes back to ready, fenced by this node and its attempt.
+void worker_fsm::impl::on(worker::held_jobs_read const& e, worker_action const&)
+{
+    if (e.request != lease.reconciling) return;
+    lease.reconciling.reset();
+    std::size_t returned = 0;
+    for (auto const& held : e.jobs) {
+        if (jobs.contains(held.job_id)) continue;
+        if (held.status != "pending" && held.status != "running") continue;
+        ++returned;
+        say(log_severity::warning,
+            "job " + std::to_string(held.job_id) + ": held by compute node " +
+                std::to_string(*startup.compute_node_id) + " on the server but unknown here (" +
+                held.status + "); handed back");
+        lease.returning.insert(send(worker::hand_back{{}, held.job_id, held.attempt_id}));
+    }
+    say(log_severity::info, "worker: reconciled with the server: " +
+                                std::to_string(e.jobs.size()) + " jobs held, " +
+                                std::to_string(returned) + " handed back");
+    claim_progress();
+}
+
+}  // namespace torcrun::core

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# A worker loses its lease while its jobs run: the server has worker_lease_seconds 10, the worker
+# (server.lost_lease_policy stop, the default) runs 4 jobs that sleep 30 s and then append their
+# name and attempt to a file, and is frozen (SIGSTOP) for 16 s, so it answers nothing and its
+# heartbeats stop. The server expires its node and hands the jobs back; a second worker claims and
+# runs them. When the first worker resumes it sees its lease is gone: it kills its 4 processes
+# (before they append), reports none of them and registers a fresh compute node. Afterwards every
+# job is completed, each (job, attempt) appears in the file exactly once, and the first worker
+# logged the lost lease once and its new registration.
+set -euo pipefail
+torcrun=$1
+tmp=$(mktemp -d)
+source "$(dirname "$0")/server_lib.sh"
+source "$(dirname "$0")/worker_lib.sh"
+second_pid=""
+cleanup() {
+    if [ -n "$worker_pid" ]; then kill -CONT "$worker_pid" 2>/dev/null || true; fi
+    if [ -n "$second_pid" ]; then kill -9 "$second_pid" 2>/dev/null || true; fi
+    worker_test_cleanup
+}
+trap cleanup EXIT
+
+start_server "$tmp/db" --set worker_lease_seconds=10
+ran=$tmp/ran.txt
+python3 - "$tmp/lease.json" "$ran" <<'PY'
+import json, sys
+command = 'sleep 30; echo "$TORC_JOB_NAME $TORC_ATTEMPT_ID" >> ' + sys.argv[2]
+jobs = [{"name": f"job{i}", "command": command} for i in range(4)]
+json.dump({"name": "lost-lease", "jobs": jobs}, open(sys.argv[1], "w"))
+PY
+submit_spec "$tmp/lease.json"
+
+"$torcrun" worker "$wf" $(worker_args) --set resources.cpus=4 \
+    --set limits.idle_timeout_seconds=40 2>"$tmp/worker.log" &
+worker_pid=$!
+wait_running 4 10
+first_node=$(grep -m1 -o 'registered as compute node [0-9]*' "$tmp/worker.log" | grep -o '[0-9]*$')
+
+kill -STOP "$worker_pid"
+frozen_at=$SECONDS
+mkdir -p "$tmp/out2"
+"$torcrun" worker "$wf" --url "$base" --output-dir "$tmp/out2" --mode direct --long-poll 1 \
+    --poll-interval 0.5 --set resources.cpus=4 --set limits.idle_timeout_seconds=10 \
+    2>"$tmp/worker2.log" &
+second_pid=$!
+# The lease runs out 10 s after the last beat; the second worker claims the jobs.
+for _ in $(seq 1 200); do
+    grep -c ': started attempt=' "$tmp/worker2.log" 2>/dev/null | grep -qx 4 && break
+    sleep 0.1
+done
+grep -c ': started attempt=' "$tmp/worker2.log" | grep -qx 4 ||
+    fail "the second worker did not start the 4 jobs: $(tail -20 "$tmp/worker2.log") $(tail -5 "$server_log")"
+while [ $((SECONDS - frozen_at)) -lt 16 ]; do sleep 0.2; done
+kill -CONT "$worker_pid"
+
+# The first worker's processes die at once (long before their 30 s), so none appends.
+for _ in $(seq 1 100); do
+    grep -q 'its process of the lost lease ended' "$tmp/worker.log" && break
+    sleep 0.1
+done
+sleep 1
+killed=$(grep -c 'its process of the lost lease ended; not reported' "$tmp/worker.log" || true)
+[ "$killed" = 4 ] || fail "old processes ended: $killed, expected 4: $(tail -30 "$tmp/worker.log")"
+lost=$(grep -c "the lease of compute node $first_node is lost" "$tmp/worker.log" || true)
+[ "$lost" = 1 ] || fail "lost-lease lines: $lost: $(grep -i lease "$tmp/worker.log")"
+grep "the lease of compute node $first_node is lost" "$tmp/worker.log" | grep -q '^warning ' ||
+    fail "the lost lease is not a warning: $(grep -i lease "$tmp/worker.log")"
+grep -q "registered again as compute node [0-9]* (compute node $first_node lost its lease)" \
+    "$tmp/worker.log" || fail "no fresh registration: $(tail -30 "$tmp/worker.log")"
+
+for pid in "$second_pid" "$worker_pid"; do
+    rc=0
+    for _ in $(seq 1 900); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$pid" 2>/dev/null && fail "worker $pid still runs: $(tail -20 "$tmp/worker.log") $(tail -20 "$tmp/worker2.log")"
+    wait "$pid" || rc=$?
+    [ "$rc" = 0 ] || fail "worker $pid exit $rc: $(tail -20 "$tmp/worker.log") $(tail -20 "$tmp/worker2.log")"
+done
+worker_pid=""
+second_pid=""
+left=$(job_statuses | tr ' ' '\n' | grep -v '=completed$' || true)
+[ -z "$left" ] || fail "not completed: $left"
+lines=$(sort "$ran" | uniq -c | awk '{print $1}' | sort -u | tr '\n' ' ')
+[ "$(wc -l <"$ran")" = 4 ] && [ "$lines" = "1 " ] || fail "each (job, attempt) once, got: $(cat "$ran")"
+[ "$(cut -d' ' -f1 "$ran" | sort -u | wc -l)" = 4 ] || fail "not every job ran: $(cat "$ran")"
+stop_server
+echo "ok (first node $first_node; $(tr '\n' ',' <"$ran"))"

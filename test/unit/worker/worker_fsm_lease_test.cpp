@@ -1,0 +1,190 @@
+// worker_fsm, the lease: heartbeats and their answers as events, the lease they name, a lost
+// lease (the server says the node is inactive, or no beat was answered for the lease minus the
+// margin) under both server.lost_lease_policy values, and reconciliation after an answer that
+// never came.
+#include "worker_fsm_script.hpp"
+
+#include <boost/test/data/test_case.hpp>
+
+using namespace fsm_test;
+namespace bdata = boost::unit_test::data;
+
+namespace {
+
+auto const start = opening(n0_node, n0_claim);
+
+std::string const inactive =
+    "POST /compute_nodes/9/heartbeat: 409 heartbeat: compute node 9 is inactive (shut down, or "
+    "its lease ran out and its jobs went back); register a new node";
+
+core::worker_config with_policy(core::lost_lease_policy p)
+{
+    auto c = test_config();
+    c.server.lost_lease = p;
+    return c;
+}
+
+make_event beat_ok(double lease)
+{
+    return reply<worker::heartbeat_answered>("heartbeat", std::optional<double>(lease));
+}
+
+make_event registered(std::int64_t node)
+{
+    return reply<worker::node_registered>("register_node", node);
+}
+
+// The opening, its first beat answered with a 9 s lease at 0.5 (next beat 3.1, deadline 7.1 -
+// 9 s minus the 2 s margin after the beat was sent at 0.1), and job 42 running since 1.03.
+std::vector<step> leased_with_42()
+{
+    return start + std::vector<step>{{0.5, beat_ok(9), {"..."}}} +
+           launched(1, job(42), needs(2));
+}
+
+std::string const lost_stop =
+    "warning: worker: the lease of compute node 9 is lost (the server says: " + inactive +
+    "); policy stop: 1 running jobs stopped, none reported, 0 handed back; registering a fresh "
+    "compute node";
+
+std::vector<scenario> const scenarios{
+    {"the first answer names the lease: beats go a third of it apart", test_config(), n0_pool(),
+     start + std::vector<step>{
+         {0.5, beat_ok(9), {"arm_timer 3.1"}},
+         {3.1, tick(), {"heartbeat", "arm_timer 5.4"}},
+         {3.2, beat_ok(9), {"..."}},
+     }},
+    {"no heartbeats without the extensions", [] {
+         auto c = test_config();
+         c.server.use_extensions = false;
+         return c;
+     }(),
+     n0_pool(),
+     {
+         {0, ev(worker::begin{unix_t0, {}}), {"register_node " + n0_node}},
+         {0.1, registered(9), {"info: worker: registered as compute node 9", "read_workflow"}},
+     }},
+    {"stop: the server says the node is inactive: SIGKILL, no report, a fresh node",
+     with_policy(core::lost_lease_policy::stop), n0_pool(),
+     leased_with_42() + std::vector<step>{
+         {2, tick(), {"..."}},
+         {3.1, tick(), {"heartbeat", "arm_timer 5.4"}},
+         {3.2, refused("heartbeat", 409, inactive),
+          {"signal_job 42 SIGKILL", lost_stop, "register_node " + n0_node}},
+         {3.3, exit_of(42, killed(SIGKILL)),
+          {"info: job 42: its process of the lost lease ended; not reported"}},
+         // the claim sent while 42 ran was sent under node 9: its jobs go back
+         {3.4, claimed({job(43)}),
+          {"info: job 43: handed back: claimed under a lease that was lost", "hand_back 43"}},
+         {3.5, registered(10),
+          {"warning: worker: registered again as compute node 10 (compute node 9 lost its "
+           "lease)",
+           "heartbeat", "claim_jobs " + n0_claim}},
+     },
+     [](harness& h) {
+         auto const& l = h.fsm().ledger();
+         BOOST_TEST(l.lease_lost == 1u);
+         BOOST_TEST(l.reported == 0u);
+         BOOST_TEST(h.fsm().pool().idle());
+     }},
+    {"stop: no answer for the lease minus the margin counts as lost",
+     with_policy(core::lost_lease_policy::stop), n0_pool(),
+     leased_with_42() + std::vector<step>{
+         {3.1, tick(), {"heartbeat", "arm_timer 5.4"}},
+         {4.1, failed("heartbeat", http_failure::timeout, 0, "heartbeat: timeout"),
+          {"debug: worker: heartbeat failed: heartbeat: timeout", "arm_timer 5.1"}},
+         {5.4, tick(), {"..."}},
+         {7.1, tick(),
+          {"signal_job 42 SIGKILL",
+           "warning: worker: the lease of compute node 9 is lost (no heartbeat answered for 7 s "
+           "of a 9 s lease); policy stop: 1 running jobs stopped, none reported, 0 handed back; "
+           "registering a fresh compute node",
+           "register_node " + n0_node}},
+     }},
+    {"finish: after the silence the jobs go on, claims wait, a late answer resumes them",
+     with_policy(core::lost_lease_policy::finish), n0_pool(),
+     leased_with_42() + std::vector<step>{
+         {3.1, tick(), {"heartbeat", "arm_timer 5.4"}},
+         {7.1, tick(),
+          {"warning: worker: the lease of compute node 9 may be lost (no heartbeat answered for "
+           "7 s of a 9 s lease); policy finish: 1 jobs go on, no claims until the server "
+           "answers",
+           "check_workflow"}},
+         // the beat sent at 3.1 answers late: due again at 6.1, so at once; lost at 10.1
+         {7.2, beat_ok(9),
+          {"warning: worker: the lease of compute node 9 is held again; claiming resumes",
+           "heartbeat", "arm_timer 10.1"}},
+     }},
+    {"finish: the node is inactive: the job goes on and is reported under the fresh node",
+     with_policy(core::lost_lease_policy::finish), n0_pool(),
+     leased_with_42() + std::vector<step>{
+         {3.1, tick(), {"heartbeat", "arm_timer 5.4"}},
+         {3.2, refused("heartbeat", 409, inactive),
+          {"warning: worker: the lease of compute node 9 is lost (the server says: " + inactive +
+               "); policy finish: 1 running jobs go on, 0 handed back; registering a fresh "
+               "compute node",
+           "register_node " + n0_node}},
+         {3.5, registered(10),
+          {"warning: worker: registered again as compute node 10 (compute node 9 lost its "
+           "lease)",
+           "heartbeat"}},
+         {4, exit_of(42, exited(0)),
+          {"info: job 42: completed rc=0 (exited with 0)", "complete_jobs 42#1 completed rc=0"}},
+         // the claim sent under node 9 answers empty; only now may the fresh node claim
+         {4.1, claimed({}), {"..."}},
+     },
+     [](harness& h) { BOOST_TEST(h.fsm().ledger().lease_lost == 0u); }},
+    {"a claim refused with 409 sends a heartbeat at once", test_config(), n0_pool(),
+     start + std::vector<step>{
+         {0.5, beat_ok(9), {"..."}},
+         {1, refused("claim_jobs", 409, "claim: compute node 9 is inactive"),
+          {"error: claim: refused: claim: compute node 9 is inactive", "heartbeat",
+           "arm_timer 1.5"}},
+     }},
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(worker_fsm_lease)
+
+BOOST_DATA_TEST_CASE(scripted, bdata::make(scenarios), s) { play(s); }
+
+// finish: the result of a job that outlived its lease names the fresh node, so the server's
+// fence takes it only if that node holds the attempt again.
+BOOST_AUTO_TEST_CASE(finish_reports_under_the_fresh_node)
+{
+    harness h(with_policy(core::lost_lease_policy::finish), n0_pool());
+    for (auto const& st : leased_with_42()) h.feed(st.at, st.event(h));
+    h.feed(3.1, worker::tick{});
+    h.feed(3.2, worker::request_failed{h.req("heartbeat"), http_failure::http_4xx, 409, inactive});
+    h.feed(3.5, worker::node_registered{h.req("register_node"), 10});
+    h.feed(4, worker::job_exited{42, exited(0), std::nullopt, std::nullopt});
+    core::worker::complete_jobs const* batch = nullptr;
+    for (auto const& a : h.last())
+        if (auto const* b = std::get_if<worker::complete_jobs>(&a)) batch = b;
+    BOOST_TEST_REQUIRE(batch != nullptr);
+    BOOST_TEST(batch->results.at(0).compute_node_id == 10);
+}
+
+// A claim timed out (the server may have committed it): once the claims are quiet the worker
+// reads what the server holds for it, adopts what it knows and hands back what it never got.
+BOOST_AUTO_TEST_CASE(reconciliation_hands_back_jobs_never_received)
+{
+    harness h(test_config(), n0_pool());
+    for (auto const& st : start + launched(1, job(42), needs(2))) h.feed(st.at, st.event(h));
+    auto const claim = h.req("claim_jobs");
+    auto lines = h.feed(2, worker::request_failed{claim, http_failure::timeout, 0, "claim: timeout"});
+    h.feed(3, worker::tick{});
+    lines = h.feed(3.1, worker::jobs_claimed{h.req("claim_jobs"), {}});
+    BOOST_TEST(std::ranges::count(lines, std::string("read_held_jobs")) == 1);
+    std::vector<worker::held_job> held{{42, "running", 1}, {77, "pending", 2}};
+    lines = h.feed(3.2, worker::held_jobs_read{h.req("read_held_jobs"), held});
+    BOOST_TEST(std::ranges::count(lines, std::string("hand_back 77")) == 1);
+    BOOST_TEST(std::ranges::count(lines, std::string("hand_back 42")) == 0);
+    // the hand-back's answer leaves job 42, known here, alone
+    h.feed(3.3, worker::request_done{h.req("hand_back 77")});
+    BOOST_TEST(h.fsm().live_jobs() == 1u);
+    BOOST_TEST(h.fsm().ledger().handed_back == 0u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
