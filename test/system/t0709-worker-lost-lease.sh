@@ -40,11 +40,12 @@ kill -STOP "$worker_pid"
 frozen_at=$SECONDS
 mkdir -p "$tmp/out2"
 "$torcrun" worker "$wf" --url "$base" --output-dir "$tmp/out2" --mode direct --long-poll 1 \
-    --poll-interval 0.5 --set resources.cpus=4 --set limits.idle_timeout_seconds=10 \
+    --poll-interval 0.5 --set resources.cpus=4 --set limits.idle_timeout_seconds=40 \
     2>"$tmp/worker2.log" &
 second_pid=$!
-# The lease runs out 10 s after the last beat; the second worker claims the jobs.
-for _ in $(seq 1 200); do
+# The lease runs out 10 s after the last beat, and the sweep (every 2.5 s) sees it: up to 13 s
+# after the freeze, later on a loaded machine; the second worker waits, then claims the jobs.
+for _ in $(seq 1 300); do
     grep -c ': started attempt=' "$tmp/worker2.log" 2>/dev/null | grep -qx 4 && break
     sleep 0.1
 done
