@@ -15,6 +15,10 @@ mkdir -p "$logs"
 export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:print_stacktrace=1:log_path=$logs/asan${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$logs/ubsan${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 
+# Each child a test starts is sanitized too and starts and ends slower: timing bounds of the io
+# tests stretch by this factor (test/support/time_factor.hpp).
+export TORCRUN_TEST_TIME_FACTOR=${TORCRUN_TEST_TIME_FACTOR:-3}
+
 rc=0
 "$@" || rc=$?
 
