@@ -6,7 +6,9 @@
 if(TORCRUN_SANITIZE)
     add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=undefined
                         -fno-omit-frame-pointer -O0)
-    add_link_options(-fsanitize=address,undefined)
+    # Static runtimes: with GCC 12's shared libubsan beside libasan, UBSan ignores log_path and
+    # writes to stderr, where test/support/sanitized_test.sh would not see the report.
+    add_link_options(-fsanitize=address,undefined -static-libasan -static-libubsan)
 endif()
 
 # torcrun_add_test(NAME COMMAND...): add_test, and under TORCRUN_SANITIZE through
