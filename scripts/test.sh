@@ -7,11 +7,13 @@ cd "$TORCRUN_ROOT"
 
 ensure_packages "${TORCRUN_BUILD_PACKAGES[@]}" "${TORCRUN_TEST_PACKAGES[@]}"
 
-# TORCRUN_SANITIZE=1 runs the same suite on an ASan + UBSan build in build-asan/.
+# TORCRUN_SANITIZE=1 runs the same suite on an ASan + UBSan build in build-sanitize/: each test
+# runs through test/support/sanitized_test.sh, which fails it on any sanitizer report (kept in
+# build-sanitize/sanitizer-reports/<test>/).
 build_dir=build
 sanitize=()
 if [ "${TORCRUN_SANITIZE:-0}" = 1 ]; then
-    build_dir=build-asan
+    build_dir=build-sanitize
     sanitize=(-DTORCRUN_SANITIZE=ON)
 fi
 build_torcrun "$build_dir" "${sanitize[@]}"

@@ -5,6 +5,7 @@
 #include "torcrun/worker/io/launcher.hpp"
 
 #include "child_fixture.hpp"
+#include "time_factor.hpp"
 #include "worker/io/spawn_child.hpp"
 
 #include <boost/asio/bind_cancellation_slot.hpp>
@@ -206,12 +207,13 @@ BOOST_DATA_TEST_CASE(fifty_children_at_once_are_reaped_promptly,
                               boost::asio::detached);
     }
     BOOST_TEST_REQUIRE(test::run_until(
-        ioc, [&] { return done == count; }, 10s));
+        ioc, [&] { return done == count; }, test::scaled(10s)));
     for (int i = 0; i < count; ++i) {
         BOOST_TEST_REQUIRE(reports[i].has_value());
         BOOST_TEST(reports[i]->status.return_code() == (i % 2 ? 0 : i));
         // Seen within 1.5 s of the exit even on a loaded 2-core machine.
-        BOOST_TEST((reports[i]->ended - reports[i]->started < (i % 2 ? 1700ms : 1500ms)));
+        BOOST_TEST((reports[i]->ended - reports[i]->started <
+                    test::scaled(i % 2 ? 1700ms : 1500ms)));
     }
     BOOST_TEST(test::children_of_self().empty());
 }
