@@ -6,7 +6,8 @@
 # its steady clock, from its start), the worker's next heartbeat renews it, so its four jobs are
 # not handed back: each ran once, all complete with one result each, the second worker runs
 # none, and the server lost no worker. (Before: within 3 s of the restart the first worker was
-# expired, its jobs went back to ready and the second worker ran all four again.)
+# expired, its jobs went back to ready and the second worker ran all four again.) Last, a worker
+# whose retry window is longer than the lease, not asked for, is refused at its first heartbeat.
 set -euo pipefail
 torcrun=$1
 tmp=$(mktemp -d)
@@ -25,7 +26,10 @@ json.dump({"name": "lease", "jobs": jobs}, open(sys.argv[1], "w"))
 PY
 submit_spec "$tmp/lease.json"
 
-"$torcrun" worker "$wf" $(worker_args) --set resources.cpus=4 2>"$tmp/worker.log" &
+# The default retry window (120 s) is longer than this lease: asked for, as the restart grace
+# makes it safe here.
+beyond=(--set server.allow_retry_beyond_lease=true)
+"$torcrun" worker "$wf" $(worker_args) --set resources.cpus=4 "${beyond[@]}" 2>"$tmp/worker.log" &
 worker_pid=$!
 wait_running 4 10
 
@@ -39,7 +43,7 @@ kill -STOP "$worker_pid"
 start_server "$tmp/db" "${lease[@]}"
 "$torcrun" worker "$wf" --url "$base" --output-dir "$tmp/out2" --mode direct --long-poll 1 \
     --poll-interval 0.5 --set limits.idle_timeout_seconds=20 --set resources.cpus=4 \
-    2>"$tmp/worker2.log" &
+    "${beyond[@]}" 2>"$tmp/worker2.log" &
 second_pid=$!
 sleep 4
 kill -CONT "$worker_pid"
@@ -72,5 +76,25 @@ if grep -q 'worker lost' "$server_log"; then
     fail "the restarted server expired a worker: $(cat "$server_log")"
 fi
 [ ! -d "$tmp/out2/jobs" ] || fail "the second worker ran jobs: $(find "$tmp/out2/jobs" | head)"
+
+# Not asked for, a retry window longer than the lease stops the worker at its first heartbeat
+# answer (exit 2), its claimed job handed back.
+cat >"$tmp/refused.json" <<'JSON'
+{"name": "refused", "jobs": [{"name": "waits", "command": "sleep 30"}]}
+JSON
+submit_spec "$tmp/refused.json"
+"$torcrun" worker "$wf" $(worker_args) 2>"$tmp/worker3.log" &
+worker_pid=$!
+for _ in $(seq 1 150); do
+    kill -0 "$worker_pid" 2>/dev/null || break
+    sleep 0.1
+done
+rc=0
+wait "$worker_pid" || rc=$?
+worker_pid=""
+[ "$rc" = 2 ] || fail "worker with a retry window beyond the lease: exit $rc: $(tail -5 "$tmp/worker3.log")"
+grep -q "server.retry_window_seconds: 120 s is longer than the server's lease (10 s)" \
+    "$tmp/worker3.log" || fail "no refusal in the worker log: $(tail -5 "$tmp/worker3.log")"
+[ "$(job_statuses)" = "waits=ready" ] || fail "after the refusal: $(job_statuses)"
 stop_server
 echo "ok (4 jobs, each once, across a 20 s outage with a 10 s lease)"

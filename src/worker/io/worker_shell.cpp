@@ -125,6 +125,7 @@ struct worker_shell : std::enable_shared_from_this<worker_shell> {
     void write_result(core::job_result const& r);  // result.json of one reported attempt
     void arm_timer(std::chrono::steady_clock::time_point at);
     void start_heartbeats();
+    void check_lease(http_result<http_reply> const& reply);
     void look_up_end_time();
 
     void say(log_level level, std::string_view message,
@@ -147,6 +148,8 @@ struct worker_shell : std::enable_shared_from_this<worker_shell> {
     std::deque<core::worker_event> queue_;
     bool feeding_ = false;
     bool heartbeats_started_ = false;
+    bool lease_checked_ = false;
+    bool refused_config_ = false;  // check_lease refused the configuration: exit 2
     std::optional<int> exit_code_;
 };
 
@@ -440,6 +443,7 @@ void worker_shell::start_heartbeats()
                                                         request.body);
             if (!reply) self->say(log_level::debug, "heartbeat failed",
                                   {{"error", reply.error().message}});
+            self->check_lease(reply);
             interval = beat_interval(reply, interval);
             boost::system::error_code ec;
             self->heartbeat_.expires_after(
@@ -449,6 +453,21 @@ void worker_shell::start_heartbeats()
         }
     };
     asio::co_spawn(ioc_, beat(shared_from_this()), asio::detached);
+}
+
+// The first answer that names the lease settles the retry window against it
+// (core::check_retry_window); a window refused stops the worker as SIGTERM does, and it exits 2.
+void worker_shell::check_lease(http_result<http_reply> const& reply)
+{
+    if (lease_checked_ || !reply) return;
+    auto const lease = api::heartbeat_lease_seconds(reply->body);
+    if (!lease) return;
+    lease_checked_ = true;
+    auto const ok = core::check_retry_window(setup_.config, *lease);
+    if (ok) return;
+    say(log_level::err, ok.error().message);
+    refused_config_ = true;
+    post(core::worker::signal_received{SIGTERM});
 }
 
 void worker_shell::look_up_end_time()
@@ -547,7 +566,7 @@ asio::awaitable<int> run_worker(worker_setup setup, logger log)
     boost::system::error_code ec;
     if (!self->exit_code_ || (self->runner_->running() > 0))
         co_await self->done_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-    int const code = self->exit_code_.value_or(1);
+    int const code = self->refused_config_ ? 2 : self->exit_code_.value_or(1);
     // Inside Slurm: the allocation's record, and allocations queued for nothing.
     if (auto const job = self->own_slurm_job();
         job > 0 && self->wire_.compute_node_id != 0 &&
