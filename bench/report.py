@@ -86,6 +86,28 @@ def compute(samples, meta):
         peak = max(hwm.get("samples") or [0]) or None
         t.append(target(f"{phase} worker peak RSS (VmHWM, worst repetition)", peak,
                         RSS_LIMIT_KB, "below", "kB"))
+    if "server" in out["medians"]:
+        workers = meta.get("load_workers")
+        t.append(target(f"server, {workers} workers, batched completions",
+                        med("server", "batched", "completions_per_s"), 20000, "higher", "/s"))
+        t.append(target(f"server, {workers} workers, unbatched completions",
+                        med("server", "unbatched", "completions_per_s"), 5000, "higher", "/s"))
+        t.append(target(f"create {meta.get('create_jobs')} jobs, {meta.get('create_edges')} "
+                        f"dependencies (submit through initialize)",
+                        med("create", "torcrun_submit", "wall_s"), 5.0, "below", "s"))
+    if "scale" in out["medians"]:
+        for metric, name in (("completions_per_s", "throughput"),
+                             ("server_cpu_us_per_job", "server CPU per job")):
+            per_size = [e[metric]["median"] for e in out["medians"]["scale"].values()
+                        if metric in e]
+            spread = max(per_size) / min(per_size) if per_size and min(per_size) > 0 else None
+            t.append(target(f"scale: {name} at {meta.get('scale_sizes')} jobs, max / min",
+                            spread, 1.2, "at most", "x"))
+    if "slurm" in out["medians"]:
+        bare = med("slurm", "bare", "jobs_per_s")
+        ours = med("slurm", "torcrun", "jobs_per_s")
+        r = ours / bare if ours and bare else None
+        t.append(target("slurm mode / bare `srun --exact` loop", r, 0.9, "higher", "x"))
     return out
 
 
@@ -161,6 +183,41 @@ def markdown(out):
         lines += [f"- idle: a workflow whose only job needs 4,096 CPUs, idle timeout off; "
                   f"busy: {m.get('sleepers')} running `sleep 120` jobs (resources.cpus="
                   f"{m.get('sleepers')})"]
+    if "server" in md:
+        lines += ["", f"## Server: {m.get('load_workers')} simulated workers, "
+                  f"{m.get('server_jobs')} independent jobs, {m.get('load_slots')} per claim", "",
+                  "| completions | per s | claim p50 ms | claim p99 ms | server CPU us per job "
+                  "| per s the server's CPU allows | per repetition (per s) |",
+                  "| --- | --- | --- | --- | --- | --- | --- |"]
+        for mode, e in md["server"].items():
+            cpu = e["server_cpu_us_per_job"]["median"]
+            lines.append(f"| {mode} | {fmt(e['completions_per_s']['median'])} | "
+                         f"{fmt(e['claim_p50_ms']['median'])} | {fmt(e['claim_p99_ms']['median'])} "
+                         f"| {fmt(cpu)} | {fmt(1e6 / cpu) if cpu else '-'} | "
+                         f"{samples_text(e['completions_per_s'])} |")
+    if "create" in md:
+        e = md["create"]["torcrun_submit"]
+        lines += ["", f"## Creating {m.get('create_jobs')} jobs with {m.get('create_edges')} "
+                  f"dependencies: `torcrun submit`, initialize_jobs included", "",
+                  "| wall s | client CPU s | server CPU s | wall per repetition |",
+                  "| --- | --- | --- | --- |",
+                  f"| {fmt(e['wall_s']['median'])} | {fmt(e['client_cpu_s']['median'])} | "
+                  f"{fmt(e['server_cpu_s']['median'])} | {samples_text(e['wall_s'])} |"]
+    if "scale" in md:
+        lines += ["", "## Scale: batched completions by workflow size", "",
+                  "| jobs | completions per s | server CPU us per job | claim p99 ms |",
+                  "| --- | --- | --- | --- |"]
+        for size, e in sorted(md["scale"].items(), key=lambda kv: int(kv[0][1:])):
+            lines.append(f"| {size[1:]} | {fmt(e['completions_per_s']['median'])} | "
+                         f"{fmt(e['server_cpu_us_per_job']['median'])} | "
+                         f"{fmt(e['claim_p99_ms']['median'])} |")
+    if "slurm" in md:
+        lines += ["", f"## Slurm: {m.get('slurm_jobs')} `true` jobs in one allocation "
+                  f"({m.get('slurm_cpus')} CPUs)", "",
+                  "| tool | jobs/s | wall s | jobs/s per repetition |", "| --- | --- | --- | --- |"]
+        for tool, e in md["slurm"].items():
+            lines.append(f"| {tool} | {fmt(e['jobs_per_s']['median'])} | "
+                         f"{fmt(e['wall_s']['median'])} | {samples_text(e['jobs_per_s'])} |")
     return "\n".join(lines) + "\n"
 
 

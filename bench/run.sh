@@ -4,6 +4,13 @@
 #               workflow submitted beforehand, untimed), `xargs -P<cores>`, GNU `parallel -j<cores>`
 #   chain       a chain of M dependent jobs through `torcrun run` and `torcrun worker`
 #   footprint   a `torcrun worker`'s CPU time and RSS, idle and with many running `sleep` jobs
+#   server      B4: `torcrun server` with 64 simulated workers (bench/server_load.cpp), batched
+#               and unbatched completions of 100,000 jobs; creating 100,000 jobs with 1,000,000
+#               dependencies through `torcrun submit` (initialize_jobs included)
+#   scale       B5: the same load at 1,000, 10,000 and 100,000 jobs: throughput and server CPU
+#               per job
+#   slurm       B6: `torcrun worker --mode slurm` against a bare loop of `srun --exact` steps in
+#               an allocation of the project's Slurm cluster; only with TORCRUN_SLURM_ENV set
 # Each repetition runs every tool once, in an order that alternates between repetitions, so a
 # burst of load from the rest of the machine hits all of them alike. Medians and ratios go to
 # bench/results/<date>-<host>.md and .json (bench/report.py). A missed target is reported, never
@@ -12,23 +19,41 @@
 # Environment: BENCH_REPS (5), BENCH_QUICK=1 (1 repetition, 500 jobs, chain of 100, 10 s windows,
 # results under the work directory), BENCH_JOBS, BENCH_CHAIN, BENCH_SLEEPERS, BENCH_WINDOW (s),
 # BENCH_TORCRUN (a built binary; default: build Release into build/), BENCH_OUT (results dir),
-# BENCH_ONLY (space-separated subset of: throughput chain footprint), BENCH_KEEP=1 (keep the
-# work directory), BENCH_NOTE (a line added to the results), BENCH_TMP (where the work directory
-# goes), BENCH_TAG (appended to the results' name).
+# BENCH_ONLY (space-separated subset of: throughput chain footprint server scale slurm),
+# BENCH_KEEP=1 (keep the work directory), BENCH_NOTE (a line added to the results), BENCH_TMP
+# (where the work directory goes), BENCH_TAG (appended to the results' name). The server
+# benchmarks: BENCH_SERVER_JOBS (100000), BENCH_SCALE_SIZES ("1000 10000 100000"),
+# BENCH_CREATE_JOBS (100000) and BENCH_CREATE_EDGES (1000000), BENCH_LOAD_WORKERS (64),
+# BENCH_LOAD_SLOTS (16 jobs per claim), BENCH_SERVER_LOAD (a built torcrun-server-load; default:
+# build it with -DTORCRUN_BENCH=ON beside torcrun), BENCH_SLURM_JOBS (200). TORCRUN_SLURM_ENV:
+# the Slurm cluster's env file; without it the slurm benchmark is skipped.
 set -euo pipefail
 bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$bench_dir/../scripts/lib.sh"
 source "$bench_dir/lib.sh"
+source "$bench_dir/server_bench.sh"
+source "$bench_dir/slurm_bench.sh"
 
 quick=${BENCH_QUICK:-0}
 if [ "$quick" = 1 ]; then
     reps=${BENCH_REPS:-1} jobs=${BENCH_JOBS:-500} chain=${BENCH_CHAIN:-100}
     sleepers=${BENCH_SLEEPERS:-100} window=${BENCH_WINDOW:-10}
+    server_jobs=${BENCH_SERVER_JOBS:-2000} scale_sizes=${BENCH_SCALE_SIZES:-"500 2000"}
+    create_jobs=${BENCH_CREATE_JOBS:-2000} create_edges=${BENCH_CREATE_EDGES:-10000}
+    slurm_jobs=${BENCH_SLURM_JOBS:-32}
 else
     reps=${BENCH_REPS:-5} jobs=${BENCH_JOBS:-5000} chain=${BENCH_CHAIN:-500}
     sleepers=${BENCH_SLEEPERS:-500} window=${BENCH_WINDOW:-60}
+    server_jobs=${BENCH_SERVER_JOBS:-100000} scale_sizes=${BENCH_SCALE_SIZES:-"1000 10000 100000"}
+    create_jobs=${BENCH_CREATE_JOBS:-100000} create_edges=${BENCH_CREATE_EDGES:-1000000}
+    slurm_jobs=${BENCH_SLURM_JOBS:-200}
 fi
-only=${BENCH_ONLY:-throughput chain footprint}
+load_workers=${BENCH_LOAD_WORKERS:-64} load_slots=${BENCH_LOAD_SLOTS:-16}
+only=${BENCH_ONLY:-throughput chain footprint server scale slurm}
+if [[ " $only " == *" slurm "* ]] && [ -z "${TORCRUN_SLURM_ENV:-}" ]; then
+    bench_log "slurm benchmark skipped: TORCRUN_SLURM_ENV is not set"
+    only=${only//slurm/}
+fi
 cores=$(nproc)
 job_command=true   # every tool runs it as one `bash -c` process per job
 
@@ -39,6 +64,17 @@ else
     TORCRUN_TARGET=torcrun build_torcrun "$TORCRUN_ROOT/build"
     torcrun=$TORCRUN_ROOT/build/src/torcrun
 fi
+if [[ " $only " == *" server "* || " $only " == *" scale "* ]]; then
+    if [ -n "${BENCH_SERVER_LOAD:-}" ]; then
+        server_load=$(realpath "$BENCH_SERVER_LOAD")
+    else
+        server_load=$(dirname "$torcrun")/../bench/torcrun-server-load
+        [ -x "$server_load" ] || TORCRUN_TARGET=torcrun-server-load \
+            build_torcrun "$(dirname "$torcrun")/.." -DTORCRUN_BENCH=ON
+    fi
+    [ -x "$server_load" ] || bench_fail "no torcrun-server-load at $server_load"
+fi
+[[ " $only " == *" slurm "* ]] && slurm_ready
 grep -q '^CMAKE_BUILD_TYPE:STRING=Release$' "$(dirname "$torcrun")/../CMakeCache.txt" 2>/dev/null ||
     bench_log "warning: $torcrun is not from a Release build directory"
 has_run=0
@@ -78,6 +114,9 @@ for rep in $(seq 1 "$reps"); do
     if [[ " $only " == *" footprint "* ]]; then
         footprint "$rep"
     fi
+    [[ " $only " == *" server "* ]] && server_bench "$rep"
+    [[ " $only " == *" scale "* ]] && scale_bench "$rep"
+    [[ " $only " == *" slurm "* ]] && slurm_bench "$rep"
 done
 
 out=${BENCH_OUT:-$bench_dir/results}
@@ -89,6 +128,9 @@ name=$(date +%Y-%m-%d)-$(hostname -s)
 python3 "$bench_dir/report.py" "$samples" "$out/$name" \
     reps="$reps" quick="$quick" cores="$cores" jobs="$jobs" chain="$chain" sleepers="$sleepers" \
     window_s="$window" has_run="$has_run" load_before="$load_before" \
+    server_jobs="$server_jobs" scale_sizes="$scale_sizes" create_jobs="$create_jobs" \
+    create_edges="$create_edges" load_workers="$load_workers" load_slots="$load_slots" \
+    slurm_jobs="$slurm_jobs" slurm_cpus="${slurm_cpus:-}" \
     fs="$fs_type" create_us="$create_us" \
     load_after="$(cut -d' ' -f1-3 /proc/loadavg)" \
     torcrun_version="$("$torcrun" version 2>&1 | head -1)" \

@@ -1,10 +1,12 @@
 // torcrun: dispatch to the subcommand named by argv[1]. Wiring only.
+#include "torcrun/cli/command_hints.hpp"
 #include "torcrun/cli/commands.hpp"
 
 #include <exception>
 #include <functional>
 #include <iostream>
 #include <string_view>
+#include <vector>
 
 namespace {
 
@@ -29,6 +31,9 @@ constexpr subcommand subcommands[] = {
     {"submit", torcrun::apps::cmd_submit, "create and initialize a workflow from a Torc spec"},
     {"status", torcrun::apps::cmd_status, "show a workflow's run, completion and job counts"},
     {"jobs", torcrun::apps::cmd_jobs, "list a workflow's jobs with their latest return codes"},
+    {"workflows", torcrun::apps::cmd_workflows, "list the server's workflows with their status"},
+    {"cancel", torcrun::apps::cmd_cancel,
+     "cancel a workflow: no more claims, its running jobs stopped, its allocations scancel'ed"},
     // -- worker shell
     {"worker", torcrun::apps::cmd_worker, "run a workflow's jobs on this allocation's resources"},
     // -- run command
@@ -58,7 +63,12 @@ int dispatch(int argc, char** argv)
     for (auto const& c : subcommands) {
         if (c.name == name) return c.run(arguments(argv + 2, argv + argc));
     }
-    std::cerr << "torcrun: unknown command '" << name << "'\n";
+    std::vector<std::string_view> names;
+    for (auto const& c : subcommands) names.push_back(c.name);
+    std::cerr << "torcrun: unknown command '" << name << "'";
+    if (auto const near = torcrun::core::closest_command(name, names))
+        std::cerr << " (did you mean '" << *near << "'?)";
+    std::cerr << "\n";
     print_usage(std::cerr);
     return 2;
 }

@@ -1,6 +1,8 @@
 // See positional_command.hpp.
 #include "positional_command.hpp"
 
+#include "torcrun/cli/command_hints.hpp"
+
 #include <boost/program_options/parsers.hpp>
 #include <boost/program_options/positional_options.hpp>
 
@@ -10,6 +12,15 @@ namespace torcrun::apps {
 
 namespace po = boost::program_options;
 
+std::string command_line_error(po::error const& e, po::options_description const& options)
+{
+    auto const* unknown = dynamic_cast<po::unknown_option const*>(&e);
+    if (!unknown) return e.what();
+    std::vector<std::string> names;
+    for (auto const& o : options.options()) names.push_back(o->long_name());
+    return e.what() + core::unknown_option_hint(unknown->get_option_name(), names);
+}
+
 std::variant<po::variables_map, int> parse_positional_command(
     std::vector<std::string> const& args, po::options_description const& options,
     positional_command const& command)
@@ -18,22 +29,31 @@ std::variant<po::variables_map, int> parse_positional_command(
         std::cerr << "torcrun " << command.name << ": " << message << "\n";
         return 2;
     };
+    // Every positional word is collected, so that a second one is named in the message.
+    std::string const all_words = command.positional + "-words";
     po::options_description all;
-    all.add(options).add_options()(command.positional.c_str(), po::value<std::string>());
+    all.add(options).add_options()(all_words.c_str(),
+                                   po::value<std::vector<std::string>>());
     po::positional_options_description positional;
-    positional.add(command.positional.c_str(), 1);
+    positional.add(all_words.c_str(), -1);
     po::variables_map flags;
     try {
         po::store(po::command_line_parser(args).options(all).positional(positional).run(), flags);
     } catch (po::error const& e) {
-        return fail(e.what());
+        return fail(command_line_error(e, options));
     }
     if (flags.count("help")) {
         if (!command.usage.empty()) std::cout << command.usage << "\n";
         std::cout << options;
         return 0;
     }
-    if (!flags.count(command.positional)) return fail(command.missing);
+    if (!flags.count(all_words)) return fail(command.missing);
+    auto const words = flags[all_words].as<std::vector<std::string>>();
+    if (words.size() > 1)
+        return fail("too many arguments: \"" + words[1] + "\" (torcrun " + command.name + " " +
+                    command.placeholder + " [options] takes one)");
+    flags.erase(all_words);
+    flags.insert({command.positional, po::variable_value(words.front(), false)});
     return flags;
 }
 

@@ -43,11 +43,13 @@ progress_numbers compute_progress(status_counts const& counts, double elapsed_se
     p.total = counts.total();
     p.done = counts[st::completed];
     p.running = counts[st::pending] + counts[st::running];
-    p.failed = counts[st::failed] + counts[st::terminated] + counts[st::canceled];
-    p.remaining = p.total - p.done - p.failed - p.running - counts[st::disabled];
+    p.failed = counts[st::failed];
+    p.canceled = counts[st::canceled];
+    p.terminated = counts[st::terminated];
+    auto const finished = p.done + p.failed + p.canceled + p.terminated;
+    p.remaining = p.total - finished - p.running - counts[st::disabled];
     auto const left = p.remaining + p.running;
     if (left == 0) p.eta_seconds = 0.0;
-    auto const finished = p.done + p.failed;
     if (finished > 0 && elapsed_seconds > 0) {
         p.rate = static_cast<double>(finished) / elapsed_seconds;
         p.eta_seconds = static_cast<double>(left) / *p.rate;
@@ -68,8 +70,10 @@ std::string format_progress_line(progress_numbers const& p, double elapsed_secon
 {
     auto line = cat("[", format_elapsed(elapsed_seconds), "] done ", std::to_string(p.done), "/",
                     std::to_string(p.total), "  running ", std::to_string(p.running),
-                    "  failed ", std::to_string(p.failed), "  remaining ",
-                    std::to_string(p.remaining), "  ");
+                    "  failed ", std::to_string(p.failed));
+    if (p.canceled != 0) line += cat("  canceled ", std::to_string(p.canceled));
+    if (p.terminated != 0) line += cat("  terminated ", std::to_string(p.terminated));
+    line += cat("  remaining ", std::to_string(p.remaining), "  ");
     line += p.rate ? fixed(*p.rate, 2) : std::string("-");
     line += cat(" jobs/s  ETA ", p.eta_seconds ? format_elapsed(*p.eta_seconds) : "-");
     return line;

@@ -137,13 +137,14 @@ checked_value check_signal(value_rule const& rule, boost::json::value const& v)
 checked_value check_url(value_rule const& rule, boost::json::value const& v)
 {
     if (!v.is_string()) return mismatch(rule, v);
+    constexpr std::string_view form = "; expected http://host:port/torc-service/v1";
     auto const url = boost::urls::parse_uri(std::string_view(v.get_string()));
-    if (!url) return problem(show(v) + " is not a valid URL");
+    if (!url) return problem(cat(show(v), " is not a valid URL", form));
     if (url->scheme_id() != boost::urls::scheme::http
         && url->scheme_id() != boost::urls::scheme::https) {
-        return problem(show(v) + " is not an http or https URL");
+        return problem(cat(show(v), " is not an http or https URL", form));
     }
-    if (url->encoded_host().empty()) return problem(show(v) + " has no host");
+    if (url->encoded_host().empty()) return problem(cat(show(v), " has no host", form));
     return v;
 }
 
@@ -402,7 +403,8 @@ std::string file_source(std::string_view origin) { return cat("file ", origin); 
 
 std::string override_source(config_override const& o)
 {
-    return o.origin.starts_with("--set") ? std::string("--set") : cat("flag ", o.origin);
+    if (o.origin.starts_with("--set")) return "--set";
+    return o.origin.starts_with("-") ? cat("flag ", o.origin) : cat("environment ", o.origin);
 }
 
 checked_value check_value(value_rule const& rule, boost::json::value const& v)

@@ -80,7 +80,8 @@ result<worker_config> parse_worker_config_recording(
 std::optional<std::string> closest_name(std::vector<std::string> const& candidates,
                                         std::string_view name);
 
-// What a key's value came from, for `sources`: "file PATH", "--set", "flag --NAME".
+// What a key's value came from, for `sources`: "file PATH", "--set", "flag --NAME",
+// "environment TORC_API_URL" (an override whose origin is not an option).
 std::string file_source(std::string_view origin);
 std::string override_source(config_override const& o);
 

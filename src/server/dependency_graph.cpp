@@ -40,18 +40,20 @@ std::vector<dependency_edge> implied_edges(std::span<data_link const> inputs,
                                            std::span<data_link const> outputs,
                                            std::span<dependency_edge const> existing)
 {
+    // The candidates first, then the existing edges taken out of them: a workflow without data
+    // links (or few) costs nothing per existing edge beyond one lookup, and none at all when
+    // nothing is produced or consumed.
+    if (inputs.empty() || outputs.empty()) return {};
     std::map<std::int64_t, std::vector<std::int64_t>> producers;
     for (auto const& link : outputs) producers[link.data_id].push_back(link.job_id);
-    std::set<dependency_edge> const known(existing.begin(), existing.end());
     std::set<dependency_edge> added;
     for (auto const& link : inputs) {
         auto const it = producers.find(link.data_id);
         if (it == producers.end()) continue;
-        for (auto const producer : it->second) {
-            dependency_edge const edge{link.job_id, producer};
-            if (!known.contains(edge)) added.insert(edge);
-        }
+        for (auto const producer : it->second) added.insert({link.job_id, producer});
     }
+    if (added.empty()) return {};
+    for (auto const& edge : existing) added.erase(edge);
     return {added.begin(), added.end()};
 }
 

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -33,11 +34,10 @@ std::string action_prefix(action_spec const& a, std::size_t index)
 // The jobs an action with `jobs` or `job_name_regexes` selects (§4.3).
 result<std::vector<std::string>> select_jobs(action_spec const& a, std::size_t index,
                                              std::vector<expanded_job> const& jobs,
+                                             std::unordered_set<std::string_view> const& known,
                                              regex_cache& cache, std::vector<std::string>& warnings)
 {
     std::string const prefix = action_prefix(a, index);
-    std::unordered_set<std::string> known;
-    for (auto const& j : jobs) known.insert(j.name);
     std::vector<std::string> names;
     std::unordered_set<std::string> chosen;
     for (auto const& n : a.jobs.value_or(std::vector<std::string>{})) {
@@ -70,11 +70,14 @@ result<std::vector<planned_action>> plan_actions(workflow_spec const& spec,
 {
     std::vector<planned_action> out;
     regex_cache cache;
+    std::unordered_set<std::string_view> known;
+    if (!spec.actions.empty())
+        for (auto const& j : jobs) known.insert(j.name);
     for (std::size_t i = 0; i < spec.actions.size(); ++i) {
         auto const& a = spec.actions[i];
         std::optional<std::vector<std::string>> selected;  // null job_ids without either field
         if (a.jobs || a.job_name_regexes) {
-            auto names = select_jobs(a, i, jobs, cache, warnings);
+            auto names = select_jobs(a, i, jobs, known, cache, warnings);
             if (!names) return names.error();
             selected = std::move(*names);
         }
@@ -289,8 +292,16 @@ std::vector<job_batch> batches_of(std::vector<std::size_t> const& levels)
 
 std::vector<std::size_t> topological_levels(std::vector<expanded_job> const& jobs)
 {
-    std::unordered_map<std::string, std::size_t> index;
+    std::unordered_map<std::string_view, std::size_t> index;
+    index.reserve(jobs.size());
     for (std::size_t j = 0; j < jobs.size(); ++j) index.emplace(jobs[j].name, j);
+    // Each job's dependencies by index, looked up once (names that are no job are dropped).
+    std::vector<std::vector<std::size_t>> deps(jobs.size());
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+        deps[j].reserve(jobs[j].depends_on.size());
+        for (auto const& d : jobs[j].depends_on)
+            if (auto const it = index.find(d); it != index.end()) deps[j].push_back(it->second);
+    }
     std::vector<std::size_t> level(jobs.size(), 0);
     std::vector<int> state(jobs.size(), 0);  // 0 new, 1 in progress, 2 done
     // Iterative depth-first search; expand_workflow has already refused cycles, and a job
@@ -301,19 +312,16 @@ std::vector<std::size_t> topological_levels(std::vector<expanded_job> const& job
         state[root] = 1;
         while (!stack.empty()) {
             auto& [j, next] = stack.back();
-            if (next < jobs[j].depends_on.size()) {
-                auto const it = index.find(jobs[j].depends_on[next++]);
-                if (it != index.end() && state[it->second] == 0) {
-                    state[it->second] = 1;
-                    stack.push_back({it->second, 0});
+            if (next < deps[j].size()) {
+                std::size_t const d = deps[j][next++];
+                if (state[d] == 0) {
+                    state[d] = 1;
+                    stack.push_back({d, 0});
                 }
                 continue;
             }
-            for (auto const& d : jobs[j].depends_on) {
-                auto const it = index.find(d);
-                if (it != index.end() && state[it->second] == 2)
-                    level[j] = std::max(level[j], level[it->second] + 1);
-            }
+            for (std::size_t const d : deps[j])
+                if (state[d] == 2) level[j] = std::max(level[j], level[d] + 1);
             state[j] = 2;
             stack.pop_back();
         }

@@ -111,27 +111,34 @@ result<parameter_mode> parse_parameter_mode(std::optional<std::string_view> mode
         concat({"parameter_mode: ", quoted(*mode), " is neither \"product\" nor \"zip\""})};
 }
 
-result<std::vector<combination>> combine_parameters(std::vector<named_values> const& parameters,
-                                                    std::optional<std::string_view> mode)
+result<std::size_t> count_combinations(std::vector<named_values> const& parameters,
+                                       std::optional<std::string_view> mode)
 {
     auto const parsed_mode = parse_parameter_mode(mode);
     if (!parsed_mode) return parsed_mode.error();
-    if (parameters.empty()) return std::vector<combination>(1);
-    if (*parsed_mode == parameter_mode::zip) {
-        auto const& first = parameters.front();
-        for (auto const& p : parameters) {
-            if (p.values.size() == first.values.size()) continue;
-            // Torc's wording, "1 values" included, so users can search for it.
-            return error{
-                concat({"All parameters must have the same number of values when using "
-                        "'zip' mode. Parameter '",
-                        first.name, "' has ", std::to_string(first.values.size()), " values, but '",
-                        p.name, "' has ", std::to_string(p.values.size()), " values."})};
-        }
-        return zip_combinations(parameters, first.values.size());
+    if (parameters.empty()) return std::size_t{1};
+    if (*parsed_mode == parameter_mode::product) return product_count(parameters);
+    auto const& first = parameters.front();
+    for (auto const& p : parameters) {
+        if (p.values.size() == first.values.size()) continue;
+        // Torc's wording, "1 values" included, so users can search for it.
+        return error{concat({"All parameters must have the same number of values when using "
+                             "'zip' mode. Parameter '",
+                             first.name, "' has ", std::to_string(first.values.size()),
+                             " values, but '", p.name, "' has ", std::to_string(p.values.size()),
+                             " values."})};
     }
-    auto const count = product_count(parameters);
+    return first.values.size();
+}
+
+result<std::vector<combination>> combine_parameters(std::vector<named_values> const& parameters,
+                                                    std::optional<std::string_view> mode)
+{
+    auto const count = count_combinations(parameters, mode);
     if (!count) return count.error();
+    if (parameters.empty()) return std::vector<combination>(1);
+    if (*parse_parameter_mode(mode) == parameter_mode::zip)
+        return zip_combinations(parameters, *count);
     return product_combinations(parameters, *count);
 }
 

@@ -46,6 +46,10 @@ result<std::vector<combination>>
 template_combinations(template_parameters const& params, raw_parameters const& pool,
                       std::string_view where, std::string const& label, warning_list& warnings);
 
+// The expansions of files, user data and jobs, each counted over all templates before any is
+// built: past its limit, an error naming the template that crosses it, with the counts.
+result<void> check_totals(workflow_spec const& spec, expansion_limits const& limits);
+
 result<std::vector<expanded_file>> expand_files(workflow_spec const& spec, warning_list& warnings);
 result<std::vector<expanded_user_data>> expand_user_data(workflow_spec const& spec,
                                                          warning_list& warnings);
@@ -66,14 +70,17 @@ variable_sources make_variable_sources(std::vector<expanded_file> const& files,
 void substitute_variables(job_instance& instance, variable_sources const& sources,
                           warning_list& warnings);
 
-// §4.7: checks references, applies regexes, then merges instances by name.
+// §4.7: checks references, applies regexes, then merges instances by name. The explicit edges
+// of the expansions linked so far past `max_edges` are an error naming the expansion.
 result<std::vector<expanded_job>> link_jobs(std::vector<job_instance> instances,
                                             workflow_spec const& spec,
                                             std::vector<expanded_file> const& files,
                                             std::vector<expanded_user_data> const& user_data,
-                                            warning_list& warnings);
+                                            std::size_t max_edges, warning_list& warnings);
 
-// A cycle through explicit or implied edges is an error naming the jobs on it.
-result<void> check_cycles(expanded_workflow const& workflow, workflow_spec const& spec);
+// Explicit plus implied edges past `max_edges` are an error naming the job whose inputs crossed
+// the limit; a cycle through explicit or implied edges is an error naming the jobs on it.
+result<void> check_graph(expanded_workflow const& workflow, workflow_spec const& spec,
+                         std::size_t max_edges);
 
 }  // namespace torcrun::core::spec::detail

@@ -1,7 +1,8 @@
 // Template expansion of files, user data and jobs (docs/TORC-COMPATIBILITY.md §4.4-§4.5): which
 // parameters a template takes, their combinations, and which fields are substituted (§4.5).
 // Parameterized user data is torcrun's addition (§4.10 item 5): its name and the strings inside
-// `data`.
+// `data`. Before anything is expanded, the expansions of each kind are counted over all templates
+// and held to the totals of spec_limits.hpp (check_totals).
 #include "spec_expand.hpp"
 
 #include "message_text.hpp"
@@ -111,6 +112,66 @@ job_spec expand_job(job_spec const& t, combination const& c, std::string const& 
     return j;
 }
 
+// The parameters a template expands over, parsed; nullopt when it is not parameterized.
+result<std::optional<std::vector<named_values>>>
+template_values(template_parameters const& params, raw_parameters const& pool,
+                std::string const& prefix, std::string const& label, warning_list& warnings)
+{
+    auto selection = select_parameters(params.parameters, params.use_parameters, pool);
+    for (auto const& w : selection.warnings) warnings.add(concat({label, ": ", w}));
+    if (!selection.parameters) return std::optional<std::vector<named_values>>{};
+    std::vector<named_values> named;
+    for (auto const& [name, text] : *selection.parameters) {
+        auto parsed = parse_parameter_values(text, name);
+        if (!parsed) return error{prefix + parsed.error().message};
+        for (auto const& w : parsed->warnings) warnings.add(concat({label, ": ", w}));
+        named.push_back({name, std::move(parsed->values)});
+    }
+    return std::optional<std::vector<named_values>>(std::move(named));
+}
+
+// How many entries a template expands to, or nullopt when its parameters are in error (its
+// expansion then says so, in the order expand_workflow meets it).
+std::optional<std::size_t> expansion_count(template_parameters const& params,
+                                           raw_parameters const& pool)
+{
+    if (!parse_parameter_mode(params.parameter_mode)) return std::nullopt;
+    warning_list ignored;
+    auto const values = template_values(params, pool, "", "", ignored);
+    if (!values) return std::nullopt;
+    if (!*values) return 1;
+    auto const count = count_combinations(**values, params.parameter_mode);
+    if (!count) return std::nullopt;
+    return *count;
+}
+
+// The entries of one list (files, user_data or jobs) counted over all its templates; past
+// `limit`, an error naming the template that crosses it and the counts before it and in all.
+template <class Entries>
+result<void> check_total(Entries const& entries, raw_parameters const& pool, std::string_view list,
+                         std::string_view kind, std::size_t limit)
+{
+    std::size_t total = 0;  // each template adds at most max_combinations: no overflow
+    std::optional<std::size_t> crossing;
+    std::size_t before = 0;
+    std::size_t own = 0;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        std::size_t const n = expansion_count(entries[i].params, pool).value_or(0);
+        if (!crossing && total + n > limit) {
+            crossing = i;
+            before = total;
+            own = n;
+        }
+        total += n;
+    }
+    if (!crossing) return {};
+    auto const& e = entries[*crossing];
+    return error{concat({e.where, ": ", entry_label(list, *crossing, e.name), ": its ",
+                         std::to_string(own), " expansions take the spec past torcrun's limit of ",
+                         std::to_string(limit), " ", kind, " (", std::to_string(before),
+                         " before it, ", std::to_string(total), " from all templates)"})};
+}
+
 void warn_if_empty(std::vector<combination> const& combos, std::string const& label,
                    std::string_view what, warning_list& warnings)
 {
@@ -152,19 +213,23 @@ template_combinations(template_parameters const& params, raw_parameters const& p
     std::string const prefix = concat({where, ": ", label, ": "});
     auto const mode = parse_parameter_mode(params.parameter_mode);
     if (!mode) return error{prefix + mode.error().message};
-    auto selection = select_parameters(params.parameters, params.use_parameters, pool);
-    for (auto const& w : selection.warnings) warnings.add(concat({label, ": ", w}));
-    if (!selection.parameters) return std::vector<combination>(1);
-    std::vector<named_values> named;
-    for (auto const& [name, text] : *selection.parameters) {
-        auto parsed = parse_parameter_values(text, name);
-        if (!parsed) return error{prefix + parsed.error().message};
-        for (auto const& w : parsed->warnings) warnings.add(concat({label, ": ", w}));
-        named.push_back({name, std::move(parsed->values)});
-    }
-    auto combos = combine_parameters(named, params.parameter_mode);
+    auto named = template_values(params, pool, prefix, label, warnings);
+    if (!named) return named.error();
+    if (!*named) return std::vector<combination>(1);
+    auto combos = combine_parameters(**named, params.parameter_mode);
     if (!combos) return error{prefix + combos.error().message};
     return combos;
+}
+
+result<void> check_totals(workflow_spec const& spec, expansion_limits const& limits)
+{
+    auto const& pool = spec.parameters;
+    if (auto r = check_total(spec.files, pool, "files", "files", limits.files); !r) return r;
+    if (auto r = check_total(spec.user_data, pool, "user_data", "user data entries",
+                             limits.user_data);
+        !r)
+        return r;
+    return check_total(spec.jobs, pool, "jobs", "jobs", limits.jobs);
 }
 
 result<std::vector<expanded_file>> expand_files(workflow_spec const& spec, warning_list& warnings)

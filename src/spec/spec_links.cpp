@@ -4,7 +4,10 @@
 // own, as Torc does, and then same-named expansions of one job template are merged (§4.10 item 6):
 // where Torc 0.10 creates N jobs with one name (and resolves every reference to the last), torcrun
 // creates one job that has the union of their dependencies, files and user data. Expansions that
-// would run different commands cannot be one job, so that is an error.
+// would run different commands cannot be one job, so that is an error. Each distinct pattern is
+// matched once against a list's names and its matches kept, so a regex fan-in costs one step per
+// edge; the explicit edges are counted against the limit on edges (spec_limits.hpp) as each
+// expansion is linked.
 #include "spec_expand.hpp"
 
 #include "json_text.hpp"
@@ -15,19 +18,43 @@
 #include <array>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 namespace torcrun::core::spec::detail {
 
 namespace {
 
 struct candidates {
+    explicit candidates(std::string_view what) : singular(what) {}
+
     std::vector<std::string> names;  // in declaration order
-    std::unordered_set<std::string> set;
+    std::unordered_map<std::string, std::size_t> index;  // name -> its place in `names`
     std::string_view singular;  // "job", "file", "user data"
+    // pattern -> the places of the names it matches, in declaration order
+    std::unordered_map<std::string, std::vector<std::size_t>> matches;
+    // Which names the list being looked at holds: those whose mark is its number.
+    std::vector<std::size_t> marks;
+    std::size_t list_number = 0;
 
     void add(std::string const& name)
     {
-        if (set.insert(name).second) names.push_back(name);
+        if (index.try_emplace(name, names.size()).second) names.push_back(name);
+    }
+    // A new list to look at; every name starts unmarked.
+    std::size_t begin_list()
+    {
+        marks.resize(names.size(), 0);
+        return ++list_number;
+    }
+
+    std::vector<std::size_t> const& matching(std::string const& pattern, re2::RE2 const& regex)
+    {
+        auto [it, inserted] = matches.try_emplace(pattern);
+        if (inserted) {
+            for (std::size_t k = 0; k < names.size(); ++k)
+                if (search(regex, names[k])) it->second.push_back(k);
+        }
+        return it->second;
     }
 };
 
@@ -44,27 +71,31 @@ std::string_view written_at(std::vector<std::string> const& written, std::size_t
 
 // Exact names: each must exist, none twice (a repeat breaks the server's primary key).
 result<void> check_listed(std::vector<std::string> const& list,
-                          std::vector<std::string> const& written, candidates const& known,
+                          std::vector<std::string> const& written, candidates& known,
                           std::string_view field, std::string const& prefix)
 {
+    std::size_t const listed = known.begin_list();
     for (std::size_t i = 0; i < list.size(); ++i) {
-        if (!known.set.contains(list[i])) {
+        auto const it = known.index.find(list[i]);
+        if (it == known.index.end()) {
             return error{concat({prefix, field, " ",
                                  written_and_expanded(written_at(written, i, list[i]), list[i]),
                                  " names no ", known.singular})};
         }
-        if (std::find(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(i), list[i])
-            != list.begin() + static_cast<std::ptrdiff_t>(i))
+        if (std::exchange(known.marks[it->second], listed) == listed)
             return error{concat({prefix, field, " lists ", quoted(list[i]), " twice"})};
     }
     return {};
 }
 
+// The names of `list` are known ones (check_listed), so what is present is kept by place.
 result<void> apply_regexes(std::vector<std::string>& list, std::vector<std::string> const& patterns,
-                           std::vector<std::string> const& written, candidates const& known,
+                           std::vector<std::string> const& written, candidates& known,
                            std::string_view field, std::string const& prefix, regex_cache& cache)
 {
-    std::unordered_set<std::string> present(list.begin(), list.end());
+    if (patterns.empty()) return {};
+    std::size_t const present = known.begin_list();
+    for (auto const& name : list) known.marks[known.index.at(name)] = present;
     for (std::size_t i = 0; i < patterns.size(); ++i) {
         std::string const shown =
             written_and_expanded(written_at(written, i, patterns[i]), patterns[i]);
@@ -74,9 +105,9 @@ result<void> apply_regexes(std::vector<std::string>& list, std::vector<std::stri
                                  " is not a valid regular expression: ", regex.error().message})};
         }
         bool added = false;
-        for (auto const& name : known.names) {
-            if (search(**regex, name) && present.insert(name).second) {
-                list.push_back(name);
+        for (std::size_t const k : known.matching(patterns[i], **regex)) {
+            if (std::exchange(known.marks[k], present) != present) {
+                list.push_back(known.names[k]);
                 added = true;
             }
         }
@@ -88,28 +119,58 @@ result<void> apply_regexes(std::vector<std::string>& list, std::vector<std::stri
     return {};
 }
 
+using name_set = std::unordered_set<std::string_view>;
+
 template <class Entries>
+name_set names_of(Entries const& entries)
+{
+    name_set out;
+    for (auto const& e : entries) out.insert(e.name);
+    return out;
+}
+
 result<void> check_reference(std::optional<std::string> const& name,
-                             std::optional<std::string> const& written, Entries const& entries,
+                             std::optional<std::string> const& written, name_set const& names,
                              std::string_view field, std::string_view list,
                              std::string const& prefix)
 {
-    if (!name) return {};
-    auto const named = [&](auto const& e) { return e.name == *name; };
-    if (std::any_of(entries.begin(), entries.end(), named)) return {};
+    if (!name || names.contains(*name)) return {};
     return error{concat(
         {prefix, field, " ", written_and_expanded(*written, *name), " names no ", list, " entry"})};
 }
 
 struct link_context {
-    explicit link_context(workflow_spec const& s) : spec(s) {}
+    explicit link_context(workflow_spec const& s)
+        : spec(s), requirements(names_of(s.resource_requirements)),
+          schedulers(names_of(s.slurm_schedulers)), handlers(names_of(s.failure_handlers))
+    {
+    }
 
     workflow_spec const& spec;
-    candidates jobs{{}, {}, "job"};
-    candidates files{{}, {}, "file"};
-    candidates user_data{{}, {}, "user data"};
+    name_set requirements;
+    name_set schedulers;
+    name_set handlers;
+    candidates jobs{"job"};
+    candidates files{"file"};
+    candidates user_data{"user data"};
     regex_cache cache;
+    std::size_t max_edges = 0;
+    std::size_t edges = 0;  // explicit, over the expansions linked so far
 };
+
+// The explicit edges of every expansion count towards max_edges as it is linked.
+result<void> count_edges(job_instance const& instance, link_context& ctx)
+{
+    std::size_t const added = instance.job.depends_on.size();
+    if (added <= ctx.max_edges - ctx.edges) {
+        ctx.edges += added;
+        return {};
+    }
+    return error{concat({prefix_of(instance), "its ", std::to_string(added),
+                         " dependencies bring the spec to ", std::to_string(ctx.edges + added),
+                         " dependency edges, past torcrun's limit of ",
+                         std::to_string(ctx.max_edges)})};
+}
 
 result<void> link_instance(job_instance& instance, link_context& ctx)
 {
@@ -117,13 +178,12 @@ result<void> link_instance(job_instance& instance, link_context& ctx)
     auto const& t = ctx.spec.jobs[instance.source];
     std::string const prefix = prefix_of(instance);
     auto const checks = {
-        check_reference(j.resource_requirements, t.resource_requirements,
-                        ctx.spec.resource_requirements, "resource_requirements",
-                        "resource_requirements", prefix),
-        check_reference(j.scheduler, t.scheduler, ctx.spec.slurm_schedulers, "scheduler",
+        check_reference(j.resource_requirements, t.resource_requirements, ctx.requirements,
+                        "resource_requirements", "resource_requirements", prefix),
+        check_reference(j.scheduler, t.scheduler, ctx.schedulers, "scheduler",
                         "slurm_schedulers", prefix),
-        check_reference(j.failure_handler, t.failure_handler, ctx.spec.failure_handlers,
-                        "failure_handler", "failure_handlers", prefix),
+        check_reference(j.failure_handler, t.failure_handler, ctx.handlers, "failure_handler",
+                        "failure_handlers", prefix),
         check_listed(j.depends_on, t.depends_on, ctx.jobs, "depends_on", prefix),
         check_listed(j.input_files, t.input_files, ctx.files, "input_files", prefix),
         check_listed(j.output_files, t.output_files, ctx.files, "output_files", prefix),
@@ -138,7 +198,7 @@ result<void> link_instance(job_instance& instance, link_context& ctx)
         std::vector<std::string>& list;
         std::vector<std::string> const& patterns;
         std::vector<std::string> const& written;
-        candidates const& known;
+        candidates& known;
         std::string_view name;
     };
     regex_field const fields[] = {
@@ -157,7 +217,7 @@ result<void> link_instance(job_instance& instance, link_context& ctx)
             apply_regexes(f.list, f.patterns, f.written, f.known, f.name, prefix, ctx.cache);
         if (!applied) return applied;
     }
-    return {};
+    return count_edges(instance, ctx);
 }
 
 // Names must be distinct across templates. Within one template a repeat is merged later, except
@@ -329,9 +389,10 @@ result<std::vector<expanded_job>> link_jobs(std::vector<job_instance> instances,
                                             workflow_spec const& spec,
                                             std::vector<expanded_file> const& files,
                                             std::vector<expanded_user_data> const& user_data,
-                                            warning_list& warnings)
+                                            std::size_t max_edges, warning_list& warnings)
 {
     link_context ctx{spec};
+    ctx.max_edges = max_edges;
     for (auto const& f : files) ctx.files.add(f.name);
     for (auto const& u : user_data) ctx.user_data.add(u.name);
     if (auto distinct = check_distinct_names(instances, ctx.jobs, spec.newer_form); !distinct)

@@ -4,14 +4,17 @@
 // rules (`visit_untagged_str` and the core-schema tags, over the Rust number parsers in rust_text),
 // not yaml-cpp's: only `~`, `null` and the empty scalar are null, only `true` and `false` are
 // booleans, `0123` is a string, and `.inf`/`.nan` become null because a serde_json value cannot
-// hold them.
+// hold them. An alias copies its anchor's value, so the nodes aliases copy are counted and
+// bounded (max_yaml_alias_nodes), which stops an alias bomb at the alias that crosses the limit.
 #include "torcrun/spec/spec_reader.hpp"
 
 #include "message_text.hpp"
 #include "torcrun/spec/rust_text.hpp"
+#include "torcrun/spec/spec_limits.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/exceptions.h>
 #include <yaml-cpp/mark.h>
@@ -191,6 +194,11 @@ private:
         YAML::anchor_t anchor = 0;
         std::optional<std::string> key;  // a mapping's key waiting for its value
         source_position key_position;
+        std::size_t nodes = 1;  // in the subtree so far, this one included
+    };
+    struct anchored {
+        boost::json::value value;
+        std::size_t nodes = 1;
     };
 
     bool expecting_key() const
@@ -204,7 +212,7 @@ private:
     std::string next_pointer() const;
     void record(std::string const& pointer, YAML::Mark const& mark);
     std::string_view null_text(YAML::Mark const& mark, bool as_key) const;
-    void add(YAML::anchor_t anchor, boost::json::value value);
+    void add(YAML::anchor_t anchor, boost::json::value value, std::size_t nodes = 1);
     void add_key(YAML::Mark const& mark, std::string key);
     void open(YAML::Mark const& mark, YAML::anchor_t anchor, boost::json::value empty);
     void close();
@@ -215,7 +223,8 @@ private:
     std::string_view text_;
     int documents_ = 0;
     std::vector<frame> stack_;
-    std::map<YAML::anchor_t, boost::json::value> anchors_;
+    std::map<YAML::anchor_t, anchored> anchors_;
+    std::size_t alias_nodes_ = 0;  // copied by aliases so far
 };
 
 std::string json_builder::next_pointer() const
@@ -233,14 +242,15 @@ void json_builder::record(std::string const& pointer, YAML::Mark const& mark)
     if (!stack_.empty() && stack_.back().value.is_object()) entry.key = stack_.back().key_position;
 }
 
-void json_builder::add(YAML::anchor_t anchor, boost::json::value value)
+void json_builder::add(YAML::anchor_t anchor, boost::json::value value, std::size_t nodes)
 {
-    if (anchor) anchors_[anchor] = value;
+    if (anchor) anchors_[anchor] = {value, nodes};
     if (stack_.empty()) {
         root_ = std::move(value);
         return;
     }
     auto& parent = stack_.back();
+    parent.nodes += nodes;
     if (parent.value.is_array()) {
         parent.value.get_array().push_back(std::move(value));
         return;
@@ -274,7 +284,7 @@ void json_builder::close()
     if (failure_) return;
     frame done = std::move(stack_.back());
     stack_.pop_back();
-    add(done.anchor, std::move(done.value));
+    add(done.anchor, std::move(done.value), done.nodes);
 }
 
 // The source text of a null scalar: yaml-cpp reports `~`, `null`, `Null`, `NULL` and the
@@ -311,12 +321,21 @@ void json_builder::OnAlias(YAML::Mark const& mark, YAML::anchor_t anchor)
     if (failure_) return;
     auto const it = anchors_.find(anchor);
     if (it == anchors_.end()) return fail(mark, "a YAML alias names no anchor");
+    auto const& [value, nodes] = it->second;
     if (expecting_key()) {
-        if (!it->second.is_string()) return fail(mark, "a YAML mapping key must be a scalar");
-        return add_key(mark, std::string(it->second.get_string()));
+        if (!value.is_string()) return fail(mark, "a YAML mapping key must be a scalar");
+        return add_key(mark, std::string(value.get_string()));
     }
+    if (nodes > max_yaml_alias_nodes - alias_nodes_) {
+        return fail(mark,
+                    concat({"this alias would bring the nodes copied by YAML aliases to ",
+                            std::to_string(alias_nodes_ + nodes), ", past torcrun's limit of ",
+                            std::to_string(max_yaml_alias_nodes),
+                            " (an alias bomb?); write the values out or use fewer aliases"}));
+    }
+    alias_nodes_ += nodes;
     record(next_pointer(), mark);
-    add(0, it->second);
+    add(0, value, nodes);
 }
 
 void json_builder::OnScalar(YAML::Mark const& mark, std::string const& tag, YAML::anchor_t anchor,
@@ -325,7 +344,7 @@ void json_builder::OnScalar(YAML::Mark const& mark, std::string const& tag, YAML
     if (failure_) return;
     if (expecting_key()) {
         // serde_json's map reads every key as a string: the scalar's text, whatever its type.
-        if (anchor) anchors_[anchor] = boost::json::value(value);
+        if (anchor) anchors_[anchor] = {boost::json::value(value), 1};
         return add_key(mark, value);
     }
     auto typed = detail::yaml_scalar_value(tag, value);
@@ -357,6 +376,11 @@ result<spec_document> read_yaml_document(std::string_view text, std::string_view
         YAML::Parser parser(in);
         while (!builder.failed() && parser.HandleNextDocument(builder)) {
         }
+    } catch (YAML::DeepRecursion const& e) {
+        // yaml-cpp reads on after the builder's depth limit and, past its own deeper one, says
+        // only "bad file": the builder's message names the limit.
+        if (builder.failed()) return std::move(builder).finish(origin);
+        return error{concat({location_text(origin, e.mark), ": ", e.msg})};
     } catch (YAML::Exception const& e) {
         return error{concat({location_text(origin, e.mark), ": ", e.msg})};
     }

@@ -37,7 +37,8 @@ expect_error() {  # expect_error MESSAGE ARGS...
     [ $rc -eq 2 ] || fail "spec $* exits $rc, expected 2"
     [ "$out" = "$message" ] || fail "spec $*: got '$out', expected '$message'"
 }
-expect_error "torcrun spec: spec: cannot read \"$tmp/none.json5\": No such file or directory" "$tmp/none.json5"
+expect_error "torcrun spec: $tmp/none.json5: cannot read: No such file or directory" "$tmp/none.json5"
+expect_error "torcrun spec: $tmp: cannot read: Is a directory" "$tmp"
 printf '{name: "w", jobs: [{name: "a", comand: "echo"}]}\n' >"$tmp/bad.json5"
 expect_error "torcrun spec: $tmp/bad.json5:1:32: jobs[0] \"a\": field \"comand\" is unknown (did you mean \"command\"?)" "$tmp/bad.json5"
 printf '{name: "w", jobs: [{name: "a", command: "x", depends_on: ["a"]}]}\n' >"$tmp/cycle.json5"

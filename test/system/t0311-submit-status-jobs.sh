@@ -83,7 +83,7 @@ expect_exit() {  # expect_exit STATUS MESSAGE COMMAND...
 }
 expect_exit 1 "torcrun status: GET /workflows/$wf: HTTP 401: unauthorized: this server requires HTTP Basic credentials" \
     "$torcrun" status "$wf"
-TORC_PASSWORD=wrong expect_exit 1 "torcrun jobs: GET /jobs?workflow_id=$wf&offset=0&limit=10000: HTTP 401: unauthorized: wrong user name or password" \
+TORC_PASSWORD=wrong expect_exit 1 "torcrun jobs: GET /workflows/$wf: HTTP 401: unauthorized: wrong user name or password" \
     "$torcrun" jobs --user bob "$wf"
 
 # bcrypt costs ~2 ms a request: the many calls below go to a server without authentication.
@@ -164,11 +164,11 @@ expect_exit 2 'torcrun jobs: job status: "bogus" is not one of uninitialized, bl
     "$torcrun" jobs 1 --status bogus
 expect_exit 2 'torcrun jobs: --user: needs a password (--password-file FILE or TORC_PASSWORD)' \
     "$torcrun" jobs 1 --user bob
-expect_exit 2 'torcrun status: --url: url: "ftp://x" is not an http URL (https is not supported)' \
+expect_exit 2 'torcrun status: --url: url: "ftp://x" is not an http URL (https is not supported); expected http://host:port/torc-service/v1' \
     "$torcrun" status 1 --url ftp://x
 expect_exit 1 'torcrun status: GET /workflows/999: HTTP 404: workflows: no workflow with id 999' \
     "$torcrun" status "${auth[@]}" 999
-expect_exit 1 'torcrun submit: workflow "w": POST /workflows: connect 127.0.0.1:1: Connection refused' \
+expect_exit 1 'torcrun submit: workflow "w": POST /workflows: connect 127.0.0.1:1: Connection refused (is the server running at http://127.0.0.1:1/torc-service/v1? start one with `torcrun server`, or give --url URL)' \
     "$torcrun" submit --url http://127.0.0.1:1/torc-service/v1 "$tmp/one.json5"
 call GET /workflows
 [ "$(field "$body" 'd["total_count"]')" = "$before" ] || fail "a failed submit left a workflow"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `torcrun slurm-script` on the real binary: the script it writes (absolute paths, the lead from
-# the worker configuration, valid bash), both launch shapes, stdout output, option errors (exit
+# the worker configuration, valid bash, the server of --url or else TORC_API_URL), both launch
+# shapes, stdout output, option errors (exit
 # 2, the option named and its value quoted), and --submit reporting sbatch's own error text when
 # sbatch cannot reach a cluster (exit 1).
 set -euo pipefail
@@ -35,6 +36,14 @@ has_line "$path" "    bash -c 'echo \$\$ >\"\$0.\$SLURMD_NODENAME.pid\"; exec \"
 has_line "$path" "        bash -c 'kill -USR1 \"\$(cat \"\$0.\$SLURMD_NODENAME.pid\")\"' \"\$pids\""
 has_line "$path" "trap signal_workers USR1"
 has_line "$path" "#SBATCH --exclusive"
+
+# TORC_API_URL names the server when --url does not, and --url wins over it.
+TORC_API_URL=http://env:9/torc-service/v1 "$torcrun" slurm-script 12 --time 60 --script - \
+    --torcrun /t | grep -qx 'exec /t worker 12 --mode slurm --url http://env:9/torc-service/v1 --output-dir '"$work"'/torc_output' \
+    || fail "TORC_API_URL is not the script's --url"
+TORC_API_URL=http://env:9/torc-service/v1 "$torcrun" slurm-script 12 --time 60 --script - \
+    --torcrun /t --url http://flag:9/torc-service/v1 | grep -q -- '--url http://flag:9/torc-service/v1 ' \
+    || fail "--url does not win over TORC_API_URL"
 
 "$torcrun" slurm-script 12 --time 60 --script - | grep -qx '#SBATCH --job-name=torcrun_wf12' \
     || fail "--script - does not print the script"

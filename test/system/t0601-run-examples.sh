@@ -114,6 +114,9 @@ grep -qx 'this job always fails' "$broken_dir/stderr" || fail "broken's stderr"
 grep -qx 'jobs that did not complete:' failing_jobs.out || fail "no list header"
 grep -qx '  completed 2 failed 1 canceled 1' failing_jobs.out ||
     fail "failing_jobs counts: $(cat failing_jobs.out)"
+# The last progress line counts as the summary: failed and canceled apart.
+tail -n1 failing_jobs.err | grep -Eq '^torcrun run: \[[0-9]+s\] done 2/4  running 0  failed 1  canceled 1  remaining 0  ' ||
+    fail "failing_jobs progress: $(tail -n1 failing_jobs.err)"
 # flaky failed with 10 on attempt 1, the handler retried it, attempt 2 succeeded.
 flaky=$(cd failing_jobs/jobs/wf1_j2 && echo *)
 [ "$flaky" = 'r0_a1 r0_a2' ] || fail "flaky attempts: $flaky"

@@ -40,12 +40,14 @@ job_statuses() {
 
 # job_processes: pids and command lines of the live processes other than the worker that sleep
 # $nap or carry TORCRUN_TEST_MARKER=$marker in their environment (the test sets that variable for
-# the worker, so every job process inherits it).
+# the worker, so every job process inherits it). The worker's job guardian (named torcrun-guard)
+# inherits it too and is not a job process.
 job_processes() {
     local dir pid cmd
     for dir in /proc/[0-9]*; do
         pid=${dir#/proc/}
         [ "$pid" = "$worker_pid" ] && continue
+        [ "$(cat "$dir/comm" 2>/dev/null)" = torcrun-guard ] && continue
         { cmd=$(tr '\0' ' ' <"$dir/cmdline"); } 2>/dev/null || continue
         if [[ $cmd == *"sleep $nap"* ]] ||
             grep -qa "TORCRUN_TEST_MARKER=$marker" "$dir/environ" 2>/dev/null; then

@@ -19,6 +19,8 @@ int cmd_server(arguments const& args);
 int cmd_submit(arguments const& args);
 int cmd_status(arguments const& args);
 int cmd_jobs(arguments const& args);
+int cmd_workflows(arguments const& args);
+int cmd_cancel(arguments const& args);
 // -- worker shell
 int cmd_worker(arguments const& args);
 // -- run command

@@ -17,12 +17,16 @@ struct progress_numbers {
     std::int64_t total = 0;
     std::int64_t done = 0;       // completed
     std::int64_t running = 0;    // pending + running: claimed and not yet finished
-    std::int64_t failed = 0;     // failed + terminated + canceled
+    std::int64_t failed = 0;     // failed
     std::int64_t remaining = 0;  // not finished and not claimed (blocked, ready, pending_failed..)
-    // Finished jobs (done + failed) per second since the start; nullopt until one finished.
+    // Finished jobs (done, failed, canceled, terminated) per second since the start; nullopt
+    // until one finished.
     std::optional<double> rate;
     // (remaining + running) / rate; 0 once nothing is left; nullopt while the rate is unknown.
     std::optional<double> eta_seconds;
+    // Counted apart from `failed`, as the summary counts them.
+    std::int64_t canceled = 0;
+    std::int64_t terminated = 0;
 
     bool operator==(progress_numbers const&) const = default;
 };
@@ -33,7 +37,8 @@ progress_numbers compute_progress(status_counts const& counts, double elapsed_se
 std::string format_elapsed(double seconds);
 
 // "[12s] done 10/40  running 4  failed 1  remaining 25  2.50 jobs/s  ETA 10s"; the rate and
-// the ETA show as "-" while unknown.
+// the ETA show as "-" while unknown; "canceled N" and "terminated N" follow "failed" when not
+// zero, so that the line counts as the summary does.
 std::string format_progress_line(progress_numbers const& p, double elapsed_seconds);
 
 // A job that did not complete, for the summary.

@@ -56,13 +56,15 @@ enum class parameter_mode { product, zip };
 // Torc silently treats it as product): `parameter_mode: "Zip" is neither "product" nor "zip"`.
 result<parameter_mode> parse_parameter_mode(std::optional<std::string_view> mode);
 
-// More combinations than this is an error rather than an attempt to build them.
-inline constexpr std::size_t max_combinations = 1'000'000;
-
+// More than max_combinations is an error rather than an attempt to build them.
 // product: Cartesian product, first parameter outermost. zip: the i-th values together; all
 // counts must match (Torc's message). A parameter with zero values gives zero combinations;
 // no parameters at all give one empty combination.
 result<std::vector<combination>> combine_parameters(std::vector<named_values> const& parameters,
                                                     std::optional<std::string_view> mode);
+
+// How many combinations combine_parameters gives, with its errors, without building them.
+result<std::size_t> count_combinations(std::vector<named_values> const& parameters,
+                                       std::optional<std::string_view> mode);
 
 }  // namespace torcrun::core::spec

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "torcrun/common/error.hpp"
+#include "torcrun/spec/spec_limits.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -26,17 +27,15 @@ struct parameter_value {
 // shortest round-trip decimal without exponent (`1`, `0.30000000000000004`, `-0`, `NaN`, `inf`).
 std::string plain_form(parameter_value const& value);
 
-// A range or list that would produce more values than this is an error instead of a hang or
-// an out-of-memory crash (Torc loops forever on "0:inf" or "1:2:1e-20").
-inline constexpr std::size_t max_parameter_values = 1'000'000;
-
 struct parsed_parameter {
     std::vector<parameter_value> values;  // may be empty: the template then expands to nothing
     std::vector<std::string> warnings;
 };
 
-// Parses the value string of parameter `name`. Errors name the parameter and quote `text` as
-// given, e.g. `parameter "lr": "0:1:0.25" is an integer range with a non-integer step "0.25"`.
+// Parses the value string of parameter `name`; more than max_parameter_values values (Torc
+// loops forever on "0:inf" or "1:2:1e-20") is an error instead of a hang or an out-of-memory
+// crash. Errors name the parameter and quote `text` as given, e.g.
+// `parameter "lr": "0:1:0.25" is an integer range with a non-integer step "0.25"`.
 // Integer ranges stop at their end even where Torc's i64 arithmetic would overflow.
 result<parsed_parameter> parse_parameter_values(std::string_view text, std::string_view name);
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "torcrun/common/error.hpp"
+#include "torcrun/spec/spec_limits.hpp"
 #include "torcrun/spec/spec_model.hpp"
 
 #include <boost/json/value.hpp>
@@ -75,18 +76,18 @@ struct job_edge {
 // entry's "file:line:col" and name it as written and as expanded, then the field:
 // `spec.json5:9:5: jobs[1] "fit_{i}" as "fit_2": depends_on "gen_{i}" (here "gen_2") names no job`.
 // A cycle through explicit or implied edges is an error; Torc 0.10 misses the second kind and
-// leaves those jobs blocked forever.
-result<expanded_workflow> expand_workflow(workflow_spec const& spec);
+// leaves those jobs blocked forever. The totals of spec_limits.hpp (jobs, files, user data,
+// dependency edges) are errors naming the template that crosses one and the count reached.
+result<expanded_workflow> expand_workflow(workflow_spec const& spec,
+                                          expansion_limits const& limits = {});
 
-// Each job's `depends_on`, in job order.
+// Each job's `depends_on`, in job order (distinct pairs: expand_workflow's lists hold distinct
+// names).
 std::vector<job_edge> explicit_edges(expanded_workflow const& workflow);
 
 // The edges the server adds at initialize_jobs (§4.7): every reader of a file or user data
 // waits for every writer of it; distinct pairs, in reader order, then list order, then writer
 // order. Explicit edges are not excluded, so the final set is the union of both kinds.
 std::vector<job_edge> implied_edges(expanded_workflow const& workflow);
-
-// Distinct pairs of both kinds, explicit first.
-std::vector<job_edge> union_edges(expanded_workflow const& workflow);
 
 }  // namespace torcrun::core::spec

@@ -2,6 +2,8 @@
 // here would see it. Exit 0, or 2 when the environment or the options cannot be interpreted.
 #include "machine_facts.hpp"
 #include "torcrun/cli/commands.hpp"
+
+#include "cli/positional_command.hpp"
 #include "torcrun/slurm/allocation_report.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -38,7 +40,7 @@ int cmd_allocation(arguments const& args)
         po::store(po::command_line_parser(args).options(options).run(), vm);
         po::notify(vm);
     } catch (po::error const& e) {
-        return usage_error(e.what());
+        return usage_error(command_line_error(e, options));
     }
     if (vm.count("help")) {
         std::cout << options << "\n";

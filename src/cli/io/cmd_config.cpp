@@ -4,6 +4,8 @@
 // worker would combine it; --sources prints each key's value and where it came from instead.
 #include "torcrun/cli/commands.hpp"
 
+#include "cli/positional_command.hpp"
+
 #include "config_options.hpp"
 #include "workflow_settings.hpp"
 
@@ -25,15 +27,16 @@ void print_usage(std::ostream& out, po::options_description const* options)
 {
     out << "usage: torcrun config worker|server [options]\n\n"
            "Prints the effective configuration as JSON: the defaults, then the --config file,\n"
-           "then --set, then the other flags. Problems are printed one per line (exit 2).\n"
+           "then (worker) $TORC_API_URL, then --set, then the other flags. Problems are printed\n"
+           "one per line (exit 2).\n"
            "worker --workflow ID: also reads that workflow from the server (--url) and applies\n"
            "its execution_config as the worker does: default < workflow execution_config <\n"
            "file < --set and flags (exit 1 when the server cannot be read).\n\n"
            "  --example     print the commented example file with every default\n"
            "  --reference   print the Markdown table of keys\n"
            "  --sources     worker: a table instead of JSON: key, effective value (JSON) and its\n"
-           "                source: default, file PATH, --set, flag --NAME or\n"
-           "                workflow ID execution_config\n";
+           "                source: default, file PATH, environment TORC_API_URL, --set,\n"
+           "                flag --NAME or workflow ID execution_config\n";
     if (options) out << "\n" << *options;
 }
 
@@ -89,7 +92,7 @@ void print_sources(core::sourced_worker_config const& c)
 // (read once, no retries: this command only looks).
 int worker_config_command(po::variables_map const& flags)
 {
-    auto config = load_sourced_worker_config(flags);
+    auto config = load_sourced_worker_config(flags, true);
     if (!config) return std::cerr << config.error().message << "\n", 2;
     if (flags.count("workflow")) {
         auto once = config->config;
@@ -129,7 +132,7 @@ int cmd_config(arguments const& args)
                       .run(),
                   flags);
     } catch (po::error const& e) {
-        std::cerr << "torcrun config: " << e.what() << "\n";
+        std::cerr << "torcrun config: " << command_line_error(e, options) << "\n";
         return 2;
     }
     auto const schema = worker ? core::worker_schema() : core::server_schema();

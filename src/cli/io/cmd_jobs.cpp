@@ -1,7 +1,9 @@
-// `torcrun jobs WF [--status S] [--json]`: the workflow's jobs, paged through GET /jobs, with
+// `torcrun jobs WF [--status S] [--json] [--url URL | --output-dir D]`: the workflow's jobs (404
+// when there is no such workflow), paged through GET /jobs, with
 // the return code of each job's latest result (the highest run id, then the latest row).
 #include "torcrun/cli/commands.hpp"
 
+#include "json_fields.hpp"
 #include "torc_client.hpp"
 #include "torcrun/server/job_status.hpp"
 
@@ -29,20 +31,6 @@ int fail(std::string const& message, int status)
     return status;
 }
 
-std::int64_t integer(json::value const& v, std::string_view key)
-{
-    auto const* o = v.if_object();
-    auto const* f = o ? o->if_contains(key) : nullptr;
-    return f && f->is_int64() ? f->as_int64() : 0;
-}
-
-std::string text(json::value const& v, std::string_view key)
-{
-    auto const* o = v.if_object();
-    auto const* f = o ? o->if_contains(key) : nullptr;
-    return f && f->is_string() ? std::string(f->as_string()) : std::string();
-}
-
 struct latest_result {
     std::int64_t run_id = -1;
     std::int64_t id = -1;
@@ -56,9 +44,9 @@ core::result<std::map<std::int64_t, latest_result>> latest_results(torc_client& 
     if (!rows) return rows.error();
     std::map<std::int64_t, latest_result> out;
     for (auto const& r : *rows) {
-        latest_result const candidate{integer(r, "run_id"), integer(r, "id"),
-                                      integer(r, "return_code")};
-        auto& best = out[integer(r, "job_id")];
+        latest_result const candidate{integer_of(r, "run_id"), integer_of(r, "id"),
+                                      integer_of(r, "return_code")};
+        auto& best = out[integer_of(r, "job_id")];
         if (std::pair(candidate.run_id, candidate.id) > std::pair(best.run_id, best.id))
             best = candidate;
     }
@@ -111,6 +99,9 @@ json::array to_json(std::vector<job_row> const& rows)
 core::result<std::vector<job_row>> job_rows(torc_client& client, std::int64_t wf,
                                             std::optional<std::string> const& status)
 {
+    // The listing of an unknown workflow is empty; the workflow's own record says 404.
+    if (auto workflow = client.call("GET", "/workflows/" + std::to_string(wf)); !workflow)
+        return workflow.error();
     auto path = "/jobs?workflow_id=" + std::to_string(wf);
     if (status) path += "&status=" + *status;
     auto jobs = client.list_all(path);
@@ -119,8 +110,8 @@ core::result<std::vector<job_row>> job_rows(torc_client& client, std::int64_t wf
     if (!results) return results.error();
     std::vector<job_row> rows;
     for (auto const& j : *jobs) {
-        job_row row{integer(j, "id"), text(j, "name"), text(j, "status"), std::nullopt,
-                    text(j, "command")};
+        job_row row{integer_of(j, "id"), text_of(field(j, "name")),
+                    text_of(field(j, "status")), std::nullopt, text_of(field(j, "command"))};
         if (auto it = results->find(row.id); it != results->end())
             row.return_code = it->second.return_code;
         rows.push_back(std::move(row));

@@ -1,5 +1,6 @@
 // `torcrun run SPEC [options]`: the one-command way to run a workflow. An embedded server
-// (SQLite at <output>/torcrun.db, 127.0.0.1, an ephemeral port) on its own thread, the spec
+// (SQLite at <output>/torcrun.db, 127.0.0.1, an ephemeral port or --port, its URL in
+// <output>/url while it serves) on its own thread, the spec
 // submitted as `torcrun submit` does, a worker over this machine's resources in the main thread
 // (logging to <output>/worker.log unless --verbose), live progress on stderr, and a summary on
 // stdout. Exit 0 when every job completed, 1 otherwise, 2 for bad input.
@@ -8,6 +9,7 @@
 #include "cli/positional_command.hpp"
 #include "config_options.hpp"
 #include "embedded_server.hpp"
+#include "run_directory.hpp"
 #include "run_output.hpp"
 #include "spec_submission.hpp"
 #include "worker_setup.hpp"
@@ -18,6 +20,8 @@
 
 #include <unistd.h>
 
+#include <charconv>
+#include <utility>
 #include <filesystem>
 #include <iostream>
 
@@ -49,7 +53,18 @@ struct run_options {
     bool quiet = false;
     bool verbose = false;
     double progress_interval = 10;
+    std::uint16_t port = 0;  // of the embedded server; 0 = any free port
 };
+
+// --port: a decimal TCP port, 0 to 65535.
+std::optional<std::uint16_t> parse_port(std::string const& text)
+{
+    unsigned value = 0;
+    auto const* end = text.data() + text.size();
+    auto const [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (text.empty() || ec != std::errc{} || ptr != end || value > 65535) return std::nullopt;
+    return static_cast<std::uint16_t>(value);
+}
 
 // The options, or the exit status after the help (0) or an error (2).
 std::variant<run_options, int> parse(arguments const& args)
@@ -61,10 +76,14 @@ std::variant<run_options, int> parse(arguments const& args)
         "progress-interval", po::value<double>()->value_name("S")->default_value(10),
         "seconds between progress lines when stderr is not a terminal")(
         "skip-checks", "skip the multi-node scheduler check, as Torc's --skip-checks")(
-        "no-resource-monitoring", "no default resource monitor, as Torc's option of that name");
+        "no-resource-monitoring", "no default resource monitor, as Torc's option of that name")(
+        "port", po::value<std::string>()->value_name("P"),
+        "the embedded server's port on 127.0.0.1 (default: any free port); its URL is in "
+        "<output-dir>/url while the run lasts");
     options.add(worker_config_options());
     auto parsed = parse_positional_command(
-        args, options, {"run", "spec", usage, "a spec file is required (torcrun run SPEC)"});
+        args, options,
+        {"run", "spec", "SPEC", usage, "a spec file is required (torcrun run SPEC)"});
     if (auto const* status = std::get_if<int>(&parsed)) return *status;
     auto const& flags = std::get<po::variables_map>(parsed);
     for (char const* own : {"url", "workflow"}) {
@@ -82,6 +101,12 @@ std::variant<run_options, int> parse(arguments const& args)
     if (!(out.progress_interval >= 0.1 && out.progress_interval <= 3600))
         return fail("--progress-interval: " + std::to_string(out.progress_interval) +
                         " is out of range (0.1 to 3600)", 2);
+    if (flags.count("port")) {
+        auto const& text = flags["port"].as<std::string>();
+        auto port = parse_port(text);
+        if (!port) return fail("--port: \"" + text + "\" is not a port (0 to 65535)", 2);
+        out.port = *port;
+    }
     return out;
 }
 
@@ -103,8 +128,30 @@ core::result<run_logs> open_logs(run_options const& o, std::string const& output
     return run_logs{std::move(*worker), std::move(*server), worker_path};
 }
 
+// `<output>/url` for as long as the run's server serves: removed when the run ends however it
+// ends, after the server stopped.
+class url_file {
+public:
+    url_file() = default;
+    explicit url_file(std::string dir) : dir_(std::move(dir)) {}
+    url_file(url_file&& other) noexcept : dir_(std::exchange(other.dir_, {})) {}
+    url_file& operator=(url_file&& other) noexcept
+    {
+        std::swap(dir_, other.dir_);
+        return *this;
+    }
+    ~url_file()
+    {
+        if (!dir_.empty()) remove_url_file(dir_);
+    }
+
+private:
+    std::string dir_;
+};
+
 // What the run has once the workflow exists on the embedded server.
 struct started_run {
+    url_file url;  // declared first: removed after the server stopped
     std::unique_ptr<embedded_server> server;
     std::unique_ptr<torc_client> client;
     run_logs logs;
@@ -129,9 +176,13 @@ std::variant<started_run, int> start_run(run_options& o)
     auto logs = open_logs(o, run.output_dir);
     if (!logs) return fail(logs.error().message, 1);
     run.logs = std::move(*logs);
-    auto server = embedded_server::start(run.output_dir + "/torcrun.db", run.logs.server);
+    auto server = embedded_server::start(run.output_dir + "/" + run_database_name,
+                                         run.logs.server, o.port);
     if (!server) return fail(server.error().message, 1);
     run.server = std::move(*server);
+    if (auto written = write_url_file(run.output_dir, run.server->url()); !written)
+        return fail(written.error().message, 1);
+    run.url = url_file(run.output_dir);
     io::client_settings settings;
     settings.server = *io::parse_base_url(run.server->url());
     run.client = std::make_unique<torc_client>(std::move(settings));
@@ -139,8 +190,9 @@ std::variant<started_run, int> start_run(run_options& o)
     auto wf = submit_plan(*run.client, std::move(*plan), true);
     if (!wf) return fail(wf.error().message, 1);
     run.workflow_id = *wf;
-    std::cerr << "torcrun run: workflow " << *wf << " on " << run.server->url() << ", output in "
-              << run.output_dir << std::endl;
+    // The URL ends its line, so that it is copied without punctuation.
+    std::cerr << "torcrun run: workflow " << *wf << " (output in " << run.output_dir
+              << ") served at " << run.server->url() << std::endl;
     return run;
 }
 
@@ -184,7 +236,7 @@ int execute(run_options& o, started_run& run)
     if (!summary) return fail(summary.error().message, 1);
     summary->wall_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - run.start).count();
-    summary->database = run.output_dir + "/torcrun.db";
+    summary->database = run.output_dir + "/" + run_database_name;
     summary->output_dir = run.output_dir;
     summary->worker_log = run.logs.worker_path;
     run.server->stop();

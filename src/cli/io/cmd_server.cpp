@@ -4,6 +4,9 @@
 // reactor and the SIGTERM path, and returns once in-flight requests are answered, after which the
 // store closes the database.
 #include "torcrun/cli/commands.hpp"
+#include "torcrun/config/config_schema.hpp"
+
+#include "cli/positional_command.hpp"
 
 #include "config_options.hpp"
 #include "torcrun/server/io/htpasswd.hpp"
@@ -20,6 +23,7 @@
 #include <chrono>
 #include <iostream>
 #include <string>
+#include <vector>
 
 namespace torcrun::apps {
 
@@ -96,6 +100,25 @@ void print_usage(std::ostream& out, po::options_description const& options)
         << options;
 }
 
+// The keys of --set items that the server does not have and the worker does: a worker's
+// setting given to the server.
+std::vector<std::string> worker_keys_set(po::variables_map const& flags)
+{
+    std::vector<std::string> out;
+    if (!flags.count("set")) return out;
+    auto const has = [](core::schema_view const& schema, std::string_view path) {
+        return std::any_of(schema.keys.begin(), schema.keys.end(),
+                           [path](core::key_rule const& k) { return k.path == path; });
+    };
+    auto const server = core::server_schema();
+    auto const worker = core::worker_schema();
+    for (auto const& item : flags["set"].as<std::vector<std::string>>()) {
+        auto const key = item.substr(0, item.find('='));
+        if (!has(server, key) && has(worker, key)) out.push_back(key);
+    }
+    return out;
+}
+
 int serve(core::server_config const& config)
 {
     auto log = io::stderr_logger(log_level_of(config.log_level));
@@ -124,13 +147,17 @@ int cmd_server(arguments const& args)
     try {
         po::store(po::command_line_parser(args).options(options).run(), flags);
     } catch (po::error const& e) {
-        std::cerr << "torcrun server: " << e.what() << "\n";
+        std::cerr << "torcrun server: " << command_line_error(e, options) << "\n";
         return 2;
     }
     if (flags.count("help")) return print_usage(std::cout, options), 0;
     auto config = load_server_config(flags);
     if (!config) {
         std::cerr << config.error().message << "\n";
+        for (auto const& key : worker_keys_set(flags))
+            std::cerr << "torcrun server: " << key << " is a worker key (torcrun worker --set, "
+                      << "torcrun config worker); the server's keys: torcrun config server "
+                      << "--reference\n";
         return 2;
     }
     // An unreadable or malformed password file is a configuration error, found before the

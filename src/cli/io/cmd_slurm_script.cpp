@@ -67,7 +67,8 @@ std::string absolute(std::string const& path) { return absolute_path(path); }
 
 core::result<core::worker_config> load_config(po::variables_map const& vm)
 {
-    return load_worker_config(flag(vm, "config"), flag(vm, "url"), "--url");
+    if (auto url = flag(vm, "url")) return load_worker_config(flag(vm, "config"), url, "--url");
+    return load_worker_config(flag(vm, "config"), api_url_from_environment(), "TORC_API_URL");
 }
 
 core::result<core::sbatch_request> make_request(po::variables_map const& vm, std::int64_t wf,
@@ -98,6 +99,7 @@ core::result<core::sbatch_request> make_request(po::variables_map const& vm, std
     }
     if (auto path = flag(vm, "config")) r.config_path = absolute(*path);
     r.url = flag(vm, "url");
+    if (!r.url) r.url = api_url_from_environment();  // the script names the server it was made for
     return r;
 }
 
@@ -108,7 +110,8 @@ int cmd_slurm_script(arguments const& args)
     auto options = script_options();
     auto parsed = parse_positional_command(
         args, options,
-        {"slurm-script", "workflow", "", "missing the workflow id (torcrun slurm-script WF)"});
+        {"slurm-script", "workflow", "WF", "",
+         "missing the workflow id (torcrun slurm-script WF)"});
     if (auto const* status = std::get_if<int>(&parsed)) return *status;
     auto const& vm = std::get<po::variables_map>(parsed);
     auto const wf = parse_workflow_id(vm["workflow"].as<std::string>());

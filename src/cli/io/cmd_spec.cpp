@@ -5,6 +5,7 @@
 
 #include "cli/positional_command.hpp"
 #include "cli/spec_render.hpp"
+#include "config_options.hpp"
 #include "spec_submission.hpp"
 #include "torcrun/spec/creation_plan.hpp"
 #include "torcrun/spec/spec_reader.hpp"
@@ -12,26 +13,13 @@
 #include <boost/json/serialize.hpp>
 #include <boost/program_options.hpp>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 namespace torcrun::apps {
 
 namespace {
 
 namespace po = boost::program_options;
-
-core::result<std::string> read_file(std::string const& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return core::error{"spec: cannot read \"" + path + "\": " + std::strerror(errno)};
-    std::ostringstream text;
-    text << in.rdbuf();
-    return core::result<std::string>(boost::system::in_place_value, text.str());
-}
 
 int fail(std::string const& message)
 {
@@ -50,11 +38,11 @@ int cmd_spec(arguments const& args)
         "no-resource-monitoring", "no default resource monitor, as Torc's option of that name");
     auto command = parse_positional_command(
         args, options,
-        {"spec", "spec", "", "a spec file is required (torcrun spec SPEC [--json])"});
+        {"spec", "spec", "SPEC", "", "a spec file is required (torcrun spec SPEC [--json])"});
     if (auto const* status = std::get_if<int>(&command)) return *status;
     auto const& vm = std::get<po::variables_map>(command);
     std::string const path = vm["spec"].as<std::string>();
-    auto text = read_file(path);
+    auto text = read_text_file(path);  // as `torcrun run` and `submit` read it
     if (!text) return fail(text.error().message);
     auto parsed = core::spec::read_spec(*text, path);
     if (!parsed) return fail(parsed.error().message);

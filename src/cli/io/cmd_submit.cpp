@@ -263,7 +263,8 @@ int cmd_submit(arguments const& args)
         "absolute path of torcrun on the nodes (default: this binary)");
     options.add(client_options());
     auto parsed = parse_positional_command(
-        args, options, {"submit", "spec", usage, "a spec file is required (torcrun submit SPEC)"});
+        args, options,
+        {"submit", "spec", "SPEC", usage, "a spec file is required (torcrun submit SPEC)"});
     if (auto const* status = std::get_if<int>(&parsed)) return *status;
     auto const& flags = std::get<po::variables_map>(parsed);
     auto settings = client_settings_from(flags);

@@ -7,6 +7,8 @@
 #include "config_options.hpp"
 #include "sbatch_files.hpp"
 #include "torcrun/cli/commands.hpp"
+
+#include "cli/positional_command.hpp"
 #include "worker_setup.hpp"
 #include "workflow_settings.hpp"
 
@@ -73,10 +75,10 @@ int cmd_worker(arguments const& args)
         po::store(po::command_line_parser(args).options(options).positional(positional).run(),
                   flags);
     } catch (po::error const& e) {
-        return usage_error(e.what());
+        return usage_error(command_line_error(e, options));
     }
     if (flags.count("help")) return std::cout << options << "\n", 0;
-    auto config = load_sourced_worker_config(flags);
+    auto config = load_sourced_worker_config(flags, true);
     if (!config) return std::cerr << config.error().message << "\n", 2;
     if (!config->config.workflow_id)
         return usage_error("no workflow id: give WORKFLOW_ID or --workflow");

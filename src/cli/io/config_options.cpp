@@ -3,6 +3,7 @@
 #include "config_options.hpp"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -22,7 +23,7 @@ struct flag {
 };
 
 constexpr flag worker_flags[] = {
-    {"url", "server.url", "server API base URL"},
+    {"url", "server.url", "server API base URL (default: $TORC_API_URL, else server.url)"},
     {"workflow", "workflow_id", "workflow id"},
     {"mode", "mode", "auto, direct or slurm"},
     {"output-dir", "output_dir", "directory for logs and job output"},
@@ -43,7 +44,9 @@ constexpr flag server_flags[] = {
     {"log-level", "log_level", "error, warning, info or debug"},
 };
 
-po::options_description describe(char const* title, std::span<flag const> flags)
+// `example` is a --set item that the configuration accepts, shown in the help.
+po::options_description describe(char const* title, std::span<flag const> flags,
+                                 std::string const& example)
 {
     po::options_description options(title);
     options.add_options()("config", po::value<std::string>()->value_name("FILE"),
@@ -53,15 +56,19 @@ po::options_description describe(char const* title, std::span<flag const> flags)
     }
     options.add_options()("set", po::value<std::vector<std::string>>()->composing()->value_name(
                                      "KEY=VALUE"),
-                          "set any key, e.g. --set poll.interval_seconds=10 (repeatable)");
+                          ("set any key, e.g. --set " + example + " (repeatable)").c_str());
     return options;
 }
 
-// --set items in order, then the named flags, so that the named flags win.
+// $TORC_API_URL where asked for, then the --set items in order, then the named flags, so that
+// the named flags win and the environment wins over the file only.
 core::result<std::vector<core::config_override>> collect(po::variables_map const& vm,
-                                                         std::span<flag const> flags)
+                                                         std::span<flag const> flags,
+                                                         bool url_from_environment)
 {
     std::vector<core::config_override> overrides;
+    if (auto url = url_from_environment ? api_url_from_environment() : std::nullopt)
+        overrides.push_back({"server.url", *url, "TORC_API_URL"});
     if (vm.count("set")) {
         for (auto const& item : vm["set"].as<std::vector<std::string>>()) {
             auto const eq = item.find('=');
@@ -84,9 +91,10 @@ core::result<std::vector<core::config_override>> collect(po::variables_map const
 template <class Config>
 core::result<Config> load(po::variables_map const& vm, std::span<flag const> flags,
                           core::result<Config> (*parse)(std::string_view, std::string_view,
-                                                        std::span<core::config_override const>))
+                                                        std::span<core::config_override const>),
+                          bool url_from_environment = false)
 {
-    auto const overrides = collect(vm, flags);
+    auto const overrides = collect(vm, flags, url_from_environment);
     if (!overrides) return overrides.error();
     if (!vm.count("config")) return parse("{}", "command line", *overrides);
     auto const path = vm["config"].as<std::string>();
@@ -99,12 +107,12 @@ core::result<Config> load(po::variables_map const& vm, std::span<flag const> fla
 
 po::options_description worker_config_options()
 {
-    return describe("worker configuration", worker_flags);
+    return describe("worker configuration", worker_flags, "poll.interval_seconds=10");
 }
 
 po::options_description server_config_options()
 {
-    return describe("server configuration", server_flags);
+    return describe("server configuration", server_flags, "worker_lease_seconds=60");
 }
 
 core::result<core::worker_config> load_worker_config(po::variables_map const& flags)
@@ -118,10 +126,18 @@ core::result<core::server_config> load_server_config(po::variables_map const& fl
 }
 
 core::result<core::sourced_worker_config> load_sourced_worker_config(
-    po::variables_map const& flags)
+    po::variables_map const& flags, bool url_from_environment)
 {
     return load<core::sourced_worker_config>(flags, worker_flags,
-                                             &core::parse_sourced_worker_config);
+                                             &core::parse_sourced_worker_config,
+                                             url_from_environment);
+}
+
+std::optional<std::string> api_url_from_environment()
+{
+    char const* value = std::getenv("TORC_API_URL");
+    if (!value || !*value) return std::nullopt;
+    return std::string(value);
 }
 
 core::result<std::string> read_text_file(std::string const& path)

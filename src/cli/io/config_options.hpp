@@ -9,6 +9,7 @@
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/variables_map.hpp>
 
+#include <optional>
 #include <string>
 
 namespace torcrun::apps {
@@ -25,8 +26,13 @@ core::result<core::worker_config> load_worker_config(
 core::result<core::server_config> load_server_config(
     boost::program_options::variables_map const& flags);
 // The same with each key's source ("file PATH", "--set", "flag --grace"; absent = default).
+// `url_from_environment`: $TORC_API_URL sets server.url over the file, under --set and --url
+// (the worker's rule, as Torc's: flag, then environment, then file, then default).
 core::result<core::sourced_worker_config> load_sourced_worker_config(
-    boost::program_options::variables_map const& flags);
+    boost::program_options::variables_map const& flags, bool url_from_environment = false);
+
+// $TORC_API_URL when set and not empty.
+std::optional<std::string> api_url_from_environment();
 
 // The logger's level for a configuration's log_level.
 io::log_level log_level_of(core::log_severity severity);

@@ -21,16 +21,16 @@ namespace torcrun::apps {
 namespace net = boost::asio;
 
 struct embedded_server::state {
-    state(io::store store, io::logger const& log)
-        : db(std::move(store)), api(db), server(ioc, settings(), api, log), timer(ioc)
+    state(io::store store, io::logger const& log, std::uint16_t port)
+        : db(std::move(store)), api(db), server(ioc, settings(port), api, log), timer(ioc)
     {
     }
 
-    static io::server_settings settings()
+    static io::server_settings settings(std::uint16_t port)
     {
         io::server_settings s;
         s.host = "127.0.0.1";
-        s.port = 0;
+        s.port = port;
         return s;
     }
 
@@ -72,16 +72,17 @@ embedded_server::embedded_server(std::unique_ptr<state> s) : state_(std::move(s)
 embedded_server::~embedded_server() { stop(); }
 
 core::result<std::unique_ptr<embedded_server>> embedded_server::start(std::string const& database,
-                                                                      io::logger log)
+                                                                      io::logger log,
+                                                                      std::uint16_t port)
 {
     auto db = io::store::open(database);
     if (!db) return db.error();
-    auto s = std::make_unique<state>(std::move(*db), log);
-    auto port = s->server.start();
-    if (!port) return port.error();
+    auto s = std::make_unique<state>(std::move(*db), log, port);
+    auto bound = s->server.start();
+    if (!bound) return bound.error();
     s->thread = std::thread([st = s.get()] { st->ioc.run(); });
     std::unique_ptr<embedded_server> out(new embedded_server(std::move(s)));
-    out->url_ = "http://127.0.0.1:" + std::to_string(*port) + "/torc-service/v1";
+    out->url_ = "http://127.0.0.1:" + std::to_string(*bound) + "/torc-service/v1";
     return out;
 }
 

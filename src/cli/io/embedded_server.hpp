@@ -1,7 +1,8 @@
 // The server of `torcrun run`: the SQLite store, the Torc REST API and the HTTP server on
-// 127.0.0.1 with an ephemeral port, on a thread and io_context of their own, so that the worker
-// in the main thread talks to it over real HTTP exactly as it would to `torcrun server`. The
-// progress numbers are read in process on that thread, the one that owns the database.
+// 127.0.0.1 (an ephemeral port unless told one), on a thread and io_context of their own, so
+// that the worker in the main thread talks to it over real HTTP exactly as it would to `torcrun
+// server`. The progress numbers are read in process on that thread, the one that owns the
+// database. The client commands serve a finished run's database with it too (run_directory.hpp).
 #pragma once
 
 #include "torcrun/common/error.hpp"
@@ -18,10 +19,11 @@ namespace torcrun::apps {
 
 class embedded_server {
 public:
-    // Opens (creates) the database, binds 127.0.0.1:0 and starts serving. Errors: the store's or
-    // the HTTP server's message.
+    // Opens (creates) the database, binds 127.0.0.1:`port` (0: any free port) and starts
+    // serving. Errors: the store's or the HTTP server's message.
     static core::result<std::unique_ptr<embedded_server>> start(std::string const& database,
-                                                                io::logger log);
+                                                                io::logger log,
+                                                                std::uint16_t port = 0);
     ~embedded_server();  // stop()
     embedded_server(embedded_server const&) = delete;
     embedded_server& operator=(embedded_server const&) = delete;

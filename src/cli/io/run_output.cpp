@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -81,6 +82,8 @@ core::result<core::run_summary> read_summary(torc_client& client, std::int64_t w
     auto const wf = std::to_string(workflow_id);
     auto workflow = client.call("GET", "/workflows/" + wf);
     if (!workflow) return workflow.error();
+    auto run = client.call("GET", "/workflows/" + wf + "/status");
+    if (!run) return run.error();
     auto jobs = client.list_all("/jobs?workflow_id=" + wf);
     if (!jobs) return jobs.error();
     auto results = client.list_all("/results?workflow_id=" + wf);
@@ -101,6 +104,13 @@ core::result<core::run_summary> read_summary(torc_client& client, std::int64_t w
             core::torc_job_identity id{workflow_id, u.id, u.name, int_field(r, "run_id", 0),
                                        int_field(r, "attempt_id", 1), std::nullopt};
             u.log_dir = core::attempt_log_paths(output_dir, id).dir;
+        } else if (*status == core::job_status::canceled) {
+            // Canceled while it ran: the server refused its result, but its attempt has logs.
+            core::torc_job_identity id{workflow_id, u.id, u.name, int_field(*run, "run_id", 0),
+                                       int_field(job, "attempt_id", 1), std::nullopt};
+            auto dir = core::attempt_log_paths(output_dir, id).dir;
+            std::error_code ec;
+            if (std::filesystem::is_directory(dir, ec)) u.log_dir = std::move(dir);
         }
         s.unfinished.push_back(std::move(u));
     }

@@ -42,7 +42,8 @@ private:
 };
 
 // The summary's facts from the server: the workflow's name, every job that did not complete
-// with its latest result's return code and attempt directory under `output_dir`.
+// with its latest result's return code and attempt directory under `output_dir` (for a job
+// canceled while it ran, which has no result, the directory of its attempt when it exists).
 core::result<core::run_summary> read_summary(torc_client& client, std::int64_t workflow_id,
                                              core::status_counts const& counts,
                                              std::string const& output_dir);

@@ -4,6 +4,7 @@
 
 #include "cli/positional_command.hpp"
 #include "config_options.hpp"
+#include "run_directory.hpp"
 #include "torcrun/common/server_message.hpp"
 
 #include <boost/json/parse.hpp>
@@ -38,8 +39,11 @@ core::result<std::string> read_password(std::string const& path)
 }  // namespace
 
 std::string failure_message(std::string const& method, std::string const& path,
-                            io::http_error const& e)
+                            io::http_error const& e, std::string const& url)
 {
+    if (e.kind == io::http_error_kind::connect_refused || e.kind == io::http_error_kind::dns)
+        return e.message + " (is the server running at " + url +
+               "? start one with `torcrun server`, or give --url URL)";
     if (e.kind != io::http_error_kind::http_4xx && e.kind != io::http_error_kind::http_5xx)
         return e.message;
     return method + " " + path + ": HTTP " + std::to_string(e.status) + ": " +
@@ -67,7 +71,7 @@ core::result<io::client_settings> client_settings_from(po::variables_map const& 
         url = *from_env;
     }
     auto base = io::parse_base_url(url);
-    if (!base) return core::error{"--url: " + base.error().message};
+    if (!base) return core::error{"--url: " + base.error().message + "; expected " + url_form};
     io::client_settings settings;
     settings.server = std::move(*base);
     if (!flags.count("user")) return settings;
@@ -88,7 +92,7 @@ core::result<std::string> torc_client::send(std::string const& method, std::stri
                                             std::string body)
 {
     auto reply = http_.request(method, path, std::move(body));
-    if (!reply) return core::error{failure_message(method, path, reply.error())};
+    if (!reply) return core::error{failure_message(method, path, reply.error(), url_)};
     return core::result<std::string>(boost::system::in_place_value, std::move(reply->body));
 }
 
@@ -136,29 +140,51 @@ core::result<std::int64_t> parse_workflow_id(std::string const& text)
     return id;
 }
 
+po::options_description output_dir_option()
+{
+    po::options_description options("a finished torcrun run");
+    options.add_options()("output-dir", po::value<std::string>()->value_name("DIR"),
+                          "the output directory of a torcrun run: its server while it runs, "
+                          "else its database (instead of --url)");
+    return options;
+}
+
+core::result<client_target> client_target_from(po::variables_map const& flags)
+{
+    if (!flags.count("output-dir")) {
+        auto settings = client_settings_from(flags);
+        if (!settings) return settings.error();
+        return client_target{std::move(*settings), nullptr};
+    }
+    if (flags.count("url"))
+        return core::error{"--url and --output-dir: give one (the output directory names its "
+                           "own server)"};
+    return open_run_directory(flags["output-dir"].as<std::string>());
+}
+
 std::variant<workflow_command, int> parse_workflow_command(
-    std::vector<std::string> const& args, boost::program_options::options_description options,
+    std::vector<std::string> const& args, po::options_description options,
     std::string const& name)
 {
-    namespace po = boost::program_options;
     auto const fail = [&](std::string const& message) {
         std::cerr << "torcrun " << name << ": " << message << "\n";
         return 2;
     };
-    options.add(client_options());
+    options.add(client_options()).add(output_dir_option());
     auto parsed = parse_positional_command(
         args, options,
-        {name, "workflow", "usage: torcrun " + name + " WF [options]\n",
+        {name, "workflow", "WF", "usage: torcrun " + name + " WF [options]\n",
          "a workflow id is required (torcrun " + name + " WF)"});
     if (auto const* status = std::get_if<int>(&parsed)) return *status;
     workflow_command command;
     command.flags = std::move(std::get<po::variables_map>(parsed));
     auto wf = parse_workflow_id(command.flags["workflow"].as<std::string>());
     if (!wf) return fail(wf.error().message);
-    auto settings = client_settings_from(command.flags);
-    if (!settings) return fail(settings.error().message);
+    auto target = client_target_from(command.flags);
+    if (!target) return fail(target.error().message);
     command.workflow_id = *wf;
-    command.settings = std::move(*settings);
+    command.settings = std::move(target->settings);
+    command.local_server = std::move(target->local);
     return command;
 }
 

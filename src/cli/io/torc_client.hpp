@@ -4,6 +4,7 @@
 // answers, and failures as one message: `GET /workflows/9: HTTP 404: workflows: no workflow 9`.
 #pragma once
 
+#include "run_directory.hpp"
 #include "torcrun/common/error.hpp"
 #include "torcrun/common/io/http_client.hpp"
 
@@ -19,23 +20,30 @@
 namespace torcrun::apps {
 
 inline constexpr char const* default_api_url = "http://127.0.0.1:8080/torc-service/v1";
+// What a bad --url is told to look like.
+inline constexpr char const* url_form = "http://host:port/torc-service/v1";
 
 // --url URL, --user NAME, --password-file FILE.
 boost::program_options::options_description client_options();
 
-// Errors: `--url: "ftp://x" ...` (the URL parser's reason), `--user: needs a password
+// Errors: `--url: url: "x" is not a valid URL; expected http://host:port/torc-service/v1`,
+// `--user: needs a password
 // (--password-file FILE or TORC_PASSWORD)`, or the password file's read error.
 core::result<io::client_settings> client_settings_from(
     boost::program_options::variables_map const& flags);
 
 // One message for a failed request: `GET /workflows/9: HTTP 404: <the server's message>`, or the
-// transport's own message.
+// transport's own message; a server that refused the connection (or whose name is unknown) adds
+// `(is the server running at URL? start one with `torcrun server`, or give --url URL)`.
 std::string failure_message(std::string const& method, std::string const& path,
-                            io::http_error const& e);
+                            io::http_error const& e, std::string const& url);
 
 class torc_client {
 public:
-    explicit torc_client(io::client_settings settings) : http_(std::move(settings)) {}
+    explicit torc_client(io::client_settings settings)
+        : url_(url_text(settings.server)), http_(std::move(settings))
+    {
+    }
 
     // The body of a 2xx reply.
     core::result<std::string> send(std::string const& method, std::string const& path,
@@ -56,8 +64,22 @@ public:
                                                            std::int64_t page_size = 10000);
 
 private:
+    static std::string url_text(io::base_url const& base)
+    {
+        return "http://" + base.host_header + base.path;
+    }
+
+    std::string url_;  // for messages
     io::blocking_http_client http_;
 };
+
+// --output-dir DIR: the client commands' way to a `torcrun run`'s server or database.
+boost::program_options::options_description output_dir_option();
+
+// The server of the parsed client flags: --output-dir (run_directory.hpp), else --url, else
+// $TORC_API_URL, else the default. Error: both --url and --output-dir, or as those functions say.
+core::result<client_target> client_target_from(
+    boost::program_options::variables_map const& flags);
 
 // A workflow id argument: a positive decimal integer. `workflow: "x" is not a workflow id`.
 core::result<std::int64_t> parse_workflow_id(std::string const& text);
@@ -67,6 +89,7 @@ struct workflow_command {
     boost::program_options::variables_map flags;
     std::int64_t workflow_id = 0;
     io::client_settings settings;
+    std::shared_ptr<embedded_server> local_server;  // the --output-dir database, served here
 };
 
 // Parses `args` with the command's own `options` plus the client flags and the positional WF.

@@ -82,7 +82,7 @@ core::result<json::value> read_workflow_record(core::worker_config const& config
         }
         auto const& e = reply.error();
         if (!e.transient() || std::chrono::steady_clock::now() >= give_up)
-            return core::error{failure_message("GET", path, e)};
+            return core::error{failure_message("GET", path, e, config.server.url)};
         std::this_thread::sleep_for(std::chrono::seconds(1));
     }
 }

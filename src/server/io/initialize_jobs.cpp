@@ -63,11 +63,12 @@ api_result<std::vector<core::dependency_edge>> edges(store& db, std::int64_t wf,
     return out;
 }
 
-// Adds the implied edges; returns how many were new.
-api_result<std::size_t> add_implied_edges(store& db, std::int64_t wf, std::string_view what)
+// Adds the implied edges to the table and to `existing` (the workflow's edges, read once by the
+// caller); returns how many were new.
+api_result<std::size_t> add_implied_edges(store& db, std::int64_t wf,
+                                          std::vector<core::dependency_edge>& existing,
+                                          std::string_view what)
 {
-    auto existing = edges(db, wf, what);
-    if (!existing) return existing.error();
     auto file_in = links(db, "job_input_file", "file_id", wf, what);
     auto file_out = links(db, "job_output_file", "file_id", wf, what);
     auto data_in = links(db, "job_input_user_data", "user_data_id", wf, what);
@@ -75,9 +76,10 @@ api_result<std::size_t> add_implied_edges(store& db, std::int64_t wf, std::strin
     for (auto const* r : {&file_in, &file_out, &data_in, &data_out}) {
         if (!*r) return r->error();
     }
-    auto added = core::implied_edges(*file_in, *file_out, *existing);
-    existing->insert(existing->end(), added.begin(), added.end());
-    auto more = core::implied_edges(*data_in, *data_out, *existing);
+    auto added = core::implied_edges(*file_in, *file_out, existing);
+    existing.insert(existing.end(), added.begin(), added.end());
+    auto more = core::implied_edges(*data_in, *data_out, existing);
+    existing.insert(existing.end(), more.begin(), more.end());
     added.insert(added.end(), more.begin(), more.end());
     auto stmt = db.db().cached(
         "INSERT OR IGNORE INTO job_depends_on (job_id, depends_on_job_id) VALUES (?, ?)");
@@ -194,12 +196,12 @@ api::response initialize(server_api& api, request const& req, std::int64_t wf)
     auto clear = detail::flag_param(req, "clear_ephemeral_user_data", true, what);
     if (!clear) return api::error_response(clear.error());
     if (auto ok = api.db().require_workflow(wf, what); !ok) return api::error_response(ok.error());
-    auto added = add_implied_edges(api.db(), wf, what);
+    auto all_edges = edges(api.db(), wf, what);
+    if (!all_edges) return api::error_response(all_edges.error());
+    auto added = add_implied_edges(api.db(), wf, *all_edges, what);
     if (!added) return api::error_response(added.error());
     auto nodes = jobs(api.db(), wf, what);
     if (!nodes) return api::error_response(nodes.error());
-    auto all_edges = edges(api.db(), wf, what);
-    if (!all_edges) return api::error_response(all_edges.error());
 
     auto const updates = core::initialize_jobs(*nodes, *all_edges, *partial);
     std::unordered_map<std::int64_t, job_status> status;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <unordered_set>
 
 namespace torcrun::io {
 
@@ -37,6 +38,19 @@ api::id_list sorted(api::id_list ids)
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
     return ids;
+}
+
+// `ids` in their order, each only the first time it appears; empty for none.
+api::id_list in_order_unique(api::id_list const* ids)
+{
+    api::id_list out;
+    if (ids == nullptr) return out;
+    std::unordered_set<std::int64_t> seen;
+    seen.reserve(ids->size());
+    for (auto id : *ids) {
+        if (seen.insert(id).second) out.push_back(id);
+    }
+    return out;
 }
 
 std::string field_prefix(std::string_view what, std::string_view field)
@@ -88,6 +102,14 @@ api_result<record> store::create_job(record fields, std::string_view what)
 {
     auto sp = detail::savepoint::begin(db_, what);
     if (!sp) return sp.error();
+    auto job = insert_job(std::move(fields), what);
+    if (!job) return job.error();
+    if (auto done = sp->commit(what); !done) return done.error();
+    return job;
+}
+
+api_result<record> store::insert_job(record fields, std::string_view what)
+{
     fields.set("status", uninitialized);
     if (!fields.has_value("resource_requirements_id")) {
         auto rr = detail::scalar(
@@ -100,8 +122,11 @@ api_result<record> store::create_job(record fields, std::string_view what)
     if (!job) return job.error();
     auto const id = *job->int64("id");
     if (auto linked = insert_links(id, fields, what); !linked) return linked.error();
-    if (auto done = sp->commit(what); !done) return done.error();
-    return get_job(id, what);
+    // The links as attach_links would read them back from a new job's rows: in the order sent,
+    // later duplicates dropped (INSERT OR IGNORE keeps the first), without reading them again.
+    for (auto const& link : link_tables)
+        job->set(link.field, in_order_unique(fields.ids(link.field)));
+    return job;
 }
 
 api_result<std::vector<record>> store::create_jobs(std::vector<record> jobs, std::string_view what)
@@ -124,10 +149,18 @@ api_result<std::vector<record>> store::create_jobs(std::vector<record> jobs, std
     }
     auto sp = detail::savepoint::begin(db_, what);
     if (!sp) return sp.error();
+    std::set<std::pair<std::string_view, std::int64_t>> owned;
+    struct forget_owned {
+        decltype(batch_owned_)& slot;
+        ~forget_owned() { slot = nullptr; }
+    } const forget{batch_owned_};
+    batch_owned_ = &owned;
+    // One savepoint for the batch, none per job: a savepoint journals the original of every page
+    // it first touches, so one per job would copy each job's pages once more.
     out.reserve(jobs.size());
     for (std::size_t i = 0; i < jobs.size(); ++i) {
         auto job =
-            create_job(std::move(jobs[i]), std::string(what) + ": jobs[" + std::to_string(i) + "]");
+            insert_job(std::move(jobs[i]), std::string(what) + ": jobs[" + std::to_string(i) + "]");
         if (!job) return job.error();
         out.push_back(std::move(*job));
     }

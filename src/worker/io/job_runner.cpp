@@ -20,6 +20,8 @@
 #include "torcrun/worker/step_exit.hpp"
 #include "torcrun/worker/io/launcher.hpp"
 #include "torcrun/worker/io/proc_sampler.hpp"
+#include "torcrun/worker/io/slurm_commands.hpp"
+#include "torcrun/common/signal_names.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -47,6 +49,7 @@ struct job_runner::impl : std::enable_shared_from_this<impl> {
     struct job_entry {
         std::shared_ptr<child_process> child;  // null while it is being launched
         std::optional<int> pending_signal;     // sent while launching; delivered once it runs
+        std::string step_name;                 // slurm mode: srun's --job-name; else empty
     };
 
     impl(boost::asio::any_io_executor executor, job_runner_settings settings, event_sink sink,
@@ -77,6 +80,12 @@ struct job_runner::impl : std::enable_shared_from_this<impl> {
     static boost::asio::awaitable<void> run_commands(std::shared_ptr<impl> self,
                                                      core::worker::run_commands action);
     static boost::asio::awaitable<void> sample_loop(std::shared_ptr<impl> self);
+    // slurm mode: `signal` to the job's step through Slurm (find_slurm_step, cancel_slurm_step),
+    // so that it reaches the tasks on every node; SIGKILL is `scancel --signal=KILL` and then
+    // `scancel` of the step, and srun's group gets SIGKILL after them. Where Slurm lists no
+    // such step yet, or a command fails, srun's group gets the signal, which srun passes on.
+    static boost::asio::awaitable<void> signal_step(std::shared_ptr<impl> self,
+                                                    std::int64_t job_id, int signal);
     // Launches a helper process (recovery script, action command), waits for its exit.
     static boost::asio::awaitable<core::result<core::exit_status>> run_helper(
         std::shared_ptr<impl> self, spawn_request request);
@@ -157,6 +166,14 @@ core::env_map command_environment(job_runner_settings const& settings)
     return env;
 }
 
+// The TORC_* identity of the attempt a spawn action starts.
+core::torc_job_identity identity_of(core::worker::spawn const& action,
+                                    job_runner_settings const& settings)
+{
+    return {settings.workflow_id, action.job.id,         action.job.name,
+            action.run_id,        action.job.attempt_id, settings.workflow_submission_dir};
+}
+
 }  // namespace
 
 job_runner::impl::impl(net::any_io_executor executor, job_runner_settings settings,
@@ -165,7 +182,7 @@ job_runner::impl::impl(net::any_io_executor executor, job_runner_settings settin
       settings_(std::move(settings)),
       sink_(std::move(sink)),
       log_(std::move(log)),
-      launcher_(executor),
+      launcher_(executor, exit_watch::automatic, settings_.guardian),
       sample_timer_(executor)
 {
 }
@@ -231,9 +248,58 @@ void job_runner::impl::signal_job(std::int64_t job_id, int signal)
         if (!job.pending_signal || signal == SIGKILL) job.pending_signal = signal;
         return;
     }
+    if (!job.step_name.empty() && job.child->running()) {
+        spawn_task(signal_step(shared_from_this(), job_id, signal),
+                   detail::cat("signal to the step of job ", std::to_string(job_id)));
+        return;
+    }
     if (auto sent = job.child->signal_group(signal); !sent)
         log_.write(log_level::warning, "runner", "signal failed",
                    {{"job", std::to_string(job_id)}, {"error", sent.error().message}});
+}
+
+net::awaitable<void> job_runner::impl::signal_step(std::shared_ptr<impl> self,
+                                                   std::int64_t job_id, int signal)
+{
+    auto const it = self->jobs_.find(job_id);
+    if (it == self->jobs_.end() || !it->second.child) co_return;
+    auto const child = it->second.child;
+    auto const name = it->second.step_name;
+    auto const job = std::to_string(job_id);
+    auto const& env = self->settings_.worker_env;
+    auto const step =
+        co_await find_slurm_step(self->launcher_, self->settings_.slurm_job_id, name, env);
+    bool signalled = false;
+    if (!step) {
+        self->log_.write(log_level::warning, "runner", "the job's step was not found",
+                         {{"job", job}, {"step", name}, {"error", step.error().message}});
+    } else if (*step) {
+        auto const sent = co_await cancel_slurm_step(self->launcher_, **step, signal, env);
+        if (sent) {
+            signalled = true;
+            // Logged now: the tasks may be gone, srun with them, before the next scancel ends.
+            self->log_.write(log_level::info, "runner",
+                             signal == SIGKILL ? "step cancelled" : "step signalled",
+                             {{"job", job}, {"step", **step},
+                              {"signal", core::signal_name(signal)}});
+        } else {
+            self->log_.write(log_level::warning, "runner", "scancel failed",
+                             {{"job", job}, {"step", **step}, {"error", sent.error().message}});
+        }
+        if (sent && signal == SIGKILL) {
+            // The step's end, should a task outlive SIGKILL (uninterruptible sleep).
+            auto const ended =
+                co_await cancel_slurm_step(self->launcher_, **step, std::nullopt, env);
+            if (!ended)
+                self->log_.write(log_level::warning, "runner", "scancel failed",
+                                 {{"job", job}, {"step", **step},
+                                  {"error", ended.error().message}});
+        }
+    }
+    if (signalled && signal != SIGKILL) co_return;
+    if (auto sent = child->signal_group(signal); !sent)
+        self->log_.write(log_level::warning, "runner", "signal failed",
+                         {{"job", job}, {"error", sent.error().message}});
 }
 
 void job_runner::impl::kill_all()
@@ -253,9 +319,7 @@ core::result<core::launch_plan> job_runner::impl::prepare(core::worker::spawn co
 {
     core::launch_request request;
     request.mode = settings_.mode;
-    request.identity = {settings_.workflow_id, action.job.id,  action.job.name,
-                        action.run_id,         action.job.attempt_id,
-                        settings_.workflow_submission_dir};
+    request.identity = identity_of(action, settings_);
     request.command = action.job.command;
     request.workflow_env = settings_.workflow_env;
     request.job_env = action.job.env;
@@ -321,8 +385,14 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
     spawn_request request{std::move(plan->argv), std::move(plan->env), plan->working_dir,
                           plan->paths.stdout_file, plan->paths.stderr_file};
     plan->env_changes = {};
+    // slurm mode: the step is the guardian's from before srun starts until srun has ended.
+    auto const& guardian = self->settings_.guardian;
+    bool const slurm = self->settings_.mode == core::execution_mode::slurm;
+    std::string const step = slurm ? core::step_name(identity_of(action, self->settings_)) : "";
+    if (guardian && !step.empty()) guardian->watch_step(self->settings_.slurm_job_id, step);
     auto launched = co_await self->launcher_.launch(std::move(request));
     if (!launched) {
+        if (guardian && !step.empty()) guardian->forget_step(self->settings_.slurm_job_id, step);
         self->jobs_.erase(id);
         self->spawn_failed(id, launched.error().message);
         co_return;
@@ -330,6 +400,7 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
     auto const child = *launched;
     auto& job = self->jobs_.at(id);
     job.child = child;
+    job.step_name = step;
     self->sampler_.track(child->pid(), child->started());
     self->start_sampling();
     auto const gpus = gpu_list(action.placement);
@@ -343,6 +414,7 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
     if (job.pending_signal) self->signal_job(id, *job.pending_signal);
 
     auto const report = co_await child->wait();
+    if (guardian && !step.empty()) guardian->forget_step(self->settings_.slurm_job_id, step);
     auto const usage = self->sampler_.finish(child->pid(), report);
     self->jobs_.erase(id);
     auto const seconds = std::chrono::duration<double>(report.ended - report.started).count();

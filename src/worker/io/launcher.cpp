@@ -91,8 +91,12 @@ double seconds(timeval const& t) { return static_cast<double>(t.tv_sec) + t.tv_u
 }  // namespace
 
 child_process::child_process(net::any_io_executor executor, pid_t pid,
-                             steady_clock::time_point started)
-    : pid_(pid), started_(started), exited_(executor, steady_clock::time_point::max())
+                             steady_clock::time_point started,
+                             std::shared_ptr<job_guardian> guardian)
+    : pid_(pid),
+      started_(started),
+      exited_(executor, steady_clock::time_point::max()),
+      guardian_(std::move(guardian))
 {
 }
 
@@ -101,7 +105,9 @@ child_process::~child_process()
     if (report_) return;
     // Only when the io_context is torn down while the job runs: kill, but never block here.
     ::kill(-pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, WNOHANG);
+    // Not reaped when still running: the guardian keeps the group, to kill it again should the
+    // worker die.
+    if (::waitpid(pid_, nullptr, WNOHANG) == pid_ && guardian_) guardian_->forget_group(pid_);
 }
 
 void child_process::watch_pidfd(int pidfd)
@@ -143,6 +149,7 @@ bool child_process::try_reap()
     // single-threaded worker reaps this pid; should either fail, report a failure, not success.
     BOOST_ASSERT(reaped == pid_ && classified);
     if (reaped != pid_ || !classified) classified = core::exit_status{{}, 255, 0, false};
+    if (guardian_) guardian_->forget_group(pid_);
     report_ = exit_report{*classified,
                           started_,
                           steady_clock::now(),
@@ -177,8 +184,9 @@ net::awaitable<exit_report> child_process::wait_for(std::shared_ptr<child_proces
     co_return *self->report_;
 }
 
-launcher::launcher(net::any_io_executor executor, exit_watch watch)
-    : executor_(std::move(executor)), watch_(watch)
+launcher::launcher(net::any_io_executor executor, exit_watch watch,
+                   std::shared_ptr<job_guardian> guardian)
+    : executor_(std::move(executor)), watch_(watch), guardian_(std::move(guardian))
 {
 }
 
@@ -198,6 +206,7 @@ core::result<std::shared_ptr<child_process>> launcher::spawn(spawn_request const
     auto const started = steady_clock::now();
     auto const pid = detail::fork_exec(request);
     if (!pid) return pid.error();
+    if (guardian_) guardian_->watch_group(*pid);
     return adopt(*pid, started, early_reaper);
 }
 
@@ -207,6 +216,9 @@ net::awaitable<core::result<std::shared_ptr<child_process>>> launcher::launch(sp
     auto const started = steady_clock::now();
     auto const forked = detail::fork_child(request);
     if (!forked) co_return forked.error();
+    // From the fork on: should the worker die while the child sets itself up, the group it
+    // is about to lead is the guardian's.
+    if (guardian_) guardian_->watch_group(forked->pid);
     net::posix::stream_descriptor status(executor_, forked->status_fd);
     detail::child_failure failure;
     auto const [ec, bytes] = co_await net::async_read(status, net::buffer(&failure, sizeof failure),
@@ -216,18 +228,22 @@ net::awaitable<core::result<std::shared_ptr<child_process>>> launcher::launch(sp
         ::kill(forked->pid, SIGKILL);
         while (::waitpid(forked->pid, nullptr, 0) < 0 && errno == EINTR) {
         }
+        if (guardian_) guardian_->forget_group(forked->pid);
         co_return core::error{"spawn: cancelled"};
     }
     int const read_error = ec && ec != net::error::eof ? ec.value() : 0;
     auto const outcome = detail::child_outcome(*forked, request, bytes, failure, read_error);
-    if (!outcome) co_return outcome.error();
+    if (!outcome) {
+        if (guardian_) guardian_->forget_group(forked->pid);  // reaped by child_outcome
+        co_return outcome.error();
+    }
     co_return adopt(forked->pid, started, early_reaper);
 }
 
 std::shared_ptr<child_process> launcher::adopt(pid_t pid, steady_clock::time_point started,
                                                std::shared_ptr<sigchld_reaper> early_reaper)
 {
-    std::shared_ptr<child_process> child(new child_process(executor_, pid, started));
+    std::shared_ptr<child_process> child(new child_process(executor_, pid, started, guardian_));
     if (watch_ == exit_watch::automatic) {
         if (int const fd = open_pidfd(pid); fd >= 0) {
             child->watch_pidfd(fd);

@@ -3,7 +3,10 @@
 #include "torcrun/worker/io/slurm_commands.hpp"
 
 #include "torcrun/common/concat.hpp"
+#include "torcrun/common/command_line.hpp"
+#include "torcrun/common/signal_names.hpp"
 #include "torcrun/slurm/sbatch_script.hpp"
+#include "torcrun/slurm/step_list.hpp"
 
 #include <boost/algorithm/string/trim.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -139,6 +142,38 @@ asio::awaitable<core::result<std::string>> slurm_job_state(launcher& launch, std
     if (auto e = failure("squeue -j " + id, *run)) co_return *e;
     co_return core::result<std::string>(boost::system::in_place_value,
                                         boost::algorithm::trim_copy(run->out));
+}
+
+asio::awaitable<core::result<std::optional<std::string>>> find_slurm_step(
+    launcher& launch, std::string job_id, std::string name, core::env_map environment)
+{
+    std::vector<std::string> argv{"squeue", "-h", "-s", "-j", job_id, "-o", "%i %j"};
+    auto run = co_await run_command(launch, std::move(argv), std::move(environment));
+    if (!run) co_return run.error();
+    if (auto e = failure("squeue -s -j " + job_id, *run)) co_return *e;
+    co_return core::step_id_named(run->out, name);
+}
+
+asio::awaitable<core::result<void>> cancel_slurm_step(launcher& launch, std::string step_id,
+                                                      std::optional<int> signal,
+                                                      core::env_map environment)
+{
+    std::vector<std::string> argv{"scancel"};
+    if (signal) {
+        auto const name = core::signal_name(*signal);
+        argv.push_back("--signal=" +
+                       (name.starts_with("SIG") ? name.substr(3) : std::to_string(*signal)));
+    }
+    argv.push_back(step_id);
+    auto const what = core::render_command_line(argv);
+    auto run = co_await run_command(launch, std::move(argv), std::move(environment));
+    if (!run) co_return run.error();
+    // A step that ended meanwhile (its tasks died of the signal before this scancel) is
+    // "Invalid job id specified": what was asked for is done.
+    if (run->err.find("Invalid job id specified") != std::string::npos)
+        co_return core::result<void>{};
+    if (auto e = failure(what, *run)) co_return *e;
+    co_return core::result<void>{};
 }
 
 }  // namespace torcrun::io

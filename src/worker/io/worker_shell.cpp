@@ -489,9 +489,11 @@ void worker_shell::look_up_end_time()
 }
 
 // The job runner, its events fed back through post() for as long as the shell lives.
-void start_runner(std::shared_ptr<worker_shell> const& self, asio::io_context& ioc)
+void start_runner(std::shared_ptr<worker_shell> const& self, asio::io_context& ioc,
+                  std::shared_ptr<job_guardian> guardian)
 {
     job_runner_settings runs;
+    runs.guardian = std::move(guardian);
     runs.config = self->setup_.config;
     runs.mode = self->setup_.mode;
     runs.worker_env = self->setup_.worker_env;
@@ -555,7 +557,13 @@ asio::awaitable<int> run_worker(worker_setup setup, logger log)
     auto self = std::make_shared<worker_shell>(ioc, std::move(setup), log, std::move(*journal));
     for (auto const& line : self->journal_.skipped())
         self->say(log_level::warning, detail::cat("journal: a line was skipped: ", line));
-    start_runner(self, ioc);
+    // Before the first job: from now on no job process outlives the worker (job_guardian.hpp).
+    auto guardian = job_guardian::start(log);
+    if (!guardian) {
+        log.write(log_level::err, "worker", guardian.error().message);
+        co_return 1;
+    }
+    start_runner(self, ioc, std::move(*guardian));
     if (self->setup_.handle_signals) {
         for (int s : {SIGTERM, SIGINT, SIGUSR1}) self->signals_.add(s);
         arm_signals(self);

@@ -78,11 +78,22 @@ BOOST_FIXTURE_TEST_CASE(bulk_create, jobs_fixture)
         ok("POST", "/bulk_jobs",
            R"({"jobs":[{"workflow_id":1,"name":"c","command":"c","depends_on_job_ids":[1,2]}]})");
     BOOST_TEST(ids(next.at("jobs").at(0), "depends_on_job_ids") == "[1,2]");
+    // The reply's links are what GET reads back: in the order sent, later duplicates dropped.
+    auto dup = ok("POST", "/bulk_jobs",
+                  R"({"jobs":[{"workflow_id":1,"name":"d","command":"c",)"
+                  R"("depends_on_job_ids":[2,1,2],"input_file_ids":[2,1,2,1],)"
+                  R"("output_user_data_ids":[1,1]}]})");
+    auto const& created = dup.at("jobs").at(0);
+    BOOST_TEST(ids(created, "depends_on_job_ids") == "[2,1]");
+    BOOST_TEST(ids(created, "input_file_ids") == "[2,1]");
+    BOOST_TEST(ids(created, "output_user_data_ids") == "[1]");
+    BOOST_TEST(ids(created, "output_file_ids") == "[]");
+    BOOST_TEST(ok("GET", "/jobs/5") == created);
     BOOST_TEST(call("POST", "/bulk_jobs", R"({"jobs":[]})").body == R"({"jobs":[]})");
     BOOST_TEST(fails(404, "POST", "/bulk_jobs",
                      R"({"jobs":[{"workflow_id":9,"name":"a","command":"c"}]})") ==
                R"(bulk_jobs: jobs[0]: field "workflow_id": no workflow with id 9)");
-    BOOST_TEST(count("job") == 4);
+    BOOST_TEST(count("job") == 5);
 }
 
 struct list_case {

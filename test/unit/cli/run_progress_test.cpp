@@ -1,6 +1,6 @@
 // torcrun run's progress numbers (rate and ETA unknown at the start, zero jobs, what counts as
-// running, failed and remaining), the duration and progress-line texts, the summary block and
-// the exit status.
+// running, failed, canceled, terminated and remaining), the duration and progress-line texts,
+// the summary block and the exit status.
 #include "torcrun/cli/run_progress.hpp"
 
 #include <boost/test/data/monomorphic.hpp>
@@ -46,13 +46,13 @@ std::vector<progress_case> const progress_cases{
     {"midway: rate over finished jobs, ETA over what is left",
      counts({{st::completed, 8}, {st::failed, 1}, {st::canceled, 1}, {st::running, 4},
              {st::blocked, 6}}),
-     4.0, {20, 8, 4, 2, 6, 2.5, 4.0},
-     "[4s] done 8/20  running 4  failed 2  remaining 6  2.50 jobs/s  ETA 4s"},
-    {"terminated counts as failed, pending_failed as remaining, disabled as neither",
+     4.0, {20, 8, 4, 1, 6, 2.5, 4.0, 1, 0},
+     "[4s] done 8/20  running 4  failed 1  canceled 1  remaining 6  2.50 jobs/s  ETA 4s"},
+    {"terminated counted apart, pending_failed as remaining, disabled as neither",
      counts({{st::completed, 1}, {st::terminated, 1}, {st::pending_failed, 1},
              {st::disabled, 2}, {st::uninitialized, 1}}),
-     10.0, {6, 1, 0, 1, 2, 0.2, 10.0},
-     "[10s] done 1/6  running 0  failed 1  remaining 2  0.20 jobs/s  ETA 10s"},
+     10.0, {6, 1, 0, 0, 2, 0.2, 10.0, 0, 1},
+     "[10s] done 1/6  running 0  failed 0  terminated 1  remaining 2  0.20 jobs/s  ETA 10s"},
     {"all finished", counts({{st::completed, 3}}), 90.0, {3, 3, 0, 0, 0, 3.0 / 90.0, 0.0},
      "[1m30s] done 3/3  running 0  failed 0  remaining 0  0.03 jobs/s  ETA 0s"},
     {"a finished count with no elapsed time yet has no rate",
@@ -71,6 +71,8 @@ BOOST_DATA_TEST_CASE(numbers_and_line, bdata::make(progress_cases), c)
     BOOST_TEST(p.done == c.expected.done);
     BOOST_TEST(p.running == c.expected.running);
     BOOST_TEST(p.failed == c.expected.failed);
+    BOOST_TEST(p.canceled == c.expected.canceled);
+    BOOST_TEST(p.terminated == c.expected.terminated);
     BOOST_TEST(p.remaining == c.expected.remaining);
     BOOST_TEST(p.rate.has_value() == c.expected.rate.has_value());
     if (p.rate && c.expected.rate) BOOST_TEST(*p.rate == *c.expected.rate, 1e-9);

@@ -96,13 +96,17 @@ std::vector<rejected_case> const rejected{
     {which::worker, R"({"server": {"use_extensions": "yes"}})",
      "worker.json:1:31: server.use_extensions: expected a boolean, found a string"},
     {which::worker, R"({"server": {"url": "ftp://h/x"}})",
-     "worker.json:1:20: server.url: \"ftp://h/x\" is not an http or https URL"},
+     "worker.json:1:20: server.url: \"ftp://h/x\" is not an http or https URL"
+     "; expected http://host:port/torc-service/v1"},
     {which::worker, R"({"server": {"url": "http//h/x"}})",
-     "worker.json:1:20: server.url: \"http//h/x\" is not a valid URL"},
+     "worker.json:1:20: server.url: \"http//h/x\" is not a valid URL"
+     "; expected http://host:port/torc-service/v1"},
     {which::worker, R"({"server": {"url": "http://h/a b"}})",
-     "worker.json:1:20: server.url: \"http://h/a b\" is not a valid URL"},
+     "worker.json:1:20: server.url: \"http://h/a b\" is not a valid URL"
+     "; expected http://host:port/torc-service/v1"},
     {which::worker, R"({"server": {"url": "http:///x"}})",
-     "worker.json:1:20: server.url: \"http:///x\" has no host"},
+     "worker.json:1:20: server.url: \"http:///x\" has no host"
+     "; expected http://host:port/torc-service/v1"},
     {which::worker, R"({"server": {"url": 8080}})",
      "worker.json:1:20: server.url: expected a URL, found an integer"},
     {which::worker, R"({"server": {"username": 5}})",

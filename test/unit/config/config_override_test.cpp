@@ -81,7 +81,8 @@ std::vector<override_case> const cases{
     {true, "server.use_extensions", "yes", "true"},
     {true, "server.use_extensions", "maybe", R"(--flag: "maybe" is not a boolean (true or false))"},
     {true, "server.url", "http://h:1/x", R"("http://h:1/x")"},
-    {true, "server.url", "h:1/x", R"(--flag: "h:1/x" is not an http or https URL)"},
+    {true, "server.url", "h:1/x", R"(--flag: "h:1/x" is not an http or https URL)"
+                                   "; expected http://host:port/torc-service/v1"},
     {true, "termination.signal", "USR1", R"("SIGUSR1")"},
     {true, "termination.signal", "9", R"("SIGKILL")"},
     {true, "termination.signal", "FOO",

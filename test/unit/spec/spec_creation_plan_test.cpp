@@ -164,6 +164,14 @@ std::vector<plan_case> const batch_cases{
          return join(describe(p.explicit_edges)) + " | " + join(describe(p.implied_edges));
      },
      "b>a | b>a,c>a"},
+    {"expansions merged into one job keep one edge per blocker",
+     "{name:'w', jobs:[{name:'a', command:'c'}, {name:'b', command:'c', parameters:{i:'1:3'}, "
+     "depends_on:['a']}, {name:'c', command:'c', depends_on:['b', 'a']}]}",
+     alice,
+     [](auto const& p) {
+         return join(describe(p.explicit_edges)) + " | " + join(describe(p.implied_edges));
+     },
+     "b>a,c>b,c>a | "},
 };
 
 std::string const action_jobs =

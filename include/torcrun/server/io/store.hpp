@@ -16,6 +16,7 @@
 #include "torcrun/common/io/sqlite.hpp"
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -107,6 +108,8 @@ public:
 private:
     explicit store(sqlite::connection db) : db_(std::move(db)) {}
 
+    // create_job's rows, inside the caller's savepoint.
+    api_result<api::record> insert_job(api::record fields, std::string_view what);
     api_result<void> attach_links(api::record& job);
     api_result<void> insert_links(std::int64_t job_id, api::record const& fields,
                                   std::string_view what);
@@ -117,6 +120,10 @@ private:
                                      api::model_spec const& model);
 
     sqlite::connection db_;
+    // While create_jobs writes a batch: the rows (table and id) already found to belong to the
+    // batch's workflow, so a blocker named by many jobs of the batch is read once. Rows cannot
+    // move or vanish inside the batch's savepoint; null outside create_jobs.
+    std::set<std::pair<std::string_view, std::int64_t>>* batch_owned_ = nullptr;
 };
 
 }  // namespace torcrun::io

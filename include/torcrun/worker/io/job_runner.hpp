@@ -16,6 +16,7 @@
 #include "torcrun/worker/worker_actions.hpp"
 #include "torcrun/worker/worker_events.hpp"
 #include "torcrun/common/io/logger.hpp"
+#include "torcrun/worker/io/job_guardian.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 
@@ -38,6 +39,9 @@ struct job_runner_settings {
     std::optional<std::string> workflow_submission_dir;
     std::string working_dir;       // where jobs run (Torc: the worker's own); empty = that
     std::chrono::steady_clock::duration sample_interval = std::chrono::seconds(1);
+    // Told of every process group (and in slurm mode every step) the runner starts, so that
+    // they die with the worker; null: none (tests of the runner alone).
+    std::shared_ptr<job_guardian> guardian;
 };
 
 using event_sink = std::function<void(core::worker_event)>;

@@ -10,9 +10,8 @@
 //
 // Limits: processes that leave the group (setpgid, setsid) are outside that kill; a child set to
 // count_leftovers() also has the session's other groups killed at the reap. If the worker itself
-// dies, only each leader gets the parent-death SIGKILL, so a leader's own children outlive it
-// (bash -c with a simple command execs it and has none); covering them needs a subreaper or
-// cgroups.
+// dies, each leader gets the parent-death SIGKILL; the rest of its session is the job guardian's
+// (job_guardian.hpp): a launcher given one tells it each group it starts and each it reaps.
 //
 // Life: running -> exited (report() set, wait() resolves). A child_process stays alive while it
 // runs (its watch holds it), so nothing destroys a running job by accident; should the
@@ -29,6 +28,7 @@
 #include "torcrun/common/env_map.hpp"
 #include "torcrun/common/error.hpp"
 #include "torcrun/common/exit_status.hpp"
+#include "torcrun/worker/io/job_guardian.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -101,7 +101,8 @@ private:
     friend class sigchld_reaper;
 
     child_process(boost::asio::any_io_executor executor, pid_t pid,
-                  std::chrono::steady_clock::time_point started);
+                  std::chrono::steady_clock::time_point started,
+                  std::shared_ptr<job_guardian> guardian);
     static boost::asio::awaitable<exit_report> wait_for(std::shared_ptr<child_process> self);
     void watch_pidfd(int pidfd);
     void arm_pidfd();
@@ -115,12 +116,15 @@ private:
     boost::asio::steady_timer exited_;  // never expires; cancelled at the exit to wake waiters
     std::optional<exit_report> report_;
     bool count_leftovers_ = false;
+    std::shared_ptr<job_guardian> guardian_;  // told of the reap; may be null
 };
 
 class launcher {
 public:
+    // With a guardian, every child's group is watched by it from the fork to the reap.
     explicit launcher(boost::asio::any_io_executor executor,
-                      exit_watch watch = exit_watch::automatic);
+                      exit_watch watch = exit_watch::automatic,
+                      std::shared_ptr<job_guardian> guardian = nullptr);
 
     // Errors name the step and quote the input: `spawn: working directory "/nope": No such
     // file or directory`, `spawn: exec "/etc/hosts": Permission denied`,
@@ -141,6 +145,7 @@ private:
 
     boost::asio::any_io_executor executor_;
     exit_watch watch_;
+    std::shared_ptr<job_guardian> guardian_;
     std::weak_ptr<sigchld_reaper> reaper_;
 };
 

@@ -11,6 +11,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace torcrun::io {
@@ -32,5 +33,17 @@ boost::asio::awaitable<core::result<void>> cancel_slurm_job(launcher& launch, st
 boost::asio::awaitable<core::result<std::string>> slurm_job_state(launcher& launch,
                                                                   std::int64_t job_id,
                                                                   core::env_map environment);
+
+// The id ("12.3") of the step named `name` of Slurm job `job_id`
+// (`squeue -h -s -j JOB -o "%i %j"`); nullopt when squeue lists none of that name (not yet
+// registered, or over).
+boost::asio::awaitable<core::result<std::optional<std::string>>> find_slurm_step(
+    launcher& launch, std::string job_id, std::string name, core::env_map environment);
+
+// `scancel --signal=NAME STEP`, or with no signal `scancel STEP` (the step's end: Slurm kills
+// its tasks on every node). A step that has ended already is no error.
+boost::asio::awaitable<core::result<void>> cancel_slurm_step(launcher& launch, std::string step_id,
+                                                             std::optional<int> signal,
+                                                             core::env_map environment);
 
 }  // namespace torcrun::io

@@ -1,0 +1,60 @@
+// See workflow_summary.hpp.
+#include "workflow_summary.hpp"
+
+#include "torcrun/server/job_status.hpp"
+
+namespace torcrun::apps {
+
+namespace json = boost::json;
+
+namespace {
+
+// Each status's count, in status order, and the total.
+core::result<json::object> job_counts(torc_client& client, std::int64_t wf)
+{
+    json::object counts;
+    std::int64_t total = 0;
+    for (auto const s : core::all_job_statuses) {
+        auto const name = core::to_string(s);
+        auto const path = "/jobs?workflow_id=" + std::to_string(wf) +
+                          "&status=" + std::string(name) + "&offset=0&limit=1";
+        auto page = client.call("GET", path);
+        if (!page) return page.error();
+        auto const* n = field(*page, "total_count");
+        if (!n || !n->is_int64())
+            return core::error{"GET " + path + ": the answer has no integer \"total_count\""};
+        counts[name] = n->as_int64();
+        total += n->as_int64();
+    }
+    counts["total"] = total;
+    return counts;
+}
+
+}  // namespace
+
+core::result<json::object> workflow_summary(torc_client& client, std::int64_t wf)
+{
+    auto const base = "/workflows/" + std::to_string(wf);
+    auto workflow = client.call("GET", base);
+    if (!workflow) return workflow.error();
+    auto status = client.call("GET", base + "/status");
+    if (!status) return status.error();
+    auto complete = client.call("GET", base + "/is_complete");
+    if (!complete) return complete.error();
+    auto counts = job_counts(client, wf);
+    if (!counts) return counts.error();
+    json::object out{{"id", wf},
+                     {"name", text_of(field(*workflow, "name"))},
+                     {"user", text_of(field(*workflow, "user"))}};
+    auto copy = [&out](json::value const& from, std::string_view key) {
+        auto const* v = field(from, key);
+        out[key] = v ? *v : json::value(nullptr);
+    };
+    copy(*status, "run_id");
+    copy(*complete, "is_complete");
+    copy(*complete, "is_canceled");
+    out["jobs"] = std::move(*counts);
+    return out;
+}
+
+}  // namespace torcrun::apps
