@@ -47,6 +47,10 @@ constexpr auto worker_keys = std::to_array<detail::key_spec<w>>({
     key<w, &w::server, &w::server_settings::retry_window_seconds>(
         "server.retry_window_seconds", rule(k::number, 0, 604800),
         "Seconds to keep retrying an unreachable server before journaling results offline."),
+    key<w, &w::server, &w::server_settings::allow_retry_beyond_lease>(
+        "server.allow_retry_beyond_lease", rule(k::boolean),
+        "Accept a retry window longer than the server's lease (worker_lease_seconds); "
+        "otherwise the worker stops at its first heartbeat."),
     key<w, &w::server, &w::server_settings::use_extensions>(
         "server.use_extensions", rule(k::boolean),
         "Use torcrun's API extensions (long-poll claims, batch completion, heartbeats); "
@@ -189,6 +193,20 @@ std::vector<detail::cross_problem> worker_cross_check(worker_config const& c)
     }
     return problems;
 }
+
+}  // namespace
+
+result<void> check_retry_window(worker_config const& config, double lease_seconds)
+{
+    auto const window = config.server.retry_window_seconds;
+    if (config.server.allow_retry_beyond_lease || window <= lease_seconds) return {};
+    return error{"server.retry_window_seconds: " + format_number(window) +
+                 " s is longer than the server's lease (" + format_number(lease_seconds) +
+                 " s): the worker would go on retrying after its jobs went to other workers; "
+                 "lower it, or set server.allow_retry_beyond_lease=true"};
+}
+
+namespace {
 
 // -- the server configuration
 

@@ -5,17 +5,26 @@
 
 namespace torcrun::core {
 
-std::vector<std::int64_t> lost_workers(std::span<worker_heartbeat const> workers,
-                                       std::chrono::system_clock::time_point now,
-                                       std::chrono::seconds lease)
+void lease_book::renew(std::int64_t node, time_point now)
 {
+    auto [it, added] = renewed_.try_emplace(node, now);
+    if (!added) it->second = std::max(it->second, now);
+}
+
+std::vector<std::int64_t> lease_book::expired(std::span<std::int64_t const> leased,
+                                              time_point now, std::chrono::milliseconds lease)
+{
+    std::unordered_map<std::int64_t, time_point> kept;
     std::vector<std::int64_t> lost;
-    for (auto const& w : workers) {
-        if (w.is_active && now > w.last_heartbeat && now - w.last_heartbeat > lease) {
-            lost.push_back(w.compute_node_id);
-        }
+    for (auto const node : leased) {
+        auto const it = renewed_.find(node);
+        auto const renewed = it == renewed_.end() ? now : it->second;
+        kept.insert_or_assign(node, renewed);
+        if (now > renewed && now - renewed > lease) lost.push_back(node);
     }
+    renewed_ = std::move(kept);
     std::sort(lost.begin(), lost.end());
+    lost.erase(std::unique(lost.begin(), lost.end()), lost.end());
     return lost;
 }
 

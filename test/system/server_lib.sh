@@ -71,6 +71,14 @@ call() {
     body=$(cat "$tmp/body")
 }
 
+# compute_node_body HOSTNAME [IS_ACTIVE]: a compute node of workflow $wf (4 CPUs, 8 GB, local),
+# for POST /compute_nodes or PUT /compute_nodes/{id}.
+compute_node_body() {
+    echo "{\"workflow_id\": $wf, \"hostname\": \"$1\", \"pid\": 1, \"is_active\": ${2:-true},
+        \"start_time\": \"2026-01-01T00:00:00Z\", \"num_cpus\": 4, \"memory_gb\": 8,
+        \"num_gpus\": 0, \"num_nodes\": 1, \"compute_node_type\": \"local\"}"
+}
+
 # expect METHOD PATH BODY STATUS: call and require the status.
 expect() {
     call "$1" "$2" "$3"

@@ -14,14 +14,9 @@ wf=$(field "$body" 'd["id"]')
 expect POST /jobs "{\"workflow_id\": $wf, \"name\": \"only\", \"command\": \"true\"}" 200
 job=$(field "$body" 'd["id"]')
 expect POST "/workflows/$wf/initialize_jobs" "" 200
-node_body() {
-    echo "{\"workflow_id\": $wf, \"hostname\": \"$1\", \"pid\": 1, \"is_active\": true,
-        \"start_time\": \"2026-01-01T00:00:00Z\", \"num_cpus\": 4, \"memory_gb\": 8,
-        \"num_gpus\": 0, \"num_nodes\": 1, \"compute_node_type\": \"local\"}"
-}
-expect POST /compute_nodes "$(node_body a)" 200
+expect POST /compute_nodes "$(compute_node_body a)" 200
 a=$(field "$body" 'd["id"]')
-expect POST /compute_nodes "$(node_body b)" 200
+expect POST /compute_nodes "$(compute_node_body b)" 200
 b=$(field "$body" 'd["id"]')
 
 # Worker a: heartbeat, claim, start, then silence.

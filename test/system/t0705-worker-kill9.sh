@@ -27,7 +27,7 @@ for policy in ready failed; do
     submit_spec "$tmp/lost.json"
     rm -rf "$tmp/out"
     TORCRUN_TEST_MARKER=$marker "$torcrun" worker "$wf" $(worker_args) \
-        --set resources.cpus=4 2>"$tmp/worker.log" &
+        --set resources.cpus=4 --set server.retry_window_seconds=5 2>"$tmp/worker.log" &
     worker_pid=$!
     wait_running 4 10 "$policy: "
     seen=$(job_processes | wc -l)

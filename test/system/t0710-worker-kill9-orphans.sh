@@ -42,7 +42,7 @@ PY
 start_server "$tmp/db" --set worker_lease_seconds=5 --set lost_worker_jobs=ready
 submit_spec "$tmp/spec.json"
 TORCRUN_TEST_MARKER=$marker "$torcrun" worker "$wf" $(worker_args) \
-    --set resources.cpus=8 2>"$tmp/worker.log" &
+    --set resources.cpus=8 --set server.retry_window_seconds=5 2>"$tmp/worker.log" &
 worker_pid=$!
 wait_running 8 20 "first worker: "
 nap_processes() { pgrep -f "sleep $nap" || true; }
@@ -74,7 +74,8 @@ grep -q "guardian: the worker is gone; its jobs are stopped groups=8" "$tmp/work
     fail "no guardian line in the first worker's log: $(tail -5 "$tmp/worker.log")"
 
 # The jobs return to ready after the lease; a second worker completes each one once.
-"$torcrun" worker "$wf" $(worker_args) --set resources.cpus=8 2>"$tmp/worker2.log" &
+"$torcrun" worker "$wf" $(worker_args) --set resources.cpus=8 --set server.retry_window_seconds=5 \
+    2>"$tmp/worker2.log" &
 worker_pid=$!
 for _ in $(seq 1 600); do
     kill -0 "$worker_pid" 2>/dev/null || break

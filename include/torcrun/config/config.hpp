@@ -45,7 +45,10 @@ struct worker_config {
     struct server_settings {
         std::string url = "http://127.0.0.1:8080/torc-service/v1";
         double request_timeout_seconds = 120;
-        double retry_window_seconds = 600;  // keep retrying this long, then journal offline
+        // Keep retrying this long, then journal offline. The default is the server's default
+        // worker_lease_seconds: a window longer than the lease is refused (check_retry_window).
+        double retry_window_seconds = 120;
+        bool allow_retry_beyond_lease = false;
         bool use_extensions = true;         // long-poll, batch completion, heartbeat
         lost_lease_policy lost_lease = lost_lease_policy::stop;
         std::optional<std::string> username;
@@ -175,6 +178,13 @@ worker_config::stdio_settings const& stdio_of(worker_config const& config,
 
 // The rules between keys (poll.min_interval_seconds <= poll.interval_seconds, ...).
 result<void> check_config(worker_config const& config);
+
+// The rule between the worker's retry window and the server's lease, known from the first
+// heartbeat's answer: a worker that retries longer than its lease goes on after its jobs were
+// handed to others, so server.retry_window_seconds above `lease_seconds` is refused unless
+// server.allow_retry_beyond_lease is true. `server.retry_window_seconds: 600 s is longer than the
+// server's lease (120 s): ...`.
+result<void> check_retry_window(worker_config const& config, double lease_seconds);
 result<void> check_config(server_config const& config);
 
 // The configuration as a file would say it (memory as "16m", signals by name, modes by name).

@@ -2,6 +2,11 @@
 // that has not sent a heartbeat for longer than its lease is lost, and the jobs it held are
 // handed back or failed so that none stays pending or running forever. The time of the check
 // is passed in; core reads no clock.
+//
+// Leases are kept on the steady clock, in the server's memory (lease_book): a step of the wall
+// clock (NTP, an operator) moves no lease, and a server that was down or stopped for longer than
+// the lease does not count its own downtime against the workers. The store's last_heartbeat_ms
+// (wall clock) says only which nodes hold a lease and when they last renewed it, for display.
 #pragma once
 
 #include "torcrun/common/error.hpp"
@@ -12,6 +17,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace torcrun::core {
@@ -20,17 +26,27 @@ namespace torcrun::core {
 // `running` (docs/TORC-COMPATIBILITY.md §3.2).
 inline constexpr std::int64_t orphaned_return_code = -128;
 
-struct worker_heartbeat {
-    std::int64_t compute_node_id = 0;
-    bool is_active = true;
-    std::chrono::system_clock::time_point last_heartbeat;  // registration counts as one
-};
+// The last renewal of each leased compute node on the steady clock. A node the book has not seen
+// renew — every leased node after a server (re)start — is entered at the time of the first check
+// that sees it, so it has one full lease from then before it can expire.
+class lease_book {
+public:
+    using time_point = std::chrono::steady_clock::time_point;
 
-// Active workers whose last heartbeat is more than `lease` before `now`, sorted by id. A
-// heartbeat exactly `lease` old is still alive; one from the future (clock skew) is alive.
-std::vector<std::int64_t> lost_workers(std::span<worker_heartbeat const> workers,
-                                       std::chrono::system_clock::time_point now,
-                                       std::chrono::seconds lease);
+    // A heartbeat, or a claim of a node that holds a lease.
+    void renew(std::int64_t node, time_point now);
+    bool knows(std::int64_t node) const { return renewed_.contains(node); }
+    std::size_t size() const { return renewed_.size(); }
+
+    // The nodes of `leased` (the active nodes that hold a lease, as the store says) whose last
+    // renewal is more than `lease` before `now`, sorted by id. A renewal exactly `lease` old is
+    // still alive. Nodes not in `leased` (deactivated, expired) are forgotten.
+    std::vector<std::int64_t> expired(std::span<std::int64_t const> leased, time_point now,
+                                      std::chrono::milliseconds lease);
+
+private:
+    std::unordered_map<std::int64_t, time_point> renewed_;
+};
 
 // The workflow setting for jobs that were running on a lost worker.
 enum class orphan_policy {

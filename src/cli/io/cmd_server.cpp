@@ -63,7 +63,7 @@ std::chrono::milliseconds sweep_interval(double lease_seconds)
 
 void sweep_leases(io::server_api& api, io::logger const& log)
 {
-    auto swept = io::expire_lost_workers(api, std::chrono::system_clock::now());
+    auto swept = io::expire_lost_workers(api, std::chrono::steady_clock::now());
     if (!swept) {
         log.write(io::log_level::err, "lease", "sweep failed", {{"error", swept.error().message}});
         return;
@@ -71,6 +71,11 @@ void sweep_leases(io::server_api& api, io::logger const& log)
     for (auto const node : swept->lost_workers) {
         auto const id = std::to_string(node);
         log.write(io::log_level::warning, "lease", "worker lost", {{"compute_node_id", id}});
+    }
+    for (auto const node : swept->inactive_holders) {
+        auto const id = std::to_string(node);
+        log.write(io::log_level::warning, "lease", "jobs of an inactive node released",
+                  {{"compute_node_id", id}});
     }
     if (swept->jobs_ready.empty() && swept->jobs_failed.empty()) return;
     auto const ready = std::to_string(swept->jobs_ready.size());

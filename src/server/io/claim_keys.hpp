@@ -4,41 +4,32 @@
 // last claim that handed out jobs and their ids; a claim with that key again is answered with
 // those of the jobs the node still holds pending, instead of new ones.
 //
-// Kept in memory: a server restart forgets the keys (a claim whose reply was lost just before the
-// restart then gets new jobs, and the first ones stay pending on that node until it hands them
-// back or its lease runs out). One entry per compute node, replaced by its next keyed claim.
+// Kept in the store (table claim_key), in the claim's own transaction, so a claim resent after a
+// server restart still gets the first claim's jobs. One row per compute node, replaced by its
+// next keyed claim and deleted when the node is deactivated (its jobs went back then).
 #pragma once
+
+#include "torcrun/server/io/store.hpp"
 
 #include <cstdint>
 #include <optional>
-#include <string>
+#include <span>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace torcrun::io::detail {
 
-class claim_keys {
-public:
-    // The jobs the node's last keyed claim handed out, when that claim had `key`.
-    std::optional<std::vector<std::int64_t>> repeat(std::int64_t node, std::string_view key) const
-    {
-        auto const it = last_.find(node);
-        if (it == last_.end() || it->second.key != key) return std::nullopt;
-        return it->second.job_ids;
-    }
+// The jobs the node's last keyed claim handed out, when that claim had `key`; nullopt otherwise.
+api_result<std::optional<std::vector<std::int64_t>>> claimed_under_key(sqlite::connection& db,
+                                                                       std::int64_t node,
+                                                                       std::string_view key,
+                                                                       std::string_view what);
 
-    void remember(std::int64_t node, std::string key, std::vector<std::int64_t> job_ids)
-    {
-        last_.insert_or_assign(node, entry{std::move(key), std::move(job_ids)});
-    }
+// The node's keyed claim handed out `job_ids`; replaces the node's previous one.
+api_result<void> remember_claim(sqlite::connection& db, std::int64_t node, std::string_view key,
+                                std::span<std::int64_t const> job_ids, std::string_view what);
 
-private:
-    struct entry {
-        std::string key;
-        std::vector<std::int64_t> job_ids;
-    };
-    std::unordered_map<std::int64_t, entry> last_;
-};
+// The node is no longer active: its claims are not repeated.
+api_result<void> forget_claims(sqlite::connection& db, std::int64_t node, std::string_view what);
 
 }  // namespace torcrun::io::detail

@@ -6,13 +6,15 @@
 //   listing under /workflows/{id};
 // - the plain per-workflow resources, one table: for each, POST and GET/DELETE on the collection
 //   (workflow_id required, the contract's filters, paging) and GET/PUT/DELETE on `/{id}`. The
-//   few endpoints that differ are added after the table and replace the generic route;
+//   few endpoints that differ are added after the table and replace the generic route (POST
+//   /user_data links jobs; POST /results answers a repeat with the first record);
 // - jobs (create, bulk create, list with filters and paging, get, update, delete), the
 //   workflow's job ids and its three relationship listings.
 //
 // Also the pieces the route groups share (server_routes.hpp): replies, the workflow_id
 // parameter, list queries.
 #include "server_routes.hpp"
+#include "store_detail.hpp"
 
 #include <limits>
 
@@ -332,11 +334,36 @@ api::response create_user_data(store& db, request const& req)
     return detail::reply(row, api::user_data_model);
 }
 
+// POST /results sent again after its reply was lost (the same job, run, attempt and compute
+// node) stores no second record: the answer is the record the first one stored.
+api::response create_result(store& db, request const& req)
+{
+    constexpr std::string_view what = "results";
+    auto fields = api::decode_body(api::result_model, req.body, api::decode_mode::create, what);
+    if (!fields) return api::error_response(fields.error());
+    auto first = detail::scalar(db.db(),
+                                "SELECT MIN(id) FROM result WHERE job_id = ? AND run_id = ? "
+                                "AND attempt_id = ? AND compute_node_id = ?",
+                                {*fields->int64("job_id"), *fields->int64("run_id"),
+                                 fields->int64("attempt_id").value_or(1),
+                                 *fields->int64("compute_node_id")},
+                                what);
+    if (!first) return api::error_response(first.error());
+    if (*first && std::holds_alternative<std::int64_t>(**first)) {
+        return detail::reply(db.get(api::result_model, std::get<std::int64_t>(**first), what),
+                             api::result_model);
+    }
+    return detail::reply(db.insert(api::result_model, *fields, what), api::result_model);
+}
+
 }  // namespace
 
 void add_resource_routes(server_api& api)
 {
     for (auto const& r : resources) add_resource(api, r);
+    api.add_route("POST", "/results", [&api](request const& req, path_params const&) {
+        return create_result(api.db(), req);
+    });
     api.add_route("POST", "/user_data", [&api](request const& req, path_params const&) {
         return create_user_data(api.db(), req);
     });

@@ -27,7 +27,6 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
-#include <memory>
 #include <optional>
 #include <string>
 
@@ -287,14 +286,15 @@ api::response job_list(std::vector<api::record> const& rows)
 // A claim sent again under the key of the node's last one: the jobs it handed out that the node
 // still holds pending (none once they moved on); nullopt for a claim not seen before.
 api_result<std::optional<api::response>> repeated_claim(job_changes& changes,
-                                                        detail::claim_keys const& keys,
                                                         claim_params const& params)
 {
     if (!params.key || !params.claimant) return std::optional<api::response>{};
-    auto const ids = keys.repeat(*params.claimant, *params.key);
-    if (!ids) return std::optional<api::response>{};
+    auto const ids =
+        detail::claimed_under_key(changes.db().db(), *params.claimant, *params.key, changes.source());
+    if (!ids) return ids.error();
+    if (!*ids) return std::optional<api::response>{};
     std::vector<api::record> rows;
-    for (auto id : *ids) {
+    for (auto id : **ids) {
         auto job = changes.job_state(id);
         if (!job) return job.error();
         if (!*job || (*job)->status != job_status::pending || (*job)->holder != params.claimant)
@@ -310,8 +310,7 @@ api_result<std::optional<api::response>> repeated_claim(job_changes& changes,
 // (invocation_script and the five id lists included, which Torc's claims leave out). A keyed
 // claim that hands out jobs is remembered for its repeats.
 api::outcome hand_out(job_changes& changes, request const& req, std::int64_t wf,
-                      std::vector<std::int64_t> const& chosen, claim_params const& params,
-                      detail::claim_keys& keys)
+                      std::vector<std::int64_t> const& chosen, claim_params const& params)
 {
     if (chosen.empty()) {
         // Nothing can become claimable once every job finished: the claimant hears it now.
@@ -331,7 +330,11 @@ api::outcome hand_out(job_changes& changes, request const& req, std::int64_t wf,
         if (!job) return api::error_response(job.error());
         rows.push_back(std::move(*job));
     }
-    if (params.key && params.claimant) keys.remember(*params.claimant, *params.key, chosen);
+    if (params.key && params.claimant) {
+        auto kept = detail::remember_claim(changes.db().db(), *params.claimant, *params.key, chosen,
+                                           changes.source());
+        if (!kept) return api::error_response(kept.error());
+    }
     return job_list(rows);
 }
 
@@ -397,8 +400,8 @@ api_result<core::jobs_sort_method> sort_method(store& db, request const& req, st
     return core::default_jobs_sort_method;
 }
 
-api::outcome claim_by_resources(server_api& api, detail::claim_keys& keys, request const& req,
-                                std::int64_t wf, std::int64_t limit)
+api::outcome claim_by_resources(server_api& api, request const& req, std::int64_t wf,
+                                std::int64_t limit)
 {
     job_changes changes(api, "claim_jobs_based_on_resources");
     auto const& what = changes.source();
@@ -413,17 +416,16 @@ api::outcome claim_by_resources(server_api& api, detail::claim_keys& keys, reque
     auto params = common_params(changes, req, wf);
     if (!params) return api::error_response(params.error());
     if (*canceled) return **canceled;
-    auto repeated = repeated_claim(changes, keys, *params);
+    auto repeated = repeated_claim(changes, *params);
     if (!repeated) return api::error_response(repeated.error());
     if (*repeated) return **repeated;
     auto ready = detail::claim_candidates(api.db(), wf, limit, what);
     if (!ready) return api::error_response(ready.error());
     auto const chosen = core::select_claim(*ready, *request, {*method, limit, *strict});
-    return hand_out(changes, req, wf, chosen, *params, keys);
+    return hand_out(changes, req, wf, chosen, *params);
 }
 
-api::outcome claim_next(server_api& api, detail::claim_keys& keys, request const& req,
-                        std::int64_t wf)
+api::outcome claim_next(server_api& api, request const& req, std::int64_t wf)
 {
     job_changes changes(api, "claim_next_jobs");
     auto const& what = changes.source();
@@ -436,27 +438,26 @@ api::outcome claim_next(server_api& api, detail::claim_keys& keys, request const
     auto params = common_params(changes, req, wf);
     if (!params) return api::error_response(params.error());
     if (*canceled) return **canceled;
-    auto repeated = repeated_claim(changes, keys, *params);
+    auto repeated = repeated_claim(changes, *params);
     if (!repeated) return api::error_response(repeated.error());
     if (*repeated) return **repeated;
     auto const n = *limit ? std::get<std::int64_t>(**limit) : core::default_claim_next_jobs_limit;
     auto ready = detail::next_candidates(api.db(), wf, n, what);
     if (!ready) return api::error_response(ready.error());
-    return hand_out(changes, req, wf, core::select_next_jobs(*ready, n), *params, keys);
+    return hand_out(changes, req, wf, core::select_next_jobs(*ready, n), *params);
 }
 
 }  // namespace
 
 void add_claim_routes(server_api& api)
 {
-    auto keys = std::make_shared<detail::claim_keys>();  // shared by the two routes
     api.add_route("POST", "/workflows/{id}/claim_jobs_based_on_resources/{limit}",
-                  [&api, keys](request const& req, api::path_params const& p) {
-                      return claim_by_resources(api, *keys, req, p.id("id"), p.id("limit"));
+                  [&api](request const& req, api::path_params const& p) {
+                      return claim_by_resources(api, req, p.id("id"), p.id("limit"));
                   });
     api.add_route("POST", "/workflows/{id}/claim_next_jobs",
-                  [&api, keys](request const& req, api::path_params const& p) {
-                      return claim_next(api, *keys, req, p.id("id"));
+                  [&api](request const& req, api::path_params const& p) {
+                      return claim_next(api, req, p.id("id"));
                   });
 }
 

@@ -82,7 +82,8 @@ api_result<void> check_fence_node(job_changes& changes, core::job_fence const& f
 // complete_job for one job: a repeat of a completion already applied is success; else
 // core::decide_complete_job, the holder (core::check_holder), the result's status and node equal
 // to the request's, then the result row, the new status and job_changes::finished. Shared by
-// complete_job and batch_complete_jobs.
+// complete_job and batch_complete_jobs. An unfenced completion (a Torc v0.10 client) whose result
+// names a deactivated compute node is refused like a fenced one: that node's jobs went back.
 api_result<void> complete_one(job_changes& changes, std::int64_t job_id, job_status requested,
                               std::int64_t run_id, api::record const& result,
                               core::job_fence const& fence)
@@ -103,6 +104,11 @@ api_result<void> complete_one(job_changes& changes, std::int64_t job_id, job_sta
         job_id, requested, job, {run_id, state->current_run},
         {*result.int64("job_id"), *result.int64("workflow_id"), *result.int64("run_id")});
     if (!decided) return refused(decided.error());
+    if (!fence.node) {
+        auto ok = detail::refuse_inactive_node(changes.db(), *result.int64("compute_node_id"),
+                                               changes.source());
+        if (!ok) return ok;
+    }
     if (auto fenced = core::check_holder(changes.source(), *job, fence)) return refused(*fenced);
     if (fence.node && *result.int64("compute_node_id") != *fence.node) {
         return api::unprocessable(changes.source() + ": the result is for compute node " +

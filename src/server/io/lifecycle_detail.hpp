@@ -97,6 +97,9 @@ private:
 // 409: the compute node may no longer claim or renew (a lost worker learns it this way).
 api::api_error inactive_node(std::string_view what, std::int64_t node);
 
+// 409 inactive_node when `node` is a compute node that is no longer active (none such: success).
+api_result<void> refuse_inactive_node(store& db, std::int64_t node, std::string_view what);
+
 // 404/422 unless `node` is a compute node of the workflow (`field` names where the id came
 // from in the message), 409 inactive_node when it is no longer active.
 api_result<void> require_active_node(store& db, std::int64_t node, std::int64_t workflow_id,

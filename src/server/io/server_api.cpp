@@ -16,6 +16,8 @@ namespace torcrun::io {
 server_api::server_api(store& db, server_options options) : store_(db), options_(std::move(options))
 {
     if (!options_.clock) options_.clock = [] { return std::chrono::system_clock::now(); };
+    if (!options_.lease_clock)
+        options_.lease_clock = [] { return std::chrono::steady_clock::now(); };
     add_system_routes(*this);
     add_workflow_routes(*this);
     add_resource_routes(*this);

@@ -232,8 +232,19 @@ CREATE INDEX job_claim ON job(workflow_id, status, resource_requirements_id, sch
 CREATE INDEX job_next ON job(workflow_id, status, priority DESC);
 )sql";
 
+// -- torcrun extension: the last keyed claim of each compute node (idempotent claims), kept so
+// that a claim resent after a server restart gets the first claim's jobs; job_ids is a JSON array.
+constexpr std::string_view schema_v5 = R"sql(
+CREATE TABLE claim_key (
+  compute_node_id INTEGER PRIMARY KEY REFERENCES compute_node(id) ON DELETE CASCADE,
+  request_key TEXT NOT NULL,
+  job_ids TEXT NOT NULL
+);
+)sql";
+
 // Append new versions; never edit one that has shipped.
-constexpr std::array<std::string_view, 4> migrations{schema_v1, schema_v2, schema_v3, schema_v4};
+constexpr std::array<std::string_view, 5> migrations{schema_v1, schema_v2, schema_v3, schema_v4,
+                                                     schema_v5};
 
 }  // namespace
 

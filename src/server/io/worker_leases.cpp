@@ -1,8 +1,14 @@
 // Worker leases (an extension): POST /compute_nodes/{id}/heartbeat starts and renews a node's
 // lease, and expire_lost_workers, run by the server's timer, hands back or fails the jobs of nodes
-// that went silent (core::lost_workers, core::orphaned_job_outcome), so no job stays pending or
+// that went silent (core::lease_book, core::orphaned_job_outcome), so no job stays pending or
 // running on a worker that is gone. A node that never sent a heartbeat (every Torc runner) holds no
-// lease and is never expired.
+// lease and is never expired. Expiry is decided on the steady clock in memory (server_api::leases);
+// the store's last_heartbeat_ms only says which nodes hold a lease.
+//
+// Jobs held by a deactivated node (its worker shut down while a claim's reply was lost, so it
+// never knew it held them) are released the same way: when PUT /compute_nodes/{id} deactivates
+// the node, and by every sweep for databases that already hold such jobs.
+#include "claim_keys.hpp"
 #include "lifecycle_detail.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -51,22 +57,39 @@ api::response heartbeat(server_api& api, request const& req, std::int64_t node)
     return api::json_response(200, boost::json::serialize(out));
 }
 
-api_result<std::vector<core::worker_heartbeat>> leased_workers(sqlite::connection& db,
-                                                               std::string_view what)
+// The ids a one-column query returns.
+api_result<std::vector<std::int64_t>> node_ids(sqlite::connection& db, std::string const& sql,
+                                               std::string_view what)
 {
-    std::vector<core::worker_heartbeat> out;
-    auto stmt = db.cached("SELECT id, last_heartbeat_ms FROM compute_node "
-                          "WHERE is_active = 1 AND last_heartbeat_ms IS NOT NULL");
+    std::vector<std::int64_t> out;
+    auto stmt = db.cached(sql);
     if (!stmt) return detail::to_api_error(stmt.error(), what);
     while (true) {
         auto row = (*stmt)->step();
         if (!row) return detail::to_api_error(row.error(), what);
         if (!*row) break;
-        out.push_back(
-            {(*stmt)->int64(0), true,
-             std::chrono::system_clock::time_point(std::chrono::milliseconds((*stmt)->int64(1)))});
+        out.push_back((*stmt)->int64(0));
     }
     return out;
+}
+
+// The active nodes that hold a lease (the compute_node_lease index).
+api_result<std::vector<std::int64_t>> leased_nodes(sqlite::connection& db, std::string_view what)
+{
+    return node_ids(db,
+                    "SELECT id FROM compute_node "
+                    "WHERE is_active = 1 AND last_heartbeat_ms IS NOT NULL",
+                    what);
+}
+
+// Inactive nodes that still hold jobs: each inactive node probes the job_active_compute_node index.
+api_result<std::vector<std::int64_t>> inactive_holders(sqlite::connection& db,
+                                                       std::string_view what)
+{
+    return node_ids(db,
+                    "SELECT n.id FROM compute_node n WHERE n.is_active = 0 AND EXISTS "
+                    "(SELECT 1 FROM job j WHERE j.active_compute_node_id = n.id) ORDER BY n.id",
+                    what);
 }
 
 struct held_job {
@@ -120,14 +143,13 @@ api_result<void> fail_orphan(job_changes& changes, held_job const& job, std::int
     return {};
 }
 
-api_result<void> expire_worker(job_changes& changes, std::int64_t node, lease_sweep& out)
+// The pending and running jobs of a node that is gone: pending -> ready, running -> ready or
+// failed per lost_worker_jobs (core::orphaned_job_outcome); its claims are not repeated.
+api_result<void> release_held_jobs(job_changes& changes, std::int64_t node, lease_sweep& out)
 {
     auto const& what = changes.source();
     auto& db = changes.db().db();
-    auto off =
-        detail::scalar(db, "UPDATE compute_node SET is_active = 0 WHERE id = ?", {node}, what);
-    if (!off) return off.error();
-    out.lost_workers.push_back(node);
+    if (auto ok = detail::forget_claims(db, node, what); !ok) return ok;
     auto jobs = jobs_held_by(db, node, what);
     if (!jobs) return jobs.error();
     auto const policy = changes.api().options().lost_worker_jobs;
@@ -148,6 +170,40 @@ api_result<void> expire_worker(job_changes& changes, std::int64_t node, lease_sw
     return {};
 }
 
+api_result<void> expire_worker(job_changes& changes, std::int64_t node, lease_sweep& out)
+{
+    auto off = detail::scalar(changes.db().db(), "UPDATE compute_node SET is_active = 0 WHERE id = ?",
+                              {node}, changes.source());
+    if (!off) return off.error();
+    out.lost_workers.push_back(node);
+    return release_held_jobs(changes, node, out);
+}
+
+void sort_sweep(lease_sweep& out)
+{
+    std::sort(out.jobs_ready.begin(), out.jobs_ready.end());
+    std::sort(out.jobs_failed.begin(), out.jobs_failed.end());
+}
+
+// PUT /compute_nodes/{id} as the plain record update, then, when the node is now inactive, its
+// jobs are released (a worker that deactivates its node holds none that it knows of).
+api::response update_compute_node(server_api& api, request const& req, std::int64_t node)
+{
+    constexpr std::string_view what = "compute_nodes";
+    auto fields =
+        api::decode_body(api::compute_node_model, req.body, api::decode_mode::update, what);
+    if (!fields) return api::error_response(fields.error());
+    auto row = api.db().update(api::compute_node_model, node, *fields, what);
+    if (!row || row->int64("is_active").value_or(1) != 0) {
+        return detail::reply(row, api::compute_node_model);
+    }
+    job_changes changes(api, what);
+    lease_sweep released;
+    if (auto ok = release_held_jobs(changes, node, released); !ok)
+        return api::error_response(ok.error());
+    return detail::reply(row, api::compute_node_model);
+}
+
 }  // namespace
 
 api::api_error detail::inactive_node(std::string_view what, std::int64_t node)
@@ -157,12 +213,8 @@ api::api_error detail::inactive_node(std::string_view what, std::int64_t node)
                          "register a new node");
 }
 
-api_result<void> detail::require_active_node(store& db, std::int64_t node, std::int64_t workflow_id,
-                                             std::string_view what, std::string_view field)
+api_result<void> detail::refuse_inactive_node(store& db, std::int64_t node, std::string_view what)
 {
-    auto owned = db.check_owner("compute_node", node, workflow_id,
-                                std::string(what) + ": " + std::string(field));
-    if (!owned) return owned.error();
     auto active =
         detail::scalar(db.db(), "SELECT is_active FROM compute_node WHERE id = ?", {node}, what);
     if (!active) return active.error();
@@ -171,6 +223,15 @@ api_result<void> detail::require_active_node(store& db, std::int64_t node, std::
         return detail::inactive_node(what, node);
     }
     return {};
+}
+
+api_result<void> detail::require_active_node(store& db, std::int64_t node, std::int64_t workflow_id,
+                                             std::string_view what, std::string_view field)
+{
+    auto owned = db.check_owner("compute_node", node, workflow_id,
+                                std::string(what) + ": " + std::string(field));
+    if (!owned) return owned.error();
+    return refuse_inactive_node(db, node, what);
 }
 
 api_result<void> detail::renew_lease(server_api& api, std::int64_t node, bool start,
@@ -183,28 +244,35 @@ api_result<void> detail::renew_lease(server_api& api, std::int64_t node, bool st
                                "AND last_heartbeat_ms IS NOT NULL",
                        {epoch_ms(api.options().clock()), node}, what);
     if (!renewed) return renewed.error();
+    if (start || api.db().db().changes() > 0) api.leases().renew(node, api.options().lease_clock());
     return {};
 }
 
 api_result<lease_sweep> expire_lost_workers(server_api& api,
-                                            std::chrono::system_clock::time_point now)
+                                            std::chrono::steady_clock::time_point now)
 {
     lease_sweep out;
     auto done = api.run_task([&]() -> api_result<void> {
         out = {};
-        job_changes changes(api, "lease", now);
-        auto workers = leased_workers(api.db().db(), changes.source());
-        if (!workers) return workers.error();
-        auto const lease =
-            std::chrono::seconds(std::llround(std::max(0.0, api.options().worker_lease_seconds)));
-        for (auto node : core::lost_workers(*workers, now, lease)) {
+        job_changes changes(api, "lease");
+        auto& db = api.db().db();
+        auto leased = leased_nodes(db, changes.source());
+        if (!leased) return leased.error();
+        auto const lease = std::chrono::milliseconds(
+            std::llround(std::max(0.0, api.options().worker_lease_seconds) * 1000));
+        for (auto node : api.leases().expired(*leased, now, lease)) {
             if (auto ok = expire_worker(changes, node, out); !ok) return ok;
+        }
+        auto holders = inactive_holders(db, changes.source());
+        if (!holders) return holders.error();
+        for (auto node : *holders) {
+            if (auto ok = release_held_jobs(changes, node, out); !ok) return ok;
+            out.inactive_holders.push_back(node);
         }
         return {};
     });
     if (!done) return done.error();
-    std::sort(out.jobs_ready.begin(), out.jobs_ready.end());
-    std::sort(out.jobs_failed.begin(), out.jobs_failed.end());
+    sort_sweep(out);
     return out;
 }
 
@@ -213,6 +281,11 @@ void add_lease_routes(server_api& api)
     api.add_route("POST", "/compute_nodes/{id}/heartbeat",
                   [&api](request const& req, api::path_params const& p) {
                       return heartbeat(api, req, p.id("id"));
+                  });
+    // Replaces the plain record update of add_resource_routes.
+    api.add_route("PUT", "/compute_nodes/{id}",
+                  [&api](request const& req, api::path_params const& p) {
+                      return update_compute_node(api, req, p.id("id"));
                   });
 }
 

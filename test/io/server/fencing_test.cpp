@@ -118,6 +118,10 @@ BOOST_FIXTURE_TEST_CASE(completions_from_a_deactivated_node, fence_fixture)
     BOOST_TEST(fails(409, "POST", complete_path(a), result_body(a, "completed", node_a), on(node_a)) ==
                "complete_job: compute node 1 is inactive (shut down, or its lease ran out and its "
                "jobs went back); register a new node");
+    // Unfenced (a Torc v0.10 client): the result's compute_node_id names the deactivated node.
+    BOOST_TEST(fails(409, "POST", complete_path(a), result_body(a, "completed", node_a)) ==
+               "complete_job: compute node 1 is inactive (shut down, or its lease ran out and its "
+               "jobs went back); register a new node");
     auto batch = ok("POST", "/workflows/1/batch_complete_jobs",
                     R"({"completions":[{"job_id":1,"status":"completed","run_id":0,)"
                     R"("compute_node_id":1,"attempt_id":1,"result":)" +
@@ -127,6 +131,10 @@ BOOST_FIXTURE_TEST_CASE(completions_from_a_deactivated_node, fence_fixture)
                R"(compute )"
                R"(node 1 is inactive (shut down, or its lease ran out and its jobs went back); )"
                R"(register a new node"}]})");
+    auto unfenced = ok("POST", "/workflows/1/batch_complete_jobs",
+                       R"({"completions":[{"job_id":1,"status":"completed","run_id":0,"result":)" +
+                           result_body(a, "completed", node_a) + "}]}");
+    BOOST_TEST(unfenced.at("errors").at(0).at("status").as_int64() == 409);
     BOOST_TEST(snapshot() == before);
 }
 
@@ -276,6 +284,28 @@ BOOST_FIXTURE_TEST_CASE(a_claim_sent_again_gets_the_same_jobs, fence_fixture)
     BOOST_TEST(fails(400, "POST", "/workflows/1/claim_next_jobs", "",
                      {{"request_key", ""}, {"compute_node_id", "1"}}) ==
                "claim_next_jobs: query parameter \"request_key\" must have 1 to 128 bytes, not 0");
+}
+
+// The keys are kept in the store: a server started again over the same database answers a claim
+// sent again under the first claim's key with the first claim's jobs. Deactivating the node
+// forgets its keys (its jobs went back).
+BOOST_FIXTURE_TEST_CASE(a_claim_sent_again_after_a_restart_gets_the_same_jobs, fence_fixture)
+{
+    BOOST_TEST((keyed_claim(node_a, "7") == std::vector<std::int64_t>{a}));
+    torcrun::io::server_api restarted{db, test::fixed_clock()};
+    torcrun::api::request req;
+    req.method = "POST";
+    req.path = "/workflows/1/claim_jobs_based_on_resources/5";
+    req.body = node_body(8, 16, 0, 1);
+    req.query.emplace("compute_node_id", std::to_string(node_a));
+    req.query.emplace("request_key", "7");
+    auto const res = std::get<torcrun::api::response>(restarted.handle(req));
+    BOOST_TEST_REQUIRE(res.status == 200u);
+    BOOST_TEST((ids_of(boost::json::parse(res.body)) == std::vector<std::int64_t>{a}));
+    BOOST_TEST(scalar("SELECT COUNT(*) FROM claim_key") == 1);
+    BOOST_TEST(deactivate_node(node_a).status == 200u);
+    BOOST_TEST(scalar("SELECT COUNT(*) FROM claim_key") == 0);
+    BOOST_TEST(status(a) == "ready");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

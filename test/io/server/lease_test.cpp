@@ -1,7 +1,9 @@
 // Worker leases through server_api and expire_lost_workers: heartbeats start and renew a lease
 // (claims renew it too), a node silent past the lease is marked inactive and its pending and
 // running jobs go back to ready, or running ones fail with -128 and cancel their dependents, per
-// the server's lost_worker_jobs; nodes that never sent a heartbeat are never expired.
+// the server's lost_worker_jobs; nodes that never sent a heartbeat are never expired. Leases run
+// on the steady clock: a wall-clock jump expires nobody, and a restarted server gives every leased
+// node a full lease. Jobs held by deactivated nodes go back too.
 #include "lifecycle_fixture.hpp"
 
 #include <boost/test/data/monomorphic.hpp>
@@ -13,12 +15,14 @@ namespace io = torcrun::io;
 using std::chrono::seconds;
 using torcrun::test::lifecycle_fixture;
 using clock_point = std::chrono::system_clock::time_point;
+using steady_point = std::chrono::steady_clock::time_point;
 
 BOOST_AUTO_TEST_SUITE(lease)
 
 // A second server over the same store whose clock the test moves, with the policy under test.
 struct lease_fixture : lifecycle_fixture {
     clock_point now = clock_point(std::chrono::milliseconds(1768862490123));
+    steady_point steady = steady_point{} + std::chrono::hours(1000);
     std::vector<std::int64_t> woken;
     std::unique_ptr<io::server_api> leased;
     std::int64_t pending_job = 0, running_job = 0, dependent = 0, foreign = 0, lost = 0, silent = 0;
@@ -28,6 +32,7 @@ struct lease_fixture : lifecycle_fixture {
     {
         io::server_options options;
         options.clock = [this] { return now; };
+        options.lease_clock = [this] { return steady; };
         options.worker_lease_seconds = 60;
         options.lost_worker_jobs = policy;
         leased = std::make_unique<io::server_api>(db, options);
@@ -63,7 +68,12 @@ struct lease_fixture : lifecycle_fixture {
     }
     io::lease_sweep sweep(seconds after)
     {
-        return io::expire_lost_workers(*leased, now + after).value();
+        return io::expire_lost_workers(*leased, steady + after).value();
+    }
+    void advance(seconds by)
+    {
+        now += by;
+        steady += by;
     }
 };
 
@@ -103,12 +113,72 @@ BOOST_FIXTURE_TEST_CASE(a_lost_worker_hands_its_jobs_back, lease_fixture)
 
 BOOST_FIXTURE_TEST_CASE(heartbeats_and_claims_renew, lease_fixture)
 {
-    now += seconds(50);
+    advance(seconds(50));
     heartbeat(lost);
-    now += seconds(50);
+    advance(seconds(50));
     on_leased("POST", "/workflows/1/claim_next_jobs", "", {{"compute_node_id", "1"}});
     BOOST_TEST(sweep(seconds(59)).lost_workers.empty());
     BOOST_TEST(sweep(seconds(61)).lost_workers.size() == 1u);
+}
+
+// The wall clock steps forward a day (or back): the lease, on the steady clock, is untouched.
+BOOST_FIXTURE_TEST_CASE(a_wall_clock_jump_expires_nobody, lease_fixture)
+{
+    now += std::chrono::hours(24);
+    BOOST_TEST((sweep(seconds(30)) == io::lease_sweep{}));
+    now -= std::chrono::hours(48);
+    heartbeat(lost);
+    BOOST_TEST((sweep(seconds(60)) == io::lease_sweep{}));
+    BOOST_TEST(sweep(seconds(61)).lost_workers.size() == 1u);
+}
+
+// A server started again over the same database (an outage longer than the lease: the node's last
+// heartbeat is long past): the node has one full lease from the restart before it can expire.
+BOOST_FIXTURE_TEST_CASE(a_restarted_server_gives_a_full_lease, lease_fixture)
+{
+    advance(std::chrono::hours(2));  // the server was down for two hours
+    io::server_options options;
+    options.clock = [this] { return now; };
+    options.lease_clock = [this] { return steady; };
+    options.worker_lease_seconds = 60;
+    leased = std::make_unique<io::server_api>(db, options);
+    BOOST_TEST((sweep(seconds(0)) == io::lease_sweep{}));
+    BOOST_TEST((sweep(seconds(60)) == io::lease_sweep{}));
+    BOOST_TEST(status(running_job) == "running");
+    advance(seconds(50));
+    heartbeat(lost);  // the worker is back: a fresh lease
+    BOOST_TEST((sweep(seconds(60)) == io::lease_sweep{}));
+    BOOST_TEST((sweep(seconds(61)).lost_workers == std::vector<std::int64_t>{lost}));
+}
+
+// A node deactivated while it still holds jobs (its worker shut down while a claim's reply was
+// lost): PUT compute_nodes releases them at once, pending and running alike; the sweep has none
+// left to move.
+BOOST_FIXTURE_TEST_CASE(deactivating_a_node_releases_its_jobs, lease_fixture)
+{
+    woken.clear();
+    auto const res = on_leased("PUT", "/compute_nodes/2", node_record(1, false));
+    BOOST_TEST_REQUIRE(res.status == 200u);
+    BOOST_TEST(status(foreign) == "ready");
+    BOOST_TEST(status(pending_job) == "pending");  // node 1 is still active
+    BOOST_TEST((woken == std::vector<std::int64_t>{1}));
+    BOOST_TEST(scalar("SELECT COUNT(*) FROM job WHERE active_compute_node_id = 2") == 0);
+    on_leased("PUT", "/compute_nodes/1", node_record(1, false));
+    BOOST_TEST(status(pending_job) == "ready");
+    BOOST_TEST(status(running_job) == "ready");
+    BOOST_TEST((sweep(seconds(600)) == io::lease_sweep{}));
+}
+
+// A database that already holds jobs under an inactive node: the sweep releases them.
+BOOST_FIXTURE_TEST_CASE(the_sweep_releases_jobs_of_inactive_nodes, lease_fixture)
+{
+    BOOST_TEST_REQUIRE(db.db().exec("UPDATE compute_node SET is_active = 0").has_value());
+    auto const swept = sweep(seconds(1));
+    BOOST_TEST(swept.lost_workers.empty());
+    BOOST_TEST((swept.inactive_holders == std::vector<std::int64_t>{lost, silent}));
+    BOOST_TEST((swept.jobs_ready == std::vector<std::int64_t>{pending_job, running_job, foreign}));
+    BOOST_TEST(scalar("SELECT COUNT(*) FROM job WHERE active_compute_node_id IS NOT NULL") == 0);
+    BOOST_TEST((sweep(seconds(2)) == io::lease_sweep{}));
 }
 
 struct failing_fixture : lease_fixture {

@@ -34,14 +34,24 @@ struct lifecycle_fixture : api_fixture {
         return j.at("id").as_int64();
     }
 
+    static std::string node_record(std::int64_t wf, bool active = true)
+    {
+        return R"({"workflow_id":)" + std::to_string(wf) +
+               R"(,"hostname":"n1","pid":7,"start_time":"2026-01-19T22:41:30Z",)"
+               R"("num_cpus":8,"memory_gb":16,"num_gpus":0,"num_nodes":1,)"
+               R"("compute_node_type":"local","is_active":)" +
+               (active ? "true" : "false") + "}";
+    }
+
     std::int64_t node(std::int64_t wf = 1)
     {
-        auto n = ok("POST", "/compute_nodes",
-                    R"({"workflow_id":)" + std::to_string(wf) +
-                        R"(,"hostname":"n1","pid":7,"start_time":"2026-01-19T22:41:30Z",)"
-                        R"("num_cpus":8,"memory_gb":16,"num_gpus":0,"num_nodes":1,)"
-                        R"("compute_node_type":"local"})");
-        return n.at("id").as_int64();
+        return ok("POST", "/compute_nodes", node_record(wf)).at("id").as_int64();
+    }
+
+    // The node's worker shuts it down: PUT /compute_nodes/{id} with is_active false.
+    api::response deactivate_node(std::int64_t id, std::int64_t wf = 1)
+    {
+        return call("PUT", "/compute_nodes/" + std::to_string(id), node_record(wf, false));
     }
 
     boost::json::value initialize(std::int64_t wf = 1, query q = {})

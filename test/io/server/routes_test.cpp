@@ -403,4 +403,33 @@ BOOST_FIXTURE_TEST_CASE(actions, api_fixture)
                "actions: no workflow with id 7");
 }
 
+// A result sent again after its reply was lost (same job, run, attempt and node) is answered with
+// the record the first one stored; another attempt or node is a record of its own.
+BOOST_FIXTURE_TEST_CASE(a_repeated_result_is_stored_once, api_fixture)
+{
+    workflow();
+    ok("POST", "/jobs", R"({"workflow_id":1,"name":"j1","command":"c"})");
+    auto const node =
+        R"({"workflow_id":1,"hostname":"n1","pid":1,"start_time":"t","num_cpus":1,"memory_gb":1,)"
+        R"("num_gpus":0,"num_nodes":1,"compute_node_type":"local"})";
+    ok("POST", "/compute_nodes", node);
+    ok("POST", "/compute_nodes", node);
+    auto const result = [](int attempt, int node_id, int rc) {
+        return R"({"workflow_id":1,"job_id":1,"run_id":0,"attempt_id":)" + std::to_string(attempt) +
+               R"(,"compute_node_id":)" + std::to_string(node_id) + R"(,"return_code":)" +
+               std::to_string(rc) +
+               R"(,"exec_time_minutes":1,"completion_time":"t","status":"completed"})";
+    };
+    auto const first = ok("POST", "/results", result(1, 1, 0));
+    auto const again = ok("POST", "/results", result(1, 1, 0));
+    BOOST_TEST(boost::json::serialize(again) == boost::json::serialize(first));
+    BOOST_TEST(count("result") == 1);
+    auto const changed = ok("POST", "/results", result(1, 1, 7));  // the first one stands
+    BOOST_TEST(changed.at("id").as_int64() == first.at("id").as_int64());
+    BOOST_TEST(changed.at("return_code").as_int64() == 0);
+    BOOST_TEST(ok("POST", "/results", result(2, 1, 0)).at("id").as_int64() == 2);
+    BOOST_TEST(ok("POST", "/results", result(1, 2, 0)).at("id").as_int64() == 3);
+    BOOST_TEST(count("result") == 3);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

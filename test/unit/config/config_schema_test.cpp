@@ -51,6 +51,7 @@ std::map<std::string, std::string> const worker_samples{
     {"server.url", "https://h/v1"},
     {"server.request_timeout_seconds", "100"},
     {"server.retry_window_seconds", "60"},
+    {"server.allow_retry_beyond_lease", "true"},
     {"server.use_extensions", "false"},
     {"server.lost_lease_policy", "finish"},
     {"server.username", "me"},

@@ -283,4 +283,28 @@ BOOST_AUTO_TEST_CASE(enum_names_match_the_choices)
     BOOST_TEST(core::to_string(core::lost_job_policy::failed) == "failed");
 }
 
+// The retry window against the lease the server names in its heartbeat answer: at most the lease,
+// or anything with server.allow_retry_beyond_lease.
+BOOST_AUTO_TEST_CASE(retry_window_beyond_the_lease)
+{
+    core::worker_config c;
+    BOOST_TEST(c.server.retry_window_seconds == 120);
+    BOOST_TEST(!c.server.allow_retry_beyond_lease);
+    BOOST_TEST(core::check_retry_window(c, 120).has_value());  // the defaults agree
+    BOOST_TEST(core::check_retry_window(c, 300).has_value());
+    auto const refused = core::check_retry_window(c, 10);
+    BOOST_TEST_REQUIRE(refused.has_error());
+    BOOST_TEST(refused.error().message ==
+               "server.retry_window_seconds: 120 s is longer than the server's lease (10 s): the "
+               "worker would go on retrying after its jobs went to other workers; lower it, or "
+               "set server.allow_retry_beyond_lease=true");
+    auto parsed = core::parse_worker_config(R"({"server": {"allow_retry_beyond_lease": true}})",
+                                            "worker.json");
+    BOOST_TEST_REQUIRE(parsed.has_value());
+    BOOST_TEST(core::check_retry_window(*parsed, 10).has_value());
+    c.server.retry_window_seconds = 10;
+    BOOST_TEST(core::check_retry_window(c, 10).has_value());
+    BOOST_TEST(core::check_retry_window(c, 9.5).has_error());
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -30,10 +30,12 @@ inline core::worker_fsm::time_point at(double seconds)
                std::chrono::duration<double>(seconds));
 }
 
-// The defaults of a scenario: realistic polling, no long poll, no idle exit.
+// The defaults of a scenario: realistic polling, no long poll, no idle exit, a 600 s retry
+// window (the scenarios' outages are timed against it).
 inline core::worker_config test_config()
 {
     core::worker_config c;
+    c.server.retry_window_seconds = 600;
     c.poll.long_poll_seconds = 0;
     c.limits.idle_timeout_seconds = 0;
     return c;

@@ -11,7 +11,8 @@
 // - POST /workflows/{id}/batch_complete_jobs (as in newer Torc; docs/TORC-COMPATIBILITY.md §5);
 // - POST /compute_nodes/{id}/heartbeat starts and renews a worker's lease. Only nodes that have
 //   sent one are subject to expire_lost_workers, so Torc's own runners, which never send one, are
-//   never expired.
+//   never expired;
+// - PUT /compute_nodes/{id} that deactivates a node releases the jobs it still holds.
 #pragma once
 
 #include "torcrun/server/workflow_progress.hpp"
@@ -32,21 +33,24 @@ void add_action_routes(server_api& api);          // pending actions, claim an a
 void add_lease_routes(server_api& api);           // heartbeat
 
 struct lease_sweep {
-    std::vector<std::int64_t> lost_workers;  // compute nodes marked inactive, sorted
-    std::vector<std::int64_t> jobs_ready;    // handed back, sorted
-    std::vector<std::int64_t> jobs_failed;   // failed with return code -128, sorted
+    std::vector<std::int64_t> lost_workers;      // compute nodes marked inactive, sorted
+    std::vector<std::int64_t> inactive_holders;  // inactive nodes whose jobs were released
+    std::vector<std::int64_t> jobs_ready;        // handed back, sorted
+    std::vector<std::int64_t> jobs_failed;       // failed with return code -128, sorted
 
     bool operator==(lease_sweep const&) const = default;
 };
 
-// Marks the active compute nodes whose last heartbeat is older than
-// server_options::worker_lease_seconds at `now` inactive, and moves the jobs they hold: pending ->
-// ready; running -> ready or failed (a result with return code -128, dependents resolved) per
-// server_options::lost_worker_jobs. One BEGIN IMMEDIATE transaction of its own; the workflows whose
-// jobs became claimable reach the change listener after the commit. The server process calls it
-// from a timer every few seconds.
+// Marks the active compute nodes whose last renewal (server_api::leases, on the steady clock) is
+// older than server_options::worker_lease_seconds at `now` inactive, and moves the jobs they hold:
+// pending -> ready; running -> ready or failed (a result with return code -128, dependents
+// resolved) per server_options::lost_worker_jobs. A leased node the server has not seen renew
+// since it started gets a full lease from the first sweep. Jobs still held by nodes that are
+// already inactive move the same way. One BEGIN IMMEDIATE transaction of its own; the workflows
+// whose jobs became claimable reach the change listener after the commit. The server process calls
+// it from a timer every few seconds.
 api_result<lease_sweep> expire_lost_workers(server_api& api,
-                                            std::chrono::system_clock::time_point now);
+                                            std::chrono::steady_clock::time_point now);
 
 // The workflow's jobs per status, outside any request: one indexed GROUP BY, cheap enough for
 // `torcrun run` to poll on the server's thread for its progress line.

@@ -34,6 +34,8 @@ struct server_options {
     std::string api_version = "0.10.0";
     // Workflow timestamps; tests pass a fixed clock.
     std::function<std::chrono::system_clock::time_point()> clock;
+    // Lease renewals (core::lease_book); tests pass a clock they move.
+    std::function<std::chrono::steady_clock::time_point()> lease_clock;
     // -- job life cycle (server_config: long_poll_max_seconds, worker_lease_seconds,
     //    lost_worker_jobs)
     double long_poll_max_seconds = 30;  // a claim's wait_seconds is cut to this (and to 60)
@@ -58,6 +60,8 @@ public:
 
     store& db() { return store_; }
     server_options const& options() const { return options_; }
+    // The workers' lease renewals, in memory only (a restart starts every lease afresh).
+    core::lease_book& leases() { return leases_; }
     // The clock as Torc writes timestamps: "2026-01-19T22:41:30.123Z" (UTC, milliseconds).
     std::string timestamp() const;
     // Reports the workflow to the change listener once the request's transaction commits.
@@ -73,6 +77,7 @@ private:
 
     store& store_;
     server_options options_;
+    core::lease_book leases_;
     api::router router_;
     std::function<void(std::int64_t)> listener_;
     std::vector<std::int64_t> changed_;
