@@ -29,7 +29,11 @@ submit_spec "$tmp/lease.json"
 # The default retry window (120 s) is longer than this lease: asked for, as the restart grace
 # makes it safe here.
 beyond=(--set server.allow_retry_beyond_lease=true)
-"$torcrun" worker "$wf" $(worker_args) --set resources.cpus=4 "${beyond[@]}" 2>"$tmp/worker.log" &
+# The worker rides the outage out (server.lost_lease_policy finish): with the default, stop, a
+# silence of the lease minus its margin makes it kill its jobs and register again, whatever the
+# reason for the silence, and the jobs would run again (once each attempt, never side by side).
+"$torcrun" worker "$wf" $(worker_args) --set resources.cpus=4 "${beyond[@]}" \
+    --set server.lost_lease_policy=finish 2>"$tmp/worker.log" &
 worker_pid=$!
 wait_running 4 10
 

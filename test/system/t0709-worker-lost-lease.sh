@@ -30,7 +30,7 @@ json.dump({"name": "lost-lease", "jobs": jobs}, open(sys.argv[1], "w"))
 PY
 submit_spec "$tmp/lease.json"
 
-"$torcrun" worker "$wf" $(worker_args) --set resources.cpus=4 \
+"$torcrun" worker "$wf" $(worker_args) --set resources.cpus=4 --set server.retry_window_seconds=5 \
     --set limits.idle_timeout_seconds=40 2>"$tmp/worker.log" &
 worker_pid=$!
 wait_running 4 10
@@ -40,7 +40,7 @@ kill -STOP "$worker_pid"
 frozen_at=$SECONDS
 mkdir -p "$tmp/out2"
 "$torcrun" worker "$wf" --url "$base" --output-dir "$tmp/out2" --mode direct --long-poll 1 \
-    --poll-interval 0.5 --set resources.cpus=4 --set limits.idle_timeout_seconds=40 \
+    --poll-interval 0.5 --set resources.cpus=4 --set server.retry_window_seconds=5 --set limits.idle_timeout_seconds=40 \
     2>"$tmp/worker2.log" &
 second_pid=$!
 # The lease runs out 10 s after the last beat, and the sweep (every 2.5 s) sees it: up to 13 s
