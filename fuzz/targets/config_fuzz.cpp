@@ -22,7 +22,8 @@ void read_config(Config const& parsed)
     check_error_text(parsed);
     if (!parsed) return;
     // A configuration that reads passes its own rules and renders as a file would say it.
-    check(core::check_config(*parsed).has_value(), "a configuration that reads passes check_config");
+    check(core::check_config(*parsed).has_value(),
+          "a configuration that reads passes check_config");
     [[maybe_unused]] auto const rendered = core::to_json(*parsed);
 }
 

@@ -38,6 +38,7 @@ extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size
     }
     auto const counts = core::expand_counts(text);
     torcrun::fuzz::check_error_text(counts);
-    if (counts) check(counts->size() <= core::max_list_size, "counts expand to at most max_list_size");
+    if (counts)
+        check(counts->size() <= core::max_list_size, "counts expand to at most max_list_size");
     return 0;
 }
