@@ -20,7 +20,10 @@ fi
 seconds=${1:-600}
 [ $# -gt 0 ] && shift
 case $seconds in
-    '' | *[!0-9]*) torcrun_log "SECONDS_EACH must be a whole number of seconds, not '$seconds'"; exit 2 ;;
+    '' | *[!0-9]*)
+        torcrun_log "SECONDS_EACH must be a whole number of seconds, not '$seconds'"
+        exit 2
+        ;;
 esac
 
 all_targets=(spec_json spec_json5 spec_yaml config hostlist slurm_env units http_request
@@ -35,8 +38,8 @@ for target in "${targets[@]}"; do
 done
 
 if [ "$from_ctest" = 1 ] && ! have_libfuzzer; then
-    echo "skipped: clang++ with libFuzzer is missing (apt-get install ${TORCRUN_FUZZ_PACKAGES[*]};" \
-        "scripts/test.sh installs them)"
+    echo "skipped: clang++ with libFuzzer is missing" \
+        "(apt-get install ${TORCRUN_FUZZ_PACKAGES[*]}; scripts/test.sh installs them)"
     exit 77
 fi
 ensure_packages "${TORCRUN_BUILD_PACKAGES[@]}" "${TORCRUN_FUZZ_PACKAGES[@]}"
