@@ -12,6 +12,10 @@ TORCRUN_BUILD_PACKAGES=(g++ cmake ninja-build pkg-config
 # server with curl).
 TORCRUN_TEST_PACKAGES=(python3 curl chromium)
 
+# The fuzz targets (scripts/fuzz.sh, ctest fuzz.short): clang and its libFuzzer, which Debian 12
+# ships in the compiler runtime package (only recommended by clang, so named here).
+TORCRUN_FUZZ_PACKAGES=(clang libclang-rt-14-dev)
+
 # The API contract test (test/system/t0330-contract.sh) runs Prism, a Node.js program: Debian 12's
 # nodejs 18.20 runs the pinned Prism 5.14.2 (which needs >= 18.20.1). Installed only when `node`
 # or `npm` is missing, so a newer Node already on the machine is kept. The pin lives in
@@ -58,6 +62,14 @@ build_torcrun() {
     cmake -S "$TORCRUN_ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
     torcrun_log "building $dir (-j$jobs) ${target[*]}"
     cmake --build "$dir" -j"$jobs" "${target[@]}"
+}
+
+# have_libfuzzer: clang++ is there and finds libFuzzer's runtime.
+have_libfuzzer() {
+    command -v clang++ >/dev/null || return 1
+    local lib
+    lib=$(clang++ -print-file-name=libclang_rt.fuzzer-x86_64.a)
+    [ -f "$lib" ]
 }
 
 # ensure_contract_tools: node and npm, from Debian when either is missing.

@@ -513,7 +513,17 @@ bool json_cursor::read_decimal(boost::json::value& out, std::size_t start, bool 
                 normalized += '0';
             }
         }
-        v = boost::json::parse(normalized).to_number<double>();
+        // Boost.JSON refuses an exponent beyond its own range ("exponent overflow"): an error
+        // at the number, never an exception (found by fuzzing).
+        boost::system::error_code ec;
+        auto const parsed = boost::json::parse(normalized, ec);
+        if (ec) {
+            std::string_view const number = text_.substr(start, pos_ - start);
+            pos_ = start;
+            return fail_at(position(), "invalid number '" + std::string(number)
+                                           + "' (its exponent is out of range)");
+        }
+        v = parsed.to_number<double>();
     }
     out = negative ? -v : v;
     return true;

@@ -245,7 +245,8 @@ result<sourced_worker_config> apply_execution_config(sourced_worker_config base,
             c.set(m.key_path, *value, at(m.torc_key));
         }
     }
-    for (auto const& [key, value] : execution_config) {
+    for (auto const& member : execution_config) {
+        auto const key = member.key();  // not a structured binding: clang 14 cannot capture one
         bool const known = std::ranges::any_of(
             mappings, [&](mapping const& m) { return m.torc_key == std::string_view(key); });
         if (!known) c.unknown(key);

@@ -93,6 +93,25 @@ void append_array(std::string& out, model_spec const& model, std::span<record co
     out += ']';
 }
 
+// The length of the well-formed UTF-8 sequence at the start of `text` (RFC 3629: no overlong
+// forms, no surrogates, nothing above U+10FFFF), or 0 when it does not start with one.
+std::size_t utf8_sequence(std::string_view text)
+{
+    auto const byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+    auto const lead = byte(0);
+    std::size_t const n = lead < 0x80 ? 1 : lead >= 0xC2 && lead <= 0xDF ? 2
+                          : lead >= 0xE0 && lead <= 0xEF               ? 3
+                          : lead >= 0xF0 && lead <= 0xF4               ? 4
+                                                                       : 0;
+    if (n == 0 || text.size() < n) return 0;
+    for (std::size_t i = 1; i < n; ++i) {
+        if ((byte(i) & 0xC0) != 0x80) return 0;
+    }
+    if (n == 3 && ((lead == 0xE0 && byte(1) < 0xA0) || (lead == 0xED && byte(1) > 0x9F))) return 0;
+    if (n == 4 && ((lead == 0xF0 && byte(1) < 0x90) || (lead == 0xF4 && byte(1) > 0x8F))) return 0;
+    return n;
+}
+
 }  // namespace
 
 std::string json_quote(std::string_view text)
@@ -101,8 +120,19 @@ std::string json_quote(std::string_view text)
     std::string out;
     out.reserve(text.size() + 2);
     out += '"';
-    for (char ch : text) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        char const ch = text[i];
         auto const u = static_cast<unsigned char>(ch);
+        if (u >= 0x80) {  // text from a request line may be any bytes: JSON must be UTF-8
+            auto const n = utf8_sequence(text.substr(i));
+            if (n == 0) {
+                out += "\\ufffd";
+            } else {
+                out.append(text.substr(i, n));
+                i += n - 1;
+            }
+            continue;
+        }
         switch (ch) {
         case '"':
             out += "\\\"";

@@ -151,6 +151,8 @@ template <class... F>
 struct overloaded : F... {
     using F::operator()...;
 };
+template <class... F>
+overloaded(F...) -> overloaded<F...>;  // clang 14 deduces no aggregate's arguments by itself
 
 constexpr double retry_cap_seconds = 30;
 

@@ -190,7 +190,8 @@ void worker_fsm::impl::on_started(std::int64_t job_id)
         return;
     }
     auto placement = std::move(starting->placement);  // emplace destroys `starting` first
-    auto& spawning = job.state.emplace<job_state::spawning>(std::move(placement));
+    auto& spawning =
+        job.state.emplace<job_state::spawning>(job_state::spawning{std::move(placement)});
     std::optional<double> left;
     if (startup.end_at) left = std::chrono::duration<double>(*startup.end_at - now).count();
     out.push_back(worker::spawn{job.job, claims.requirements.at(job.job.resource_requirements_id),

@@ -50,7 +50,8 @@ std::string encode_wrapped(model_spec const& model, std::span<record const> rows
                            std::string_view key);
 std::string encode_array(model_spec const& model, std::span<record const> rows);
 
-// A JSON string literal with the escapes JSON requires.
+// A JSON string literal with the escapes JSON requires; a byte that is not part of well-formed
+// UTF-8 (a request target may hold any) becomes U+FFFD, so the answer stays valid JSON.
 std::string json_quote(std::string_view text);
 // [1,2,3]
 std::string json_ids(std::span<std::int64_t const> ids);

@@ -3,9 +3,7 @@
 
 #include "torcrun/common/concat.hpp"
 #include "torcrun/common/io/http_url.hpp"
-
-#include <boost/json/object.hpp>
-#include <boost/json/serialize.hpp>
+#include "torcrun/server/model_json.hpp"
 
 namespace torcrun::io {
 
@@ -38,7 +36,7 @@ server_reply wrong_credentials() {
 server_reply json_error(unsigned status, std::string const& message) {
     server_reply reply;
     reply.response.status = status;
-    reply.response.body = boost::json::serialize(boost::json::object{{"message", message}});
+    reply.response.body = "{\"message\":" + api::json_quote(message) + "}";
     return reply;
 }
 

@@ -51,6 +51,11 @@ std::vector<gate_case> const cases{
      R"({"message":"not found: \"/other\" is not under /torc-service/v1"})"},
     {"a longer prefix is outside", "/torc-service/v10/ping", std::nullopt, false, false, 404,
      R"({"message":"not found: \"/torc-service/v10/ping\" is not under /torc-service/v1"})"},
+    {"bytes that are not UTF-8, quoted as U+FFFD (JSON is UTF-8)",
+     "/torc-s\xff\xff\xe9x\xc3\xa9/v1", std::nullopt, false, false, 400,
+     R"({"message":"request target: \"/torc-s\ufffd\ufffd\ufffdx)"
+     "\xc3\xa9"
+     R"(/v1\" is not a path with an optional query"})"},
     {"a bad target", "/torc-service/v1/%zz", std::nullopt, false, false, 400,
      R"({"message":"request target: \"/torc-service/v1/%zz\" )"
      R"(is not a path with an optional query"})"},
