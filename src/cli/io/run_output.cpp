@@ -1,11 +1,13 @@
 // Log files, progress lines and the summary's facts of `torcrun run`.
 #include "run_output.hpp"
 
+#include "torcrun/common/date_time.hpp"
 #include "torcrun/worker/launch_plan.hpp"
 
 #include <boost/json.hpp>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -45,8 +47,11 @@ core::result<io::logger> file_logger(std::string const& path, io::log_level leve
     file->out.open(path, std::ios::trunc);
     if (!file->out) return core::error{path + ": cannot open: " + std::strerror(errno)};
     return io::logger{level, [file](io::log_level, std::string_view line) {
+                          auto const now = std::chrono::duration<double>(
+                              std::chrono::system_clock::now().time_since_epoch());
+                          auto const stamp = core::format_torc_time(now.count());
                           std::lock_guard lock(file->mutex);
-                          file->out << line << '\n' << std::flush;
+                          file->out << stamp << ' ' << line << '\n' << std::flush;
                       }};
 }
 

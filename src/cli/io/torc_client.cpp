@@ -9,6 +9,7 @@
 
 #include <boost/json/parse.hpp>
 
+#include <cctype>
 #include <charconv>
 #include <iostream>
 #include <cstdlib>
@@ -34,6 +35,12 @@ core::result<std::string> read_password(std::string const& path)
     if (!text) return text.error();
     auto const end = text->find_first_of("\r\n");
     return core::result<std::string>(boost::system::in_place_value, text->substr(0, end));
+}
+
+std::string upper_case(std::string text)
+{
+    for (auto& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return text;
 }
 
 }  // namespace
@@ -164,17 +171,23 @@ core::result<client_target> client_target_from(po::variables_map const& flags)
 
 std::variant<workflow_command, int> parse_workflow_command(
     std::vector<std::string> const& args, po::options_description options,
-    std::string const& name)
+    std::string const& name, std::string const& second)
 {
     auto const fail = [&](std::string const& message) {
         std::cerr << "torcrun " << name << ": " << message << "\n";
         return 2;
     };
     options.add(client_options()).add(output_dir_option());
-    auto parsed = parse_positional_command(
-        args, options,
-        {name, "workflow", "WF", "usage: torcrun " + name + " WF [options]\n",
-         "a workflow id is required (torcrun " + name + " WF)"});
+    std::string const synopsis = second.empty() ? "WF" : "WF " + upper_case(second);
+    positional_command shape{name, "workflow", synopsis,
+                             "usage: torcrun " + name + " " + synopsis + " [options]\n",
+                             "a workflow id is required (torcrun " + name + " " + synopsis + ")"};
+    if (!second.empty()) {
+        shape.second = second;
+        shape.second_missing =
+            "a " + second + " is required (torcrun " + name + " " + synopsis + ")";
+    }
+    auto parsed = parse_positional_command(args, options, shape);
     if (auto const* status = std::get_if<int>(&parsed)) return *status;
     workflow_command command;
     command.flags = std::move(std::get<po::variables_map>(parsed));

@@ -92,11 +92,13 @@ struct workflow_command {
     std::shared_ptr<embedded_server> local_server;  // the --output-dir database, served here
 };
 
-// Parses `args` with the command's own `options` plus the client flags and the positional WF.
+// Parses `args` with the command's own `options` plus the client flags and the positional WF,
+// and a second positional argument stored under `second` when it is not empty (`torcrun logs
+// WF JOB`: "job").
 // Returns the parsed command, or the exit status after printing the help (0) or an error (2,
 // `torcrun NAME: message` on stderr).
 std::variant<workflow_command, int> parse_workflow_command(
     std::vector<std::string> const& args, boost::program_options::options_description options,
-    std::string const& name);
+    std::string const& name, std::string const& second = {});
 
 }  // namespace torcrun::apps
