@@ -3,7 +3,8 @@
 # for (--attempt N) or the latest, --follow on a running job until it ends, a finished run read
 # through --output-dir D, a server through --url with --worker-output-dir; and the refusals of an
 # unknown job (with the closest name), a missing attempt, a job that never ran and a log directory
-# that does not hold the files. Also §6: the run's worker.log lines start with an ISO 8601 UTC time
+# that does not hold the files. §2: each failure printed while the run runs, with its stderr's
+# last lines, and the summary's groups by return code. Also §6: the run's worker.log lines start with an ISO 8601 UTC time
 # and name jobs beside their ids; result.json has the server's time form.
 set -euo pipefail
 torcrun=$1
@@ -32,8 +33,14 @@ cat >done.json5 <<JSON
 ]}
 JSON
 rc=0
-"$torcrun" run done.json5 --output-dir D --quiet >run.out 2>run.err || rc=$?
+"$torcrun" run done.json5 --output-dir D --progress-interval 60 >run.out 2>run.err || rc=$?
 [ "$rc" = 1 ] || fail "run: exit $rc: $(cat run.err)"
+# §2: the failure on stderr with its stderr's last lines; the summary groups by return code.
+grep -A1 -x "torcrun run: failed: broken (job 3), return code 3, logs $tmp/D/jobs/wf1_j3/r0_a1" run.err \
+    | tail -n1 | grep -qx '    | broke' || fail "no failure line: $(cat run.err)"
+grep -A2 -x 'failures by return code:' run.out | tail -n2 >groups.txt
+[ "$(cat groups.txt)" = "$(printf '  return code 3: 1 job, broken (job 3)\n    | broke')" ] \
+    || fail "summary groups: $(cat run.out)"
 [ "$("$torcrun" logs 1 hello --output-dir D)" = "hello out" ] || fail "logs hello"
 [ "$("$torcrun" logs 1 1 --output-dir D --stderr)" = "hello err" ] || fail "logs by id --stderr"
 [ "$("$torcrun" logs 1 flaky --output-dir D)" = "second try" ] || fail "logs flaky (latest)"
@@ -67,9 +74,10 @@ cat >slow.json5 <<JSON
 {name: "slow", jobs: [
   {name: "ticker", command: "for i in 1 2 3; do echo tick \$i; sleep 1; done; touch $tmp/ticked"},
   {name: "linger", command: "sleep 3", depends_on: ["ticker"]},
+  {name: "oops", command: "echo first; echo bad news >&2; exit 7"},
 ]}
 JSON
-"$torcrun" run slow.json5 --output-dir S --port "$port" --quiet >slow.out 2>slow.err &
+"$torcrun" run slow.json5 --output-dir S --port "$port" --progress-interval 60 >slow.out 2>slow.err &
 run_pid=$!
 url=http://127.0.0.1:$port/torc-service/v1
 for _ in $(seq 1 100); do [ -s S/jobs/wf1_j1/r0_a1/stdout ] && break; sleep 0.1; done
@@ -78,6 +86,12 @@ out=$(timeout 30 "$torcrun" logs 1 ticker --url "$url" --worker-output-dir S --f
     || fail "logs --follow: exit $?"
 [ -e ticked ] || fail "--follow returned before the job ended"
 [ "$out" = "$(printf 'tick 1\ntick 2\ntick 3')" ] || fail "logs --follow: '$out'"
-wait "$run_pid" || fail "slow run failed: $(cat slow.err)"
+# The failure of oops was printed while the run still ran (linger sleeps on).
+kill -0 "$run_pid" 2>/dev/null || fail "the run ended before linger: $(cat slow.err)"
+grep -A1 -E "^torcrun run: failed: oops \(job ([0-9]+)\), return code 7, logs $tmp/S/jobs/wf1_j\1/r0_a1$" slow.err \
+    | tail -n1 | grep -qx '    | bad news' || fail "oops not printed while running: $(cat slow.err)"
+rc=0
+wait "$run_pid" || rc=$?
 run_pid=
+[ "$rc" = 1 ] || fail "slow run: exit $rc: $(cat slow.err)"
 echo ok

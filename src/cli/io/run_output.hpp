@@ -33,6 +33,8 @@ public:
     void show(core::status_counts const& counts);
     // The last line, ended so that what follows starts on a line of its own.
     void finish(core::status_counts const& counts);
+    // `text` (whole lines) on stderr, above the progress line when that is redrawn in place.
+    void note(std::string const& text);
 
 private:
     std::string line(core::status_counts const& counts) const;
@@ -42,9 +44,14 @@ private:
     std::mutex mutex_;
 };
 
+// The last core::stderr_tail_lines lines of the file at `path` (of its last 8 KiB); none when it
+// cannot be read.
+std::vector<std::string> stderr_tail(std::string const& path);
+
 // The summary's facts from the server: the workflow's name, every job that did not complete
 // with its latest result's return code and attempt directory under `output_dir` (for a job
-// canceled while it ran, which has no result, the directory of its attempt when it exists).
+// canceled while it ran, which has no result, the directory of its attempt when it exists),
+// and the stderr tail of the first failed job of each return code.
 core::result<core::run_summary> read_summary(torc_client& client, std::int64_t workflow_id,
                                              core::status_counts const& counts,
                                              std::string const& output_dir);
