@@ -62,6 +62,15 @@ expect_exit 2 'torcrun logs: too many arguments: "x" (torcrun logs WF JOB [optio
 expect_exit 1 "torcrun logs: elsewhere/jobs/wf1_j1/r0_a1/stdout: no such file (is elsewhere the output directory of the worker that ran it? give --worker-output-dir DIR)" \
     logs 1 hello --output-dir D --worker-output-dir elsewhere
 
+# `jobs` beside the logs: attempts, node, log directory, a --status list.
+out=$("$torcrun" jobs 1 --output-dir D --status failed,canceled --json)
+[ "$(field "$out" '[(j["name"], j["attempts"], j["log_dir"], j["node"] is not None) for j in d]')" \
+    = '[["broken", 1, "D/jobs/wf1_j3/r0_a1", true], ["never", 0, null, false]]' ] \
+    || fail "jobs --status failed,canceled: $out"
+out=$("$torcrun" jobs 1 --output-dir D --json)
+[ "$(field "$out" '[(j["attempts"], j["log_dir"], j["peak_cpu_percent"] >= 0) for j in d if j["name"] == "flaky"]')" \
+    = '[[2, "D/jobs/wf1_j2/r0_a2", true]]' ] || fail "jobs flaky: $out"
+
 # §6: time stamps and job names in worker.log; ISO times in result.json.
 grep -Eq '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z info runner: job exited job=1 name=hello rc=0 ' D/worker.log \
     || fail "worker.log: $(head -5 D/worker.log)"

@@ -1,9 +1,7 @@
 // `torcrun logs WF JOB [--stderr] [--follow] [--attempt N] [--url URL | --output-dir D]
 // [--worker-output-dir D]`: the stdout (or stderr) of one attempt of a job, named by id or name.
 // The files are where the worker wrote them, <worker output dir>/jobs/wf<W>_j<J>/r<R>_a<A>/
-// (core::attempt_log_paths): the server does not record a worker's output directory, so it is
-// --worker-output-dir, else the --output-dir of a `torcrun run` (its worker's), else the
-// worker's default `torc_output` under the current directory. --follow prints what the job
+// (core::attempt_log_paths), under worker_output_dir_of(). --follow prints what the job
 // writes until it is no longer pending or running, polling the file and the job's status.
 #include "torcrun/cli/commands.hpp"
 
@@ -27,7 +25,6 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr char const* default_worker_output_dir = "torc_output";
 // How often --follow looks at the file and asks for the job's status.
 constexpr auto follow_poll = std::chrono::milliseconds(250);
 
@@ -139,10 +136,8 @@ int cmd_logs(arguments const& args)
     options.add_options()("help,h", "print this help")("stderr", "the job's stderr, not stdout")(
         "follow,f", "keep printing what the job writes until it finishes")(
         "attempt", po::value<std::int64_t>()->value_name("N"),
-        "attempt N of the latest run that has one (default: the latest attempt)")(
-        "worker-output-dir", po::value<std::string>()->value_name("DIR"),
-        "the output directory of the worker that ran the job (default: --output-dir, else "
-        "torc_output)");
+        "attempt N of the latest run that has one (default: the latest attempt)");
+    options.add(worker_output_dir_option());
     auto command_line = parse_workflow_command(args, options, "logs", "job");
     if (auto const* exit_status = std::get_if<int>(&command_line)) return *exit_status;
     auto& command = std::get<workflow_command>(command_line);
@@ -154,12 +149,7 @@ int cmd_logs(arguments const& args)
             return fail("--attempt: " + std::to_string(*attempt) + " is not an attempt (1 or more)",
                         2);
     }
-    std::string root = default_worker_output_dir;
-    if (flags.count("worker-output-dir")) {
-        root = flags["worker-output-dir"].as<std::string>();
-    } else if (flags.count("output-dir")) {
-        root = flags["output-dir"].as<std::string>();
-    }
+    auto const root = worker_output_dir_of(flags);
     torc_client client(std::move(command.settings));
     auto log = choose_log(client, command.workflow_id, flags["job"].as<std::string>(), attempt,
                           flags.count("stderr") > 0, root);
