@@ -31,6 +31,8 @@ constexpr subcommand subcommands[] = {
     {"submit", torcrun::apps::cmd_submit, "create and initialize a workflow from a Torc spec"},
     {"status", torcrun::apps::cmd_status, "show a workflow's run, completion and job counts"},
     {"jobs", torcrun::apps::cmd_jobs, "list a workflow's jobs with their latest return codes"},
+    {"logs", torcrun::apps::cmd_logs,
+     "print a job's stdout or stderr (by job name or id; --follow while it runs)"},
     {"workflows", torcrun::apps::cmd_workflows, "list the server's workflows with their status"},
     {"report", torcrun::apps::cmd_report,
      "write a workflow's HTML report: timeline per node and GPU, utilisation, failures"},

@@ -49,11 +49,15 @@ std::variant<po::variables_map, int> parse_positional_command(
     }
     if (!flags.count(all_words)) return fail(command.missing);
     auto const words = flags[all_words].as<std::vector<std::string>>();
-    if (words.size() > 1)
-        return fail("too many arguments: \"" + words[1] + "\" (torcrun " + command.name + " " +
-                    command.placeholder + " [options] takes one)");
+    std::size_t const takes = command.second.empty() ? 1 : 2;
+    if (words.size() > takes)
+        return fail("too many arguments: \"" + words[takes] + "\" (torcrun " + command.name +
+                    " " + command.placeholder + " [options] takes " +
+                    (takes == 1 ? "one" : "two") + ")");
+    if (words.size() < takes) return fail(command.second_missing);
     flags.erase(all_words);
     flags.insert({command.positional, po::variable_value(words.front(), false)});
+    if (takes == 2) flags.insert({command.second, po::variable_value(words[1], false)});
     return flags;
 }
 

@@ -18,11 +18,15 @@ struct positional_command {
     std::string placeholder;  // the argument in the synopsis ("SPEC", "WF")
     std::string usage;        // printed before the options for --help (none when empty)
     std::string missing;      // the message when the argument is absent
+    // A second argument, stored under this flag name (`torcrun logs WF JOB`: "job"); empty:
+    // the command takes one. `second_missing` is the message when it is absent.
+    std::string second = {};
+    std::string second_missing = {};
 };
 
 // The parsed flags (the positional one under `command.positional`), or the exit status after
 // printing the help (0) or `torcrun NAME: message` on stderr (2). A second argument is
-// `too many arguments: "2" (torcrun NAME WF [options] takes one)`; an unknown option gets the
+// `too many arguments: "2" (torcrun NAME WF [options] takes one)` (`takes two` with a second); an unknown option gets the
 // hint of core::unknown_option_hint.
 std::variant<boost::program_options::variables_map, int> parse_positional_command(
     std::vector<std::string> const& args,

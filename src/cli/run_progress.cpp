@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <map>
 #include <sstream>
 
 namespace torcrun::core {
@@ -34,7 +35,54 @@ std::string job_line(unfinished_job const& j)
     return line;
 }
 
+void append_tail(std::string& out, std::vector<std::string> const& tail)
+{
+    for (auto const& l : tail) out += cat("    | ", l, "\n");
+}
+
+// "failures by return code:" and one group per return code of the failed jobs that have one.
+std::string failure_groups(std::vector<unfinished_job> const& jobs)
+{
+    std::map<std::int64_t, std::vector<unfinished_job const*>> groups;
+    for (auto const& j : jobs)
+        if (j.status == job_status::failed && j.return_code) groups[*j.return_code].push_back(&j);
+    if (groups.empty()) return {};
+    std::string out = "failures by return code:\n";
+    for (auto const& [rc, members] : groups) {
+        auto const& first = *members.front();
+        out += cat("  return code ", std::to_string(rc), ": ", std::to_string(members.size()),
+                   members.size() == 1 ? " job, " : " jobs, first ", first.name, " (job ",
+                   std::to_string(first.id), ")\n");
+        append_tail(out, first.stderr_tail);
+    }
+    return out;
+}
+
 }  // namespace
+
+std::vector<std::string> last_lines(std::string_view text, std::size_t count)
+{
+    if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+    std::vector<std::string> out;
+    while (out.size() < count && !text.empty()) {
+        auto const at = text.rfind('\n');
+        auto const start = at == std::string_view::npos ? 0 : at + 1;
+        out.emplace_back(text.substr(start));
+        text = at == std::string_view::npos ? std::string_view() : text.substr(0, at);
+    }
+    std::reverse(out.begin(), out.end());
+    return out;
+}
+
+std::string format_failure(unfinished_job const& j)
+{
+    auto out = cat("torcrun run: failed: ", j.name, " (job ", std::to_string(j.id), ")");
+    if (j.return_code) out += cat(", return code ", std::to_string(*j.return_code));
+    if (j.log_dir) out += cat(", logs ", *j.log_dir);
+    out += "\n";
+    append_tail(out, j.stderr_tail);
+    return out;
+}
 
 progress_numbers compute_progress(status_counts const& counts, double elapsed_seconds)
 {
@@ -95,6 +143,7 @@ std::string format_summary(run_summary const& s)
         for (std::size_t i = 0; i < shown; ++i) out += job_line(s.unfinished[i]);
         if (shown < s.unfinished.size())
             out += cat("  ... and ", std::to_string(s.unfinished.size() - shown), " more\n");
+        out += failure_groups(s.unfinished);
     }
     out += cat("database:   ", s.database, "\noutput:     ", s.output_dir, "\n");
     if (!s.worker_log.empty()) out += cat("worker log: ", s.worker_log, "\n");

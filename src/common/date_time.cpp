@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <chrono>
+#include <cstdint>
 #include <cmath>
 #include <optional>
 
@@ -106,6 +107,17 @@ std::string format_date_time(double unix_seconds)
         out += "." + fraction;
     }
     return out + "Z";
+}
+
+std::string format_torc_time(double unix_seconds)
+{
+    auto const ms = std::isfinite(unix_seconds) && unix_seconds > 0
+                        ? static_cast<std::int64_t>(std::llround(unix_seconds * 1000))
+                        : std::int64_t{0};
+    auto text = format_date_time(static_cast<double>(ms / 1000));  // "...:SSZ"
+    auto const fraction = std::to_string(1000 + ms % 1000).substr(1);  // "007"
+    text.insert(text.size() - 1, "." + fraction);
+    return text;
 }
 
 }  // namespace torcrun::core

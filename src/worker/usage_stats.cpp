@@ -83,6 +83,10 @@ result<void> usage_stats::finish(exit_usage const& exit)
     cpu_seconds_total_ += std::max(0.0, exit.cpu_seconds - last_cpu_seconds_);
     last_seconds_ = exit.seconds;
     summary_.avg_cpu_percent = percent(cpu_seconds_total_, last_seconds_);
+    // The whole life's rate is a mean of its intervals' rates, so one interval ran at least at
+    // it: when the CPU came in the tail (samples saw none, the exit's exact totals did), the
+    // peak is that rate.
+    summary_.peak_cpu_percent = std::max(summary_.peak_cpu_percent, summary_.avg_cpu_percent);
     return {};
 }
 

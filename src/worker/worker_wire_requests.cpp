@@ -77,19 +77,6 @@ std::string to_text(json::value const& v)
     return out;
 }
 
-// Unix seconds -> "2026-01-19T22:55:01.123Z" (Torc's %Y-%m-%dT%H:%M:%S%.3fZ, UTC).
-std::string torc_time(double unix_seconds)
-{
-    auto const ms = std::isfinite(unix_seconds) && unix_seconds > 0
-                        ? static_cast<std::int64_t>(std::llround(unix_seconds * 1000))
-                        : std::int64_t{0};
-    auto text = core::format_date_time(static_cast<double>(ms / 1000));  // "...:SSZ"
-    auto const fraction = std::to_string(1000 + ms % 1000).substr(1);    // "007"
-    text.insert(text.size() - 1, "." + fraction);
-    return text;
-}
-
-
 // The shortest text that reads back as `v`, for query strings: "30", "0.25".
 std::string number_text(double v)
 {
@@ -119,7 +106,7 @@ json::object result_object(core::job_result const& r)
     o["compute_node_id"] = r.compute_node_id;
     o["return_code"] = r.return_code;
     o["exec_time_minutes"] = r.exec_time_minutes;
-    o["completion_time"] = torc_time(r.completion_time);
+    o["completion_time"] = core::format_torc_time(r.completion_time);
     if (r.usage) {
         o["peak_memory_bytes"] = r.usage->peak_memory_bytes;
         o["avg_memory_bytes"] = r.usage->avg_memory_bytes;
@@ -148,7 +135,7 @@ std::string node_body(w::register_node const& a, wire_context const& c)
     o["workflow_id"] = c.workflow_id;
     o["hostname"] = c.hostname;
     o["pid"] = c.pid;
-    o["start_time"] = torc_time(c.start_unix);
+    o["start_time"] = core::format_torc_time(c.start_unix);
     o["is_active"] = true;
     o["num_cpus"] = a.cpus;
     o["memory_gb"] = gigabytes(a.memory_bytes);

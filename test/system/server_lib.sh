@@ -5,6 +5,12 @@
 server_pids=()
 server_watchers=()
 fail() { echo "FAIL: $*" >&2; exit 1; }
+expect_exit() {  # expect_exit STATUS MESSAGE ARGS...: stderr is exactly MESSAGE
+    local status=$1 message=$2 rc=0 out; shift 2
+    out=$("$torcrun" "$@" 2>&1 >/dev/null) || rc=$?
+    [ "$rc" = "$status" ] || fail "torcrun $*: exit $rc, expected $status ($out)"
+    [ "$out" = "$message" ] || fail "torcrun $*: '$out'"
+}
 
 # start_server DB [ARGS...]: sets server_pid, port, base, server_log; fails after 10 s without
 # the listening line. It listens on any free port, or on $fixed_port where the caller sets it

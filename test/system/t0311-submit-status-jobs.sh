@@ -57,15 +57,19 @@ expect POST "/jobs/$job/complete_job/completed/0" "{\"job_id\": $job, \"workflow
 
 "$torcrun" jobs "${auth[@]}" "$wf" >"$tmp/out"
 diff -u - "$tmp/out" <<EOF || fail "jobs table"
-ID  NAME         STATUS     RC  COMMAND
-$job   preprocess   completed  0   bash tests/scripts/preprocess.sh -i /Users/dthom/repos/torc/f1.json -o /Users/dthom/repos/torc/f2.json -o /Users/dthom/repos/torc/f3.json
-$((job + 1))   work1        ready      -   bash tests/scripts/work.sh -i /Users/dthom/repos/torc/f2.json -o /Users/dthom/repos/torc/f4.json
-$((job + 2))   work2        ready      -   bash tests/scripts/work.sh -i /Users/dthom/repos/torc/f3.json -o /Users/dthom/repos/torc/f5.json
-$((job + 3))   postprocess  blocked    -   bash tests/scripts/postprocess.sh -i /Users/dthom/repos/torc/f4.json -i /Users/dthom/repos/torc/f5.json -o /Users/dthom/repos/torc/f6.json
+ID  NAME         STATUS     RC  ATTEMPTS  START                 DURATION  NODE  PEAK_RSS  PEAK_CPU  LOGS                           COMMAND
+$job   preprocess   completed  0   1         2026-01-01T00:00:30Z  30s       h     -         -         torc_output/jobs/wf${wf}_j${job}/r0_a1  bash tests/scripts/preprocess.sh -i /Users/dthom/repos/torc/f1.json -o /Users/dthom/repos/torc/f2.json -o /Users/dthom/repos/torc/f3.json
+$((job + 1))   work1        ready      -   0         -                     -         -     -         -         -                              bash tests/scripts/work.sh -i /Users/dthom/repos/torc/f2.json -o /Users/dthom/repos/torc/f4.json
+$((job + 2))   work2        ready      -   0         -                     -         -     -         -         -                              bash tests/scripts/work.sh -i /Users/dthom/repos/torc/f3.json -o /Users/dthom/repos/torc/f5.json
+$((job + 3))   postprocess  blocked    -   0         -                     -         -     -         -         -                              bash tests/scripts/postprocess.sh -i /Users/dthom/repos/torc/f4.json -i /Users/dthom/repos/torc/f5.json -o /Users/dthom/repos/torc/f6.json
 EOF
 out=$("$torcrun" jobs "${auth[@]}" "$wf" --status ready --json)
 [ "$(field "$out" '[(j["name"], j["return_code"]) for j in d]')" = '[["work1", null], ["work2", null]]' ] \
     || fail "jobs --status ready --json: $out"
+out=$("$torcrun" jobs "${auth[@]}" "$wf" --status blocked,completed --json)
+[ "$(field "$out" '[(j["name"], j["attempts"], j["start_time"], j["node"]) for j in d]')" \
+    = '[["preprocess", 1, "2026-01-01T00:00:30.000Z", "h"], ["postprocess", 0, null, null]]' ] \
+    || fail "jobs --status blocked,completed --json: $out"
 out=$("$torcrun" jobs "${auth[@]}" "$wf" --status completed --json)
 [ "$(field "$out" '[(j["name"], j["return_code"]) for j in d]')" = '[["preprocess", 0]]' ] \
     || fail "jobs --status completed --json: $out"
@@ -162,6 +166,9 @@ expect_exit 2 "torcrun submit: a spec file is required (torcrun submit SPEC)" "$
 expect_exit 2 'torcrun status: workflow: "abc" is not a workflow id' "$torcrun" status abc
 expect_exit 2 'torcrun jobs: job status: "bogus" is not one of uninitialized, blocked, ready, pending, running, completed, failed, canceled, terminated, disabled or pending_failed' \
     "$torcrun" jobs 1 --status bogus
+expect_exit 2 'torcrun jobs: job status: "bogus" is not one of uninitialized, blocked, ready, pending, running, completed, failed, canceled, terminated, disabled or pending_failed' \
+    "$torcrun" jobs 1 --status failed,bogus
+expect_exit 2 'torcrun jobs: --status: an empty status in "failed,"' "$torcrun" jobs 1 --status failed,
 expect_exit 2 'torcrun jobs: --user: needs a password (--password-file FILE or TORC_PASSWORD)' \
     "$torcrun" jobs 1 --user bob
 expect_exit 2 'torcrun status: --url: url: "ftp://x" is not an http URL (https is not supported); expected http://host:port/torc-service/v1' \

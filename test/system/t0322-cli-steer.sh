@@ -21,13 +21,6 @@ trap cleanup EXIT
 cd "$tmp"
 unset TORC_API_URL
 
-expect_exit() {  # expect_exit STATUS MESSAGE ARGS...: stderr is exactly MESSAGE
-    local status=$1 message=$2 rc=0 out; shift 2
-    out=$("$torcrun" "$@" 2>&1 >/dev/null) || rc=$?
-    [ "$rc" = "$status" ] || fail "torcrun $*: exit $rc, expected $status ($out)"
-    [ "$out" = "$message" ] || fail "torcrun $*: '$out'"
-}
-
 # --- a run on a chosen port, steered through its output directory ---------------------------
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 cat >long.json5 <<JSON

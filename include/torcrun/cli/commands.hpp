@@ -19,6 +19,7 @@ int cmd_server(arguments const& args);
 int cmd_submit(arguments const& args);
 int cmd_status(arguments const& args);
 int cmd_jobs(arguments const& args);
+int cmd_logs(arguments const& args);
 int cmd_workflows(arguments const& args);
 int cmd_cancel(arguments const& args);
 int cmd_report(arguments const& args);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace torcrun::core {
@@ -48,7 +49,22 @@ struct unfinished_job {
     job_status status = job_status::failed;
     std::optional<std::int64_t> return_code;  // of its latest result; none: it never ran
     std::optional<std::string> log_dir;       // its latest attempt's directory
+    // The last lines of that attempt's stderr, where they were read (the summary reads them
+    // for the first failed job of each return code).
+    std::vector<std::string> stderr_tail = {};
 };
+
+// How many lines of a failed job's stderr the run shows.
+inline constexpr std::size_t stderr_tail_lines = 5;
+
+// The last `count` lines of `text` (a final newline ends the last line, it does not start an
+// empty one); a first line cut by the start of `text` is kept as it is.
+std::vector<std::string> last_lines(std::string_view text, std::size_t count);
+
+// The line a run prints when a job fails, with its stderr tail indented below it:
+// "torcrun run: failed: train (job 4), return code 3, logs D/jobs/wf1_j4/r0_a1" and a line
+// "    | <line>" for each line of the tail, each ended by a newline.
+std::string format_failure(unfinished_job const& job);
 
 struct run_summary {
     std::int64_t workflow_id = 0;
@@ -65,7 +81,9 @@ struct run_summary {
 // Lists at most this many unfinished jobs; the rest are counted.
 inline constexpr std::size_t summary_job_limit = 50;
 
-// The summary block, ending with a newline.
+// The summary block, ending with a newline. After the unfinished jobs, the failed ones with a
+// return code are grouped by it, in order of return code: "  return code 3: 2 jobs, first
+// train (job 4)" and the first one's stderr tail.
 std::string format_summary(run_summary const& s);
 
 // 0 when every job completed (also with no jobs), 1 otherwise.

@@ -17,4 +17,9 @@ result<double> parse_date_time(std::string_view text);
 // Unix seconds -> "2025-06-30T17:00:00Z", with a fraction (up to microseconds) when there is one.
 std::string format_date_time(double unix_seconds);
 
+// Unix seconds -> "2026-01-19T22:55:01.123Z": Torc's time stamps (%Y-%m-%dT%H:%M:%S%.3fZ, UTC,
+// always milliseconds), as the server stores them and torcrun's logs and result.json write
+// them. A negative or non-finite time is the epoch.
+std::string format_torc_time(double unix_seconds);
+
 }  // namespace torcrun::core

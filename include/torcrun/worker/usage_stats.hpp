@@ -47,7 +47,8 @@ public:
 
     // Closes the record with the exact totals of the exit: the last stretch counts towards the
     // CPU average (not the peak: tick-granular samples against exact totals over a short tail
-    // would invent spikes); a job never sampled gets its whole-life rate as peak and average
+    // would invent spikes), except that the peak is never below the average (a job whose
+    // samples saw no CPU and whose exit did gets that rate as its peak); a job never sampled gets its whole-life rate as peak and average
     // and max_rss_bytes as both memory figures, the only measurement there is. Same time
     // rules as add().
     result<void> finish(exit_usage const& exit);

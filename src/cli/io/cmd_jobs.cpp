@@ -1,11 +1,18 @@
-// `torcrun jobs WF [--status S] [--json] [--url URL | --output-dir D]`: the workflow's jobs (404
-// when there is no such workflow), paged through GET /jobs, with
-// the return code of each job's latest result (the highest run id, then the latest row).
+// `torcrun jobs WF [--status S,...] [--json] [--url URL | --output-dir D] [--worker-output-dir
+// D]`: the workflow's jobs (404 when there is no such workflow), paged through GET /jobs, with
+// the facts of each job's latest result (the highest run id, then the latest row; GET /results
+// with all_runs, whose rows also count the attempts): return code, start (completion time less
+// the run time), duration, the compute node's hostname, peak memory and CPU, and the attempt's
+// log directory under the worker's output directory (worker_output_dir_of). The server records
+// no GPU ids of an attempt, so none are shown.
 #include "torcrun/cli/commands.hpp"
 
 #include "json_fields.hpp"
 #include "torc_client.hpp"
+#include "torcrun/cli/job_listing.hpp"
+#include "torcrun/common/date_time.hpp"
 #include "torcrun/server/job_status.hpp"
+#include "torcrun/worker/launch_plan.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -31,24 +38,28 @@ int fail(std::string const& message, int status)
     return status;
 }
 
-struct latest_result {
-    std::int64_t run_id = -1;
-    std::int64_t id = -1;
-    std::int64_t return_code = 0;
+double number_of(json::value const& v, std::string_view key, double fallback)
+{
+    auto const* f = field(v, key);
+    return f && f->is_number() ? f->to_number<double>() : fallback;
+}
+
+// Per job: its latest result (the highest run id, then the latest row) and how many it has.
+struct job_results {
+    json::value const* latest = nullptr;
+    std::int64_t count = 0;
 };
 
-core::result<std::map<std::int64_t, latest_result>> latest_results(torc_client& client,
-                                                                   std::int64_t wf)
+std::map<std::int64_t, job_results> results_by_job(std::vector<json::value> const& rows)
 {
-    auto rows = client.list_all("/results?workflow_id=" + std::to_string(wf));
-    if (!rows) return rows.error();
-    std::map<std::int64_t, latest_result> out;
-    for (auto const& r : *rows) {
-        latest_result const candidate{integer_of(r, "run_id"), integer_of(r, "id"),
-                                      integer_of(r, "return_code")};
-        auto& best = out[integer_of(r, "job_id")];
-        if (std::pair(candidate.run_id, candidate.id) > std::pair(best.run_id, best.id))
-            best = candidate;
+    std::map<std::int64_t, job_results> out;
+    for (auto const& r : rows) {
+        auto& entry = out[integer_of(r, "job_id")];
+        ++entry.count;
+        if (!entry.latest || std::pair(integer_of(r, "run_id"), integer_of(r, "id")) >
+                                 std::pair(integer_of(*entry.latest, "run_id"),
+                                           integer_of(*entry.latest, "id")))
+            entry.latest = &r;
     }
     return out;
 }
@@ -58,6 +69,7 @@ struct job_row {
     std::string name;
     std::string status;
     std::optional<std::int64_t> return_code;
+    core::attempt_facts attempt;
     std::string command;
 };
 
@@ -69,19 +81,32 @@ std::string one_line(std::string s)
 
 void print_table(std::ostream& out, std::vector<job_row> const& rows)
 {
-    std::vector<std::vector<std::string>> cells{{"ID", "NAME", "STATUS", "RC", "COMMAND"}};
-    for (auto const& r : rows)
-        cells.push_back({std::to_string(r.id), r.name, r.status,
-                         r.return_code ? std::to_string(*r.return_code) : "-",
-                         one_line(r.command)});
-    std::size_t widths[4] = {};
-    for (auto const& line : cells)
-        for (std::size_t c = 0; c < 4; ++c) widths[c] = std::max(widths[c], line[c].size());
-    for (auto const& line : cells) {
-        for (std::size_t c = 0; c < 4; ++c)
-            out << line[c] << std::string(widths[c] - line[c].size() + 2, ' ');
-        out << line[4] << "\n";
+    std::vector<std::string> headings{"ID", "NAME", "STATUS", "RC"};
+    for (auto const& h : core::attempt_headings()) headings.push_back(h);
+    headings.push_back("COMMAND");
+    std::vector<std::vector<std::string>> cells{headings};
+    for (auto const& r : rows) {
+        std::vector<std::string> line{std::to_string(r.id), r.name, r.status,
+                                      r.return_code ? std::to_string(*r.return_code) : "-"};
+        for (auto& c : core::attempt_cells(r.attempt)) line.push_back(std::move(c));
+        line.push_back(one_line(r.command));
+        cells.push_back(std::move(line));
     }
+    auto const padded = headings.size() - 1;  // the command ends the line
+    std::vector<std::size_t> widths(padded, 0);
+    for (auto const& line : cells)
+        for (std::size_t c = 0; c < padded; ++c) widths[c] = std::max(widths[c], line[c].size());
+    for (auto const& line : cells) {
+        for (std::size_t c = 0; c < padded; ++c)
+            out << line[c] << std::string(widths[c] - line[c].size() + 2, ' ');
+        out << line[padded] << "\n";
+    }
+}
+
+template <class T>
+json::value or_null(std::optional<T> const& v)
+{
+    return v ? json::value(*v) : json::value(nullptr);
 }
 
 json::array to_json(std::vector<job_row> const& rows)
@@ -89,31 +114,75 @@ json::array to_json(std::vector<job_row> const& rows)
     json::array out;
     for (auto const& r : rows) {
         json::object o{{"id", r.id}, {"name", r.name}, {"status", r.status}};
-        o["return_code"] = r.return_code ? json::value(*r.return_code) : json::value(nullptr);
+        o["return_code"] = or_null(r.return_code);
+        auto const& a = r.attempt;
+        o["attempts"] = a.attempts;
+        o["start_time"] = a.start_unix ? json::value(core::format_torc_time(*a.start_unix))
+                                       : json::value(nullptr);
+        o["exec_seconds"] = or_null(a.seconds);
+        o["node"] = a.node.empty() ? json::value(nullptr) : json::value(a.node);
+        o["peak_memory_bytes"] = or_null(a.peak_memory_bytes);
+        o["peak_cpu_percent"] = or_null(a.peak_cpu_percent);
+        o["log_dir"] = or_null(a.log_dir);
         o["command"] = r.command;
         out.push_back(std::move(o));
     }
     return out;
 }
 
+// The latest result's facts; `root` is the worker's output directory.
+core::attempt_facts facts_of(job_results const& results, std::int64_t wf, job_row const& job,
+                             std::map<std::int64_t, std::string> const& hosts,
+                             std::string const& root)
+{
+    core::attempt_facts f;
+    f.attempts = results.count;
+    auto const& r = *results.latest;
+    f.seconds = number_of(r, "exec_time_minutes", 0) * 60;
+    if (auto done = core::parse_date_time(text_of(field(r, "completion_time"))))
+        f.start_unix = *done - *f.seconds;
+    if (auto it = hosts.find(integer_of(r, "compute_node_id")); it != hosts.end())
+        f.node = it->second;
+    if (auto const* m = field(r, "peak_memory_bytes"); m && m->is_number())
+        f.peak_memory_bytes = m->to_number<std::uint64_t>();
+    if (auto const* c = field(r, "peak_cpu_percent"); c && c->is_number())
+        f.peak_cpu_percent = c->to_number<double>();
+    f.log_dir = core::attempt_log_paths(root, {wf, job.id, job.name, integer_of(r, "run_id"),
+                                               integer_of(r, "attempt_id", 1), std::nullopt})
+                    .dir;
+    return f;
+}
+
 core::result<std::vector<job_row>> job_rows(torc_client& client, std::int64_t wf,
-                                            std::optional<std::string> const& status)
+                                            std::vector<core::job_status> const& statuses,
+                                            std::string const& root)
 {
     // The listing of an unknown workflow is empty; the workflow's own record says 404.
-    if (auto workflow = client.call("GET", "/workflows/" + std::to_string(wf)); !workflow)
+    auto const w = std::to_string(wf);
+    if (auto workflow = client.call("GET", "/workflows/" + w); !workflow)
         return workflow.error();
-    auto path = "/jobs?workflow_id=" + std::to_string(wf);
-    if (status) path += "&status=" + *status;
-    auto jobs = client.list_all(path);
+    auto jobs = client.list_all("/jobs?workflow_id=" + w);
     if (!jobs) return jobs.error();
-    auto results = latest_results(client, wf);
+    auto results = client.list_all("/results?workflow_id=" + w + "&all_runs=true");
     if (!results) return results.error();
+    auto nodes = client.list_all("/compute_nodes?workflow_id=" + w);
+    if (!nodes) return nodes.error();
+    std::map<std::int64_t, std::string> hosts;
+    for (auto const& n : *nodes) hosts[integer_of(n, "id")] = text_of(field(n, "hostname"));
+    auto const by_job = results_by_job(*results);
     std::vector<job_row> rows;
     for (auto const& j : *jobs) {
-        job_row row{integer_of(j, "id"), text_of(field(j, "name")),
-                    text_of(field(j, "status")), std::nullopt, text_of(field(j, "command"))};
-        if (auto it = results->find(row.id); it != results->end())
-            row.return_code = it->second.return_code;
+        job_row row{integer_of(j, "id"), text_of(field(j, "name")), text_of(field(j, "status")),
+                    std::nullopt, {}, text_of(field(j, "command"))};
+        if (!statuses.empty()) {
+            auto const status = core::parse_job_status(row.status);
+            if (!status || std::find(statuses.begin(), statuses.end(), *status) == statuses.end())
+                continue;
+        }
+        if (auto it = by_job.find(row.id); it != by_job.end()) {
+            row.return_code = integer_of(*it->second.latest, "return_code");
+            row.attempt = facts_of(it->second, wf, row, hosts, root);
+        }
         rows.push_back(std::move(row));
     }
     return rows;
@@ -125,19 +194,21 @@ int cmd_jobs(arguments const& args)
 {
     po::options_description options("options");
     options.add_options()("help,h", "print this help")("json", "print one JSON array")(
-        "status", po::value<std::string>()->value_name("S"), "only jobs in this status");
+        "status", po::value<std::string>()->value_name("S[,S...]"),
+        "only jobs in these statuses (failed,canceled)");
+    options.add(worker_output_dir_option());
     auto command_line = parse_workflow_command(args, options, "jobs");
     if (auto const* exit_status = std::get_if<int>(&command_line)) return *exit_status;
     auto& command = std::get<workflow_command>(command_line);
     auto const& flags = command.flags;
-    std::optional<std::string> status;
+    std::vector<core::job_status> statuses;
     if (flags.count("status")) {
-        auto parsed = core::parse_job_status(flags["status"].as<std::string>());
+        auto parsed = core::parse_status_list(flags["status"].as<std::string>());
         if (!parsed) return fail(parsed.error().message, 2);
-        status = std::string(core::to_string(*parsed));
+        statuses = std::move(*parsed);
     }
     torc_client client(std::move(command.settings));
-    auto rows = job_rows(client, command.workflow_id, status);
+    auto rows = job_rows(client, command.workflow_id, statuses, worker_output_dir_of(flags));
     if (!rows) return fail(rows.error().message, 1);
     if (flags.count("json")) {
         std::cout << json::serialize(to_json(*rows)) << "\n";

@@ -9,6 +9,7 @@
 #include "cli/positional_command.hpp"
 #include "config_options.hpp"
 #include "embedded_server.hpp"
+#include "failure_watch.hpp"
 #include "run_directory.hpp"
 #include "report_gathering.hpp"
 #include "run_output.hpp"
@@ -228,7 +229,15 @@ int execute(run_options& o, started_run& run)
             never_fit.emplace_back(line.substr(at + marker.size()));
         if (sink) sink(level, line);
     };
+    std::optional<failure_watch> failures;
+    if (!o.quiet) {
+        io::client_settings own;  // a connection of its own, beside the main thread's
+        own.server = *io::parse_base_url(run.server->url());
+        failures.emplace(std::move(own), run.workflow_id, run.output_dir,
+                         [&progress](std::string const& text) { progress.note(text); });
+    }
     int const worker_rc = run_worker_here(std::move(*setup), worker_log);
+    if (failures) failures->stop();
     run.server->unwatch();
     auto counts = run.server->counts(run.workflow_id);
     if (!counts) return fail(counts.error().message, 1);

@@ -16,7 +16,8 @@
 
 namespace torcrun::apps {
 
-// A logger appending one line per event to `path` (created or truncated). Lines from several
+// A logger appending one line per event to `path` (created or truncated), each after its UTC
+// time as Torc writes times ("2026-01-19T22:55:01.123Z "). Lines from several
 // threads never interleave. Error: `PATH: cannot open: REASON`.
 core::result<io::logger> file_logger(std::string const& path, io::log_level level);
 
@@ -32,6 +33,8 @@ public:
     void show(core::status_counts const& counts);
     // The last line, ended so that what follows starts on a line of its own.
     void finish(core::status_counts const& counts);
+    // `text` (whole lines) on stderr, above the progress line when that is redrawn in place.
+    void note(std::string const& text);
 
 private:
     std::string line(core::status_counts const& counts) const;
@@ -41,9 +44,14 @@ private:
     std::mutex mutex_;
 };
 
+// The last core::stderr_tail_lines lines of the file at `path` (of its last 8 KiB); none when it
+// cannot be read.
+std::vector<std::string> stderr_tail(std::string const& path);
+
 // The summary's facts from the server: the workflow's name, every job that did not complete
 // with its latest result's return code and attempt directory under `output_dir` (for a job
-// canceled while it ran, which has no result, the directory of its attempt when it exists).
+// canceled while it ran, which has no result, the directory of its attempt when it exists),
+// and the stderr tail of the first failed job of each return code.
 core::result<core::run_summary> read_summary(torc_client& client, std::int64_t workflow_id,
                                              core::status_counts const& counts,
                                              std::string const& output_dir);

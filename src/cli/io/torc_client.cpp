@@ -9,6 +9,7 @@
 
 #include <boost/json/parse.hpp>
 
+#include <cctype>
 #include <charconv>
 #include <iostream>
 #include <cstdlib>
@@ -34,6 +35,12 @@ core::result<std::string> read_password(std::string const& path)
     if (!text) return text.error();
     auto const end = text->find_first_of("\r\n");
     return core::result<std::string>(boost::system::in_place_value, text->substr(0, end));
+}
+
+std::string upper_case(std::string text)
+{
+    for (auto& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return text;
 }
 
 }  // namespace
@@ -149,6 +156,23 @@ po::options_description output_dir_option()
     return options;
 }
 
+po::options_description worker_output_dir_option()
+{
+    po::options_description options("job files");
+    options.add_options()("worker-output-dir", po::value<std::string>()->value_name("DIR"),
+                          "the output directory of the worker that ran the jobs (default: "
+                          "--output-dir, else torc_output)");
+    return options;
+}
+
+std::string worker_output_dir_of(po::variables_map const& flags)
+{
+    if (flags.count("worker-output-dir")) return flags["worker-output-dir"].as<std::string>();
+    if (flags.count("output-dir")) return flags["output-dir"].as<std::string>();
+    core::worker_config const defaults;
+    return defaults.output_dir;
+}
+
 core::result<client_target> client_target_from(po::variables_map const& flags)
 {
     if (!flags.count("output-dir")) {
@@ -164,17 +188,23 @@ core::result<client_target> client_target_from(po::variables_map const& flags)
 
 std::variant<workflow_command, int> parse_workflow_command(
     std::vector<std::string> const& args, po::options_description options,
-    std::string const& name)
+    std::string const& name, std::string const& second)
 {
     auto const fail = [&](std::string const& message) {
         std::cerr << "torcrun " << name << ": " << message << "\n";
         return 2;
     };
     options.add(client_options()).add(output_dir_option());
-    auto parsed = parse_positional_command(
-        args, options,
-        {name, "workflow", "WF", "usage: torcrun " + name + " WF [options]\n",
-         "a workflow id is required (torcrun " + name + " WF)"});
+    std::string const synopsis = second.empty() ? "WF" : "WF " + upper_case(second);
+    positional_command shape{name, "workflow", synopsis,
+                             "usage: torcrun " + name + " " + synopsis + " [options]\n",
+                             "a workflow id is required (torcrun " + name + " " + synopsis + ")"};
+    if (!second.empty()) {
+        shape.second = second;
+        shape.second_missing =
+            "a " + second + " is required (torcrun " + name + " " + synopsis + ")";
+    }
+    auto parsed = parse_positional_command(args, options, shape);
     if (auto const* status = std::get_if<int>(&parsed)) return *status;
     workflow_command command;
     command.flags = std::move(std::get<po::variables_map>(parsed));

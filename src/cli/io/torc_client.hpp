@@ -76,6 +76,13 @@ private:
 // --output-dir DIR: the client commands' way to a `torcrun run`'s server or database.
 boost::program_options::options_description output_dir_option();
 
+// --worker-output-dir DIR: where the worker that ran the jobs wrote their files (`logs`, `jobs`).
+boost::program_options::options_description worker_output_dir_option();
+// That directory: --worker-output-dir, else --output-dir (a `torcrun run`'s worker writes
+// there), else `torc_output`, the worker's default, under the current directory. The server
+// records no worker's output directory.
+std::string worker_output_dir_of(boost::program_options::variables_map const& flags);
+
 // The server of the parsed client flags: --output-dir (run_directory.hpp), else --url, else
 // $TORC_API_URL, else the default. Error: both --url and --output-dir, or as those functions say.
 core::result<client_target> client_target_from(
@@ -92,11 +99,13 @@ struct workflow_command {
     std::shared_ptr<embedded_server> local_server;  // the --output-dir database, served here
 };
 
-// Parses `args` with the command's own `options` plus the client flags and the positional WF.
+// Parses `args` with the command's own `options` plus the client flags and the positional WF,
+// and a second positional argument stored under `second` when it is not empty (`torcrun logs
+// WF JOB`: "job").
 // Returns the parsed command, or the exit status after printing the help (0) or an error (2,
 // `torcrun NAME: message` on stderr).
 std::variant<workflow_command, int> parse_workflow_command(
     std::vector<std::string> const& args, boost::program_options::options_description options,
-    std::string const& name);
+    std::string const& name, std::string const& second = {});
 
 }  // namespace torcrun::apps

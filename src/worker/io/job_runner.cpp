@@ -406,6 +406,7 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
     auto const gpus = gpu_list(action.placement);
     self->log_.write(log_level::info, "runner", "job started",
                      {{"job", std::to_string(id)},
+                      {"name", action.job.name},
                       {"pid", std::to_string(child->pid())},
                       {"gpus", gpus.empty() ? "none" : gpus},
                       {"dir", plan->paths.dir}});
@@ -420,6 +421,7 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
     auto const seconds = std::chrono::duration<double>(report.ended - report.started).count();
     self->log_.write(log_level::info, "runner", "job exited",
                      {{"job", std::to_string(id)},
+                      {"name", action.job.name},
                       {"rc", std::to_string(report.status.return_code())},
                       {"status", report.status.describe()},
                       {"seconds", fixed3(seconds)},

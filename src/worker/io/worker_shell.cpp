@@ -14,6 +14,7 @@
 #include "worker_journal.hpp"
 
 #include "torcrun/common/concat.hpp"
+#include "torcrun/common/date_time.hpp"
 #include "torcrun/common/io/http_client.hpp"
 #include "torcrun/worker/io/job_runner.hpp"
 #include "torcrun/worker/io/launcher.hpp"
@@ -359,7 +360,10 @@ void worker_shell::write_result(core::job_result const& r)
     std::filesystem::create_directories(paths.dir, ec);  // a job that never spawned
     auto const& path = paths.result_file;
     std::ofstream out(path, std::ios::trunc);
-    out << boost::json::serialize(result_json(r)) << "\n";
+    // The time as the server holds it (the journal keeps Unix seconds to replay them).
+    auto record = result_json(r);
+    record["completion_time"] = core::format_torc_time(r.completion_time);
+    out << boost::json::serialize(record) << "\n";
     if (!out) say(log_level::warning, detail::cat("result.json: cannot write \"", path, "\""));
 }
 

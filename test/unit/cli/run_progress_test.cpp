@@ -109,24 +109,55 @@ BOOST_AUTO_TEST_CASE(summary_lists_counts_unfinished_jobs_and_paths)
     core::run_summary s;
     s.workflow_id = 3;
     s.workflow_name = "failing";
-    s.counts = counts({{st::completed, 2}, {st::failed, 1}, {st::canceled, 1}});
+    s.counts = counts({{st::completed, 2}, {st::failed, 3}, {st::canceled, 1}});
     s.wall_seconds = 75;
-    s.unfinished = {{7, "bad", st::failed, 3, "out/jobs/wf3_j7/r1_a1"},
-                    {8, "after_bad", st::canceled, {}, {}}};
+    s.unfinished = {{7, "bad", st::failed, 3, "out/jobs/wf3_j7/r1_a1", {"oops", "bye"}},
+                    {8, "after_bad", st::canceled, {}, {}},
+                    {9, "bad_too", st::failed, 3, "out/jobs/wf3_j9/r1_a1", {"not shown"}},
+                    {10, "other", st::failed, 1, "out/jobs/wf3_j10/r1_a1", {}}};
     s.database = "out/torcrun.db";
     s.output_dir = "out";
     s.worker_log = "out/worker.log";
     s.report = "out/report.html";
     BOOST_TEST(core::format_summary(s) ==
-               "torcrun run: workflow 3 (failing): 4 jobs in 1m15s\n"
-               "  completed 2 failed 1 canceled 1\n"
+               "torcrun run: workflow 3 (failing): 6 jobs in 1m15s\n"
+               "  completed 2 failed 3 canceled 1\n"
                "jobs that did not complete:\n"
                "  bad (job 7): failed, return code 3, logs out/jobs/wf3_j7/r1_a1\n"
                "  after_bad (job 8): canceled, never ran\n"
+               "  bad_too (job 9): failed, return code 3, logs out/jobs/wf3_j9/r1_a1\n"
+               "  other (job 10): failed, return code 1, logs out/jobs/wf3_j10/r1_a1\n"
+               "failures by return code:\n"
+               "  return code 1: 1 job, other (job 10)\n"
+               "  return code 3: 2 jobs, first bad (job 7)\n"
+               "    | oops\n"
+               "    | bye\n"
                "database:   out/torcrun.db\n"
                "output:     out\n"
                "worker log: out/worker.log\n"
                "report:     out/report.html\n");
+}
+
+BOOST_AUTO_TEST_CASE(last_lines_of_a_stderr)
+{
+    using lines = std::vector<std::string>;
+    BOOST_TEST((core::last_lines("a\nb\nc\n", 2) == lines{"b", "c"}));
+    BOOST_TEST((core::last_lines("a\nb\nc", 5) == lines{"a", "b", "c"}));
+    BOOST_TEST((core::last_lines("cut\nx\n", 2) == lines{"cut", "x"}));
+    BOOST_TEST((core::last_lines("a\n\nb\n", 2) == lines{"", "b"}));
+    BOOST_TEST(core::last_lines("", 5).empty());
+    BOOST_TEST(core::last_lines("\n", 5).empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_failure_as_it_happens)
+{
+    BOOST_TEST(core::format_failure({4, "train", st::failed, 3, "D/jobs/wf1_j4/r0_a1",
+                                     {"Traceback", "ValueError: x"}}) ==
+               "torcrun run: failed: train (job 4), return code 3, logs D/jobs/wf1_j4/r0_a1\n"
+               "    | Traceback\n"
+               "    | ValueError: x\n");
+    BOOST_TEST(core::format_failure({5, "quiet", st::failed, 1, "L", {}}) ==
+               "torcrun run: failed: quiet (job 5), return code 1, logs L\n");
 }
 
 BOOST_AUTO_TEST_CASE(summary_of_zero_jobs_and_a_verbose_run)

@@ -96,4 +96,12 @@ BOOST_DATA_TEST_CASE(unix_seconds_format_as_utc, bdata::make(formatted), sample)
     BOOST_TEST(std::abs(*back - sample.seconds) < 1e-6);
 }
 
+BOOST_AUTO_TEST_CASE(torc_times_always_carry_milliseconds)
+{
+    BOOST_TEST(core::format_torc_time(1751302800) == "2025-06-30T17:00:00.000Z");
+    BOOST_TEST(core::format_torc_time(1751302800.0071) == "2025-06-30T17:00:00.007Z");
+    BOOST_TEST(core::format_torc_time(1751302800.9996) == "2025-06-30T17:00:01.000Z");
+    BOOST_TEST(core::format_torc_time(-5) == "1970-01-01T00:00:00.000Z");
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,39 @@
+// The facts `torcrun jobs` shows beside each job, from the server's records: its attempts, the
+// latest attempt's start, duration, node, peak memory and CPU, and that attempt's log directory;
+// and the `--status` list. Pure: the records come in as read.
+#pragma once
+
+#include "torcrun/common/error.hpp"
+#include "torcrun/server/job_status.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace torcrun::core {
+
+// "failed,canceled" -> those statuses, in order, each once. Errors: parse_job_status's for an
+// unknown one (`job status: "bogus" is not one of ...`), `--status: an empty status in
+// "failed,"`.
+result<std::vector<job_status>> parse_status_list(std::string_view text);
+
+// What the latest result of a job says, where the server records it.
+struct attempt_facts {
+    std::int64_t attempts = 0;  // results the job has, every run
+    std::optional<double> start_unix;  // completion_time - exec_time
+    std::optional<double> seconds;     // exec_time_minutes x 60
+    std::string node;                  // the compute node's hostname; empty: unknown
+    std::optional<std::uint64_t> peak_memory_bytes;
+    std::optional<double> peak_cpu_percent;
+    std::optional<std::string> log_dir;
+};
+
+// The table cells: start "2026-01-19T22:55:01Z", duration "1m05s", "512 MiB", "97.5%", "-"
+// for what is unknown.
+std::vector<std::string> attempt_cells(attempt_facts const& facts);
+// Their headings, in the same order.
+std::vector<std::string> attempt_headings();
+
+}  // namespace torcrun::core

@@ -1,0 +1,175 @@
+// `torcrun logs WF JOB [--stderr] [--follow] [--attempt N] [--url URL | --output-dir D]
+// [--worker-output-dir D]`: the stdout (or stderr) of one attempt of a job, named by id or name.
+// The files are where the worker wrote them, <worker output dir>/jobs/wf<W>_j<J>/r<R>_a<A>/
+// (core::attempt_log_paths), under worker_output_dir_of(). --follow prints what the job
+// writes until it is no longer pending or running, polling the file and the job's status.
+#include "torcrun/cli/commands.hpp"
+
+#include "json_fields.hpp"
+#include "torc_client.hpp"
+#include "torcrun/cli/log_selection.hpp"
+#include "torcrun/worker/launch_plan.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+namespace torcrun::apps {
+
+namespace po = boost::program_options;
+namespace json = boost::json;
+
+namespace {
+
+// How often --follow looks at the file and asks for the job's status.
+constexpr auto follow_poll = std::chrono::milliseconds(250);
+
+int fail(std::string const& message, int status)
+{
+    std::cerr << "torcrun logs: " << message << "\n";
+    return status;
+}
+
+bool in_flight(std::string_view status) { return status == "pending" || status == "running"; }
+
+struct chosen_log {
+    core::named_job job;
+    std::string path;
+};
+
+// The job, its attempt and the file of the stream asked for.
+core::result<chosen_log> choose_log(torc_client& client, std::int64_t wf, std::string const& text,
+                                    std::optional<std::int64_t> attempt, bool want_stderr,
+                                    std::string const& root)
+{
+    auto const w = std::to_string(wf);
+    if (auto workflow = client.call("GET", "/workflows/" + w); !workflow)
+        return workflow.error();
+    auto jobs = client.list_all("/jobs?workflow_id=" + w);
+    if (!jobs) return jobs.error();
+    std::vector<core::named_job> named;
+    for (auto const& j : *jobs) named.push_back({integer_of(j, "id"), text_of(field(j, "name"))});
+    auto job = core::find_job(named, text, wf);
+    if (!job) return job.error();
+    auto record = client.call("GET", "/jobs/" + std::to_string(job->id));
+    if (!record) return record.error();
+    // Every attempt's result, not only the current one of each job.
+    auto results = client.list_all("/results?workflow_id=" + w + "&all_runs=true");
+    if (!results) return results.error();
+    std::vector<core::attempt_key> attempts;
+    for (auto const& r : *results)
+        if (integer_of(r, "job_id") == job->id)
+            attempts.push_back({integer_of(r, "run_id"), integer_of(r, "attempt_id", 1)});
+    auto const status = text_of(field(*record, "status"));
+    // The attempt in flight has no result yet; nor has one canceled while it ran (the server
+    // refuses its result), but its logs are on disk.
+    if (in_flight(status) || status == "canceled" || status == "terminated") {
+        auto run = client.call("GET", "/workflows/" + w + "/status");
+        if (!run) return run.error();
+        core::attempt_key const current{integer_of(*run, "run_id"),
+                                        integer_of(*record, "attempt_id", 1)};
+        auto const paths = core::attempt_log_paths(
+            root, {wf, job->id, job->name, current.run_id, current.attempt_id, std::nullopt});
+        std::error_code ec;
+        if (in_flight(status) || std::filesystem::is_directory(paths.dir, ec))
+            attempts.push_back(current);
+    }
+    auto const label = "\"" + job->name + "\" (job " + std::to_string(job->id) + ")";
+    auto picked = core::pick_attempt(std::move(attempts), attempt, label, status);
+    if (!picked) return picked.error();
+    auto const paths = core::attempt_log_paths(
+        root, {wf, job->id, job->name, picked->run_id, picked->attempt_id, std::nullopt});
+    auto path = want_stderr ? paths.stderr_file : paths.stdout_file;
+    std::error_code ec;
+    // A job whose stdio is combined wrote both streams to one file.
+    if (auto const combined = paths.dir + "/output";
+        !std::filesystem::exists(path, ec) && std::filesystem::exists(combined, ec))
+        path = combined;
+    return chosen_log{std::move(*job), std::move(path)};
+}
+
+// Copies the bytes of `in` from where it stands to stdout; false on a read error.
+bool copy_new(std::ifstream& in)
+{
+    char buffer[65536];
+    while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+        std::cout.write(buffer, in.gcount());
+        if (in.eof()) break;
+    }
+    std::cout.flush();
+    bool const ok = !in.bad();
+    in.clear();  // at the end: later bytes are read by the next call
+    return ok;
+}
+
+core::result<std::string> job_status(torc_client& client, std::int64_t job)
+{
+    auto record = client.call("GET", "/jobs/" + std::to_string(job));
+    if (!record) return record.error();
+    return core::result<std::string>(boost::system::in_place_value,
+                                     text_of(field(*record, "status")));
+}
+
+int follow(torc_client& client, chosen_log const& log, std::ifstream& in)
+{
+    for (;;) {
+        if (!copy_new(in)) return fail(log.path + ": cannot read", 1);
+        auto status = job_status(client, log.job.id);
+        if (!status) return fail(status.error().message, 1);
+        if (!in_flight(*status)) {
+            // What it wrote before it ended.
+            return copy_new(in) ? 0 : fail(log.path + ": cannot read", 1);
+        }
+        std::this_thread::sleep_for(follow_poll);
+    }
+}
+
+}  // namespace
+
+int cmd_logs(arguments const& args)
+{
+    po::options_description options("options");
+    options.add_options()("help,h", "print this help")("stderr", "the job's stderr, not stdout")(
+        "follow,f", "keep printing what the job writes until it finishes")(
+        "attempt", po::value<std::int64_t>()->value_name("N"),
+        "attempt N of the latest run that has one (default: the latest attempt)");
+    options.add(worker_output_dir_option());
+    auto command_line = parse_workflow_command(args, options, "logs", "job");
+    if (auto const* exit_status = std::get_if<int>(&command_line)) return *exit_status;
+    auto& command = std::get<workflow_command>(command_line);
+    auto const& flags = command.flags;
+    std::optional<std::int64_t> attempt;
+    if (flags.count("attempt")) {
+        attempt = flags["attempt"].as<std::int64_t>();
+        if (*attempt < 1)
+            return fail("--attempt: " + std::to_string(*attempt) + " is not an attempt (1 or more)",
+                        2);
+    }
+    auto const root = worker_output_dir_of(flags);
+    torc_client client(std::move(command.settings));
+    auto log = choose_log(client, command.workflow_id, flags["job"].as<std::string>(), attempt,
+                          flags.count("stderr") > 0, root);
+    if (!log) return fail(log.error().message, 1);
+    std::ifstream in(log->path, std::ios::binary);
+    // A job just claimed has not opened its files yet.
+    while (!in && flags.count("follow")) {
+        auto status = job_status(client, log->job.id);
+        if (!status) return fail(status.error().message, 1);
+        if (!in_flight(*status)) break;
+        std::this_thread::sleep_for(follow_poll);
+        in.open(log->path, std::ios::binary);
+    }
+    if (!in)
+        return fail(log->path + ": no such file (is " + root +
+                        " the output directory of the worker that ran it? give "
+                        "--worker-output-dir DIR)",
+                    1);
+    if (flags.count("follow")) return follow(client, *log, in);
+    return copy_new(in) ? 0 : fail(log->path + ": cannot read", 1);
+}
+
+}  // namespace torcrun::apps

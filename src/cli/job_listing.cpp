@@ -1,0 +1,56 @@
+// See job_listing.hpp.
+#include "torcrun/cli/job_listing.hpp"
+
+#include "torcrun/cli/run_progress.hpp"
+#include "torcrun/common/concat.hpp"
+#include "torcrun/common/date_time.hpp"
+#include "torcrun/common/units.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+namespace torcrun::core {
+
+using detail::cat;
+
+result<std::vector<job_status>> parse_status_list(std::string_view text)
+{
+    std::vector<job_status> out;
+    for (std::size_t start = 0;;) {
+        auto const end = std::min(text.find(',', start), text.size());
+        auto const word = text.substr(start, end - start);
+        if (word.empty()) return error{cat("--status: an empty status in \"", text, "\"")};
+        auto status = parse_job_status(word);
+        if (!status) return status.error();
+        if (std::find(out.begin(), out.end(), *status) == out.end()) out.push_back(*status);
+        if (end == text.size()) return out;
+        start = end + 1;
+    }
+}
+
+std::vector<std::string> attempt_headings()
+{
+    return {"ATTEMPTS", "START", "DURATION", "NODE", "PEAK_RSS", "PEAK_CPU", "LOGS"};
+}
+
+std::vector<std::string> attempt_cells(attempt_facts const& f)
+{
+    auto const or_dash = [](std::string s) { return s.empty() ? std::string("-") : s; };
+    std::string cpu;
+    if (f.peak_cpu_percent) {
+        std::ostringstream out;
+        out << std::fixed << std::setprecision(1) << *f.peak_cpu_percent << "%";
+        cpu = out.str();
+    }
+    return {std::to_string(f.attempts),
+            f.start_unix ? format_date_time(std::floor(*f.start_unix)) : "-",
+            f.seconds ? format_elapsed(*f.seconds) : "-",
+            or_dash(f.node),
+            f.peak_memory_bytes ? format_size(*f.peak_memory_bytes) : "-",
+            or_dash(cpu),
+            f.log_dir.value_or("-")};
+}
+
+}  // namespace torcrun::core

@@ -1,0 +1,53 @@
+// The --status list of `torcrun jobs` (order kept, repeats once, unknown and empty entries
+// named) and the cells of a job's latest attempt, known and unknown.
+#include "torcrun/cli/job_listing.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+#include <string>
+#include <vector>
+
+namespace core = torcrun::core;
+using st = core::job_status;
+
+BOOST_AUTO_TEST_SUITE(job_listing)
+
+BOOST_AUTO_TEST_CASE(status_lists_are_read_in_order)
+{
+    auto list = core::parse_status_list("failed,canceled,failed");
+    BOOST_TEST_REQUIRE(list.has_value());
+    BOOST_TEST((*list == std::vector<st>{st::failed, st::canceled}));
+    auto one = core::parse_status_list("ready");
+    BOOST_TEST_REQUIRE(one.has_value());
+    BOOST_TEST((*one == std::vector<st>{st::ready}));
+}
+
+BOOST_AUTO_TEST_CASE(status_lists_name_what_is_wrong)
+{
+    auto unknown = core::parse_status_list("failed,bogus");
+    BOOST_TEST_REQUIRE(!unknown.has_value());
+    BOOST_TEST(unknown.error().message.starts_with("job status: \"bogus\" is not one of "));
+    auto empty = core::parse_status_list("failed,");
+    BOOST_TEST_REQUIRE(!empty.has_value());
+    BOOST_TEST(empty.error().message == "--status: an empty status in \"failed,\"");
+}
+
+BOOST_AUTO_TEST_CASE(attempt_cells_show_what_is_known)
+{
+    core::attempt_facts f;
+    f.attempts = 2;
+    f.start_unix = 1751302800.7;
+    f.seconds = 65;
+    f.node = "n1";
+    f.peak_memory_bytes = 512ULL << 20;
+    f.peak_cpu_percent = 97.54;
+    f.log_dir = "D/jobs/wf1_j4/r0_a2";
+    BOOST_TEST((core::attempt_cells(f) ==
+                std::vector<std::string>{"2", "2025-06-30T17:00:00Z", "1m05s", "n1", "512.0 MiB",
+                                         "97.5%", "D/jobs/wf1_j4/r0_a2"}));
+    BOOST_TEST((core::attempt_cells({}) ==
+                std::vector<std::string>{"0", "-", "-", "-", "-", "-", "-"}));
+    BOOST_TEST(core::attempt_headings().size() == core::attempt_cells({}).size());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
