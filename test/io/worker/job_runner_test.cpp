@@ -53,10 +53,10 @@ BOOST_DATA_TEST_CASE(the_reserved_gpus_are_the_visible_ones, bdata::make(gpu_cas
     auto const recorded = test::read_file(paths.environment_file);
     BOOST_TEST(recorded.find("+ CUDA_VISIBLE_DEVICES=" + c.visible + "\n") != std::string::npos);
     BOOST_TEST(recorded.find("+ CUDA_DEVICE_ORDER=PCI_BUS_ID\n") != std::string::npos);
-    BOOST_TEST(f.logged("info runner: job started job=42 pid="));
+    BOOST_TEST(f.logged("info runner: job started job=42 name=job42 pid="));
     BOOST_TEST(f.logged(" gpus=" + (c.gpus.empty() ? std::string("none") : c.visible) +
                         " dir=" + paths.dir));
-    BOOST_TEST(f.logged("info runner: job exited job=42 rc=0 status=\"exited with 0\""));
+    BOOST_TEST(f.logged("info runner: job exited job=42 name=job42 rc=0 status=\"exited with 0\""));
 }
 
 BOOST_AUTO_TEST_CASE(launcher_variables_go_and_the_allocation_stays)
