@@ -157,11 +157,8 @@ core::result<std::vector<job_row>> job_rows(torc_client& client, std::int64_t wf
                                             std::vector<core::job_status> const& statuses,
                                             std::string const& root)
 {
-    // The listing of an unknown workflow is empty; the workflow's own record says 404.
     auto const w = std::to_string(wf);
-    if (auto workflow = client.call("GET", "/workflows/" + w); !workflow)
-        return workflow.error();
-    auto jobs = client.list_all("/jobs?workflow_id=" + w);
+    auto jobs = client.workflow_jobs(wf);
     if (!jobs) return jobs.error();
     auto results = client.list_all("/results?workflow_id=" + w + "&all_runs=true");
     if (!results) return results.error();

@@ -47,9 +47,7 @@ core::result<chosen_log> choose_log(torc_client& client, std::int64_t wf, std::s
                                     std::string const& root)
 {
     auto const w = std::to_string(wf);
-    if (auto workflow = client.call("GET", "/workflows/" + w); !workflow)
-        return workflow.error();
-    auto jobs = client.list_all("/jobs?workflow_id=" + w);
+    auto jobs = client.workflow_jobs(wf);
     if (!jobs) return jobs.error();
     std::vector<core::named_job> named;
     for (auto const& j : *jobs) named.push_back({integer_of(j, "id"), text_of(field(j, "name"))});

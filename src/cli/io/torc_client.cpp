@@ -115,6 +115,13 @@ core::result<json::value> torc_client::call(std::string const& method, std::stri
     return value;
 }
 
+core::result<std::vector<json::value>> torc_client::workflow_jobs(std::int64_t wf)
+{
+    auto const w = std::to_string(wf);
+    if (auto workflow = call("GET", "/workflows/" + w); !workflow) return workflow.error();
+    return list_all("/jobs?workflow_id=" + w);
+}
+
 core::result<std::vector<json::value>> torc_client::list_all(std::string const& path,
                                                              std::int64_t page_size)
 {

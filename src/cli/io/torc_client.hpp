@@ -62,6 +62,8 @@ public:
     // ("/jobs?workflow_id=3"); pages of `page_size` items.
     core::result<std::vector<boost::json::value>> list_all(std::string const& path,
                                                            std::int64_t page_size = 10000);
+    // Every job of workflow `wf`; an unknown workflow is its record's 404, not an empty list.
+    core::result<std::vector<boost::json::value>> workflow_jobs(std::int64_t wf);
 
 private:
     static std::string url_text(io::base_url const& base)
