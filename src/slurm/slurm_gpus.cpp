@@ -127,6 +127,10 @@ struct per_node_count {
     std::string source;
 };
 
+// More GPUs per node than any machine has is a wrong variable, not a node: refused before a
+// list of that many ids is made for every node.
+constexpr std::uint32_t max_gpus_per_node = 1024;
+
 // SLURM_GPUS_PER_NODE is the request for every node; SLURM_GPUS_ON_NODE is this node's count,
 // assumed for the others; SLURM_GPUS is the allocation total, spread evenly.
 result<std::optional<per_node_count>> slurm_per_node_count(env_map const& env,
@@ -268,6 +272,11 @@ result<std::vector<node_gpus>> allocation_gpus(env_map const& env,
     if (!on_node) return on_node.error();
     auto per_node = slurm_per_node_count(env, names.size(), warnings);
     if (!per_node) return per_node.error();
+    if (*per_node && (*per_node)->count > max_gpus_per_node) {
+        return error{(*per_node)->source + ": " + std::to_string((*per_node)->count)
+                     + " GPUs per node is more than torcrun accepts ("
+                     + std::to_string(max_gpus_per_node) + ")"};
+    }
 
     std::optional<node_gpus> local_gpus;
     if (local) {

@@ -360,6 +360,11 @@ std::vector<env_error> const gpu_errors{
      "SLURM_GPUS_ON_NODE: \"four\" is not a whole number"},
     {"bad SLURM_GPUS_ON_NODE in a step", overlay(worker_step_n2(), {{"SLURM_GPUS_ON_NODE", "4.0"}}),
      "SLURM_GPUS_ON_NODE: \"4.0\" is not a whole number"},
+    // Found by fuzzing: ids were made for 2^31 GPUs on every node before anything objected.
+    {"more GPUs per node than any machine has",
+     overlay(salloc_shell(), {{"SLURM_GPUS_PER_NODE", "2147483648"}}),
+     "SLURM_GPUS_PER_NODE=2147483648 (per node; ids assigned by Slurm): 2147483648 GPUs per node "
+     "is more than torcrun accepts (1024)"},
 };
 
 }  // namespace
