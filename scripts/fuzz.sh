@@ -7,7 +7,9 @@
 # build-fuzz/corpus/<target>/ and seeds the next run.
 #
 # --ctest (first argument): as the suite runs it (ctest fuzz.short): exits 77, which ctest reports
-# as skipped, when clang or libFuzzer is missing instead of installing them.
+# as skipped, when clang or libFuzzer is missing instead of installing them, and fuzzes from a
+# fixed seed, so that a short run on a clean clone explores the same inputs each time (a slower
+# machine, fewer of them) and a failure in CI can be replayed.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$TORCRUN_ROOT"
@@ -83,7 +85,9 @@ for target in "${targets[@]}"; do
     # shellcheck disable=SC2207
     seeds+=($(extra_seeds "$target"))
     torcrun_log "$target: fuzzing for ${seconds} s"
-    if "$bin" "${limits[@]}" -max_total_time="$seconds" -print_final_stats=1 \
+    seed=()
+    [ "$from_ctest" = 1 ] && seed=(-seed=1)
+    if "$bin" "${limits[@]}" "${seed[@]}" -max_total_time="$seconds" -print_final_stats=1 \
         -artifact_prefix="$findings/" "$corpus" "${seeds[@]}" >"$log_dir/$target.log" 2>&1; then
         grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb)' "$log_dir/$target.log" |
             tr '\n' ' ' | sed "s|^|==> $target: |;s| $|\n|" >&2
