@@ -3,7 +3,8 @@
 // <output>/url while it serves) on its own thread, the spec
 // submitted as `torcrun submit` does, a worker over this machine's resources in the main thread
 // (logging to <output>/worker.log unless --verbose), live progress on stderr, and a summary on
-// stdout. Exit 0 when every job completed, 1 otherwise, 2 for bad input.
+// stdout. Exit 0 when every job completed, 1 otherwise, 2 for bad input (an output directory
+// that already holds a workflow's database is one: it is never reused by a new workflow).
 #include "torcrun/cli/commands.hpp"
 
 #include "cli/positional_command.hpp"
@@ -169,6 +170,12 @@ std::variant<started_run, int> start_run(run_options& o)
     auto plan = plan_spec_file(o.spec, o.spec_flags);
     if (!plan) return fail(plan.error().message, 2);
     for (auto const& w : plan->warnings) std::cerr << "torcrun run: warning: " << w << "\n";
+    // A second workflow in the same database would leave two runs' logs in one directory.
+    if (auto const db = fs::path(o.config.output_dir) / run_database_name; fs::exists(db))
+        return fail(o.config.output_dir + " already holds a workflow (" + db.string() +
+                        "); its logs stay as they are: give another --output-dir, or remove " +
+                        o.config.output_dir + " to start over",
+                    2);
     std::error_code ec;
     fs::create_directories(o.config.output_dir, ec);
     if (ec) return fail(o.config.output_dir + ": cannot create: " + ec.message(), 1);
