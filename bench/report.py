@@ -123,6 +123,15 @@ def samples_text(entry):
     return " ".join(fmt(v) for v in entry["samples"])
 
 
+def rate_table(tools):
+    """Jobs per second and wall time of each tool, with the rate of every repetition."""
+    rows = ["| tool | jobs/s | wall s | jobs/s per repetition |", "| --- | --- | --- | --- |"]
+    for tool, e in tools.items():
+        rows.append(f"| {tool} | {fmt(e['jobs_per_s']['median'])} | "
+                    f"{fmt(e['wall_s']['median'])} | {samples_text(e['jobs_per_s'])} |")
+    return rows
+
+
 def markdown(out):
     m = out["meta"]
     md = out["medians"]
@@ -148,11 +157,7 @@ def markdown(out):
                      f"{fmt(t['limit'])} {t['unit']} | {t['verdict']} |")
     if "throughput" in md:
         lines += ["", f"## Throughput: {m.get('jobs')} independent `bash -c true` jobs, "
-                  f"one output per job", "",
-                  "| tool | jobs/s | wall s | jobs/s per repetition |", "| --- | --- | --- | --- |"]
-        for tool, e in md["throughput"].items():
-            lines.append(f"| {tool} | {fmt(e['jobs_per_s']['median'])} | "
-                         f"{fmt(e['wall_s']['median'])} | {samples_text(e['jobs_per_s'])} |")
+                  f"one output per job", ""] + rate_table(md["throughput"])
         lines += [""] + [f"- {k}: {v:.2f}x" for k, v in out["ratios"].items()]
     if "chain" in md:
         c = md["chain"]
@@ -213,11 +218,7 @@ def markdown(out):
                          f"{fmt(e['claim_p99_ms']['median'])} |")
     if "slurm" in md:
         lines += ["", f"## Slurm: {m.get('slurm_jobs')} `true` jobs in one allocation "
-                  f"({m.get('slurm_cpus')} CPUs)", "",
-                  "| tool | jobs/s | wall s | jobs/s per repetition |", "| --- | --- | --- | --- |"]
-        for tool, e in md["slurm"].items():
-            lines.append(f"| {tool} | {fmt(e['jobs_per_s']['median'])} | "
-                         f"{fmt(e['wall_s']['median'])} | {samples_text(e['jobs_per_s'])} |")
+                  f"({m.get('slurm_cpus')} CPUs)", ""] + rate_table(md["slurm"])
     return "\n".join(lines) + "\n"
 
 
