@@ -66,7 +66,8 @@ constexpr auto worker_keys = std::to_array<detail::key_spec<w>>({
         "User name for HTTP basic authentication; null = none."),
     key<w, &w::server, &w::server_settings::password_file>(
         "server.password_file", nullable(rule(k::string)),
-        "File whose first line is the basic-authentication password; null = none."),
+        "File whose first line is the basic-authentication password; null = $TORC_PASSWORD "
+        "when set (with server.username), else none."),
     key<w, &w::server, &w::server_settings::tls_ca_cert>(
         "server.tls_ca_cert", nullable(rule(k::string)),
         "PEM file of the CAs that an https server.url's certificate must come from; null = "

@@ -75,8 +75,9 @@ if curl -s -o /dev/null "http://127.0.0.1:$port/torc-service/v1/ping"; then
 fi
 
 
-# ---- a workflow over HTTPS; the client commands take the CA and the password from Torc's
-# variables, as a user's shell would have them (and so would the worker's environment).
+# ---- a workflow over HTTPS; the client commands and the worker take the CA and the password
+# from Torc's variables, as a user's shell would have them (the worker with the wrong CA below
+# reads the password from its file).
 export TORC_TLS_CA_CERT=$ca TORC_PASSWORD=$password
 cat >"$tmp/wf.json" <<'EOF'
 {"name": "https", "jobs": [
@@ -89,8 +90,7 @@ wf=$("$torcrun" submit --url "$base" --user alice "$tmp/wf.json" 2>"$tmp/submit.
 rc=0
 timeout 60 "$torcrun" worker "$wf" --url "$base" --output-dir "$tmp/out" --mode direct \
     --long-poll 1 --poll-interval 0.5 --set limits.idle_timeout_seconds=20 \
-    --set server.username=alice --set server.password_file="$tmp/password" \
-    --log-level debug 2>"$tmp/worker.log" || rc=$?
+    --set server.username=alice --log-level debug 2>"$tmp/worker.log" || rc=$?
 [ "$rc" = 0 ] || fail "worker exit $rc: $(cat "$tmp/worker.log")"
 status=$("$torcrun" status --url "$base" --user alice "$wf" 2>&1) || fail "status: $status"
 [[ $status == *"completed: 2"* ]] || fail "status over https: $status"

@@ -38,6 +38,7 @@
 #include <charconv>
 #include <csignal>
 #include <cstdint>
+#include <cstdlib>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -501,6 +502,9 @@ core::result<client_settings> client_for(core::worker_config const& config)
                                            *config.server.password_file, "\"")};
         if (!line.empty() && line.back() == '\r') line.pop_back();
         settings.password = line;
+    } else if (char const* from_env = std::getenv("TORC_PASSWORD");
+               config.server.username && from_env && *from_env) {
+        settings.password = from_env;  // Torc's runner reads it too (--password, TORC_PASSWORD)
     }
     settings.tls_ca_file = config.server.tls_ca_cert;
     if (settings.server.tls) {

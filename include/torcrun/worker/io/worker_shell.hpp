@@ -42,7 +42,8 @@ struct worker_setup {
 };
 
 // How the worker reaches its server: server.url, request_timeout_seconds, username, the first
-// line of password_file, and for an https url the CAs of tls_ca_cert (else the system's).
+// line of password_file (else, with a username, $TORC_PASSWORD), and for an https url the CAs
+// of tls_ca_cert (else the system's).
 // Errors: `server.url: ...`, `server.password_file: cannot read "..."`,
 // `server.tls_ca_cert: "...": cannot read: ...`.
 core::result<client_settings> client_for(core::worker_config const& config);
