@@ -8,7 +8,8 @@
 # connection that never finishes its handshake holds a connection slot only for
 # tls.handshake_timeout_seconds. Plain HTTP on a non-loopback address logs a warning. Then the
 # password is looked for in every log, job file, job environment (env and /proc/self/environ) and
-# the argv of the worker and jobs (ps): not found.
+# the argv of the worker and jobs (ps): not found. An event stream over TLS ends cleanly when the
+# server stops.
 set -euo pipefail
 torcrun=$1
 tmp=$(mktemp -d)
@@ -87,6 +88,20 @@ cat >"$tmp/wf.json" <<'EOF'
 EOF
 wf=$("$torcrun" submit --url "$base" --user alice "$tmp/wf.json" 2>"$tmp/submit.err") ||
     fail "submit over https: $(cat "$tmp/submit.err")"
+# Torc's dashboard view, over TLS: an event stream open while the worker runs, ended cleanly
+# (close_notify, curl exit 0) when the server stops.
+# (curl reads the credentials from a file: its argv is in the jobs' ps listing.)
+printf 'user = "alice:%s"\n' "$password" >"$tmp/password.curlrc"
+(
+    rc=0
+    timeout 120 curl -sN -K "$tmp/password.curlrc" --cacert "$ca" -D "$tmp/stream.headers" \
+        "$base/workflows/$wf/events/stream" >"$tmp/stream" 2>"$tmp/stream.err" || rc=$?
+    echo "$rc" >"$tmp/stream.rc"
+) &
+stream_reader=$!
+for _ in $(seq 1 100); do [ -s "$tmp/stream.headers" ] && break; sleep 0.05; done
+grep -qi '^content-type: text/event-stream' "$tmp/stream.headers" ||
+    fail "event stream over https: $(cat "$tmp/stream.headers" "$tmp/stream.err")"
 rc=0
 timeout 60 "$torcrun" worker "$wf" --url "$base" --output-dir "$tmp/out" --mode direct \
     --long-poll 1 --poll-interval 0.5 --set limits.idle_timeout_seconds=20 \
@@ -174,14 +189,17 @@ server_log=$main_log server_pid=$main_pid base=$main_base
 # ---- the password is nowhere
 stop_server
 [ "$stop_rc" = 0 ] || fail "server exit status $stop_rc: $(cat "$server_log")"
+wait "$stream_reader"
+[ "$(cat "$tmp/stream.rc")" = 0 ] || fail "the event stream did not end cleanly: curl exit $(cat "$tmp/stream.rc") $(cat "$tmp/stream.err")"
+[ "$(grep -c '^event: job_completed' "$tmp/stream")" = 2 ] || fail "event stream: $(cat "$tmp/stream")"
 grep -q '^TORC_WORKFLOW_ID=' "$tmp/out/job-env.txt" || fail "job env not dumped"
 if grep -q '^TORC_PASSWORD=' "$tmp/out/job-env.txt" "$tmp/out/job-environ.txt"; then
     fail "a job inherited TORC_PASSWORD"
 fi
 env_txt=$(find "$tmp/out/jobs" -name environment.txt | head -1)
 grep -qx -- '- TORC_PASSWORD' "$env_txt" || fail "environment.txt does not list TORC_PASSWORD: $(cat "$env_txt")"
-searched=$(find "$tmp" -type f ! -name password ! -name users | wc -l)
-leaks=$(grep -rlF --exclude=password --exclude=users -- "$password" "$tmp" || true)
+searched=$(find "$tmp" -type f ! -name 'password*' ! -name users | wc -l)
+leaks=$(grep -rlF --exclude='password*' --exclude=users -- "$password" "$tmp" || true)
 [ -z "$leaks" ] || fail "the password is in: $leaks"
 [ "$searched" -gt 20 ] || fail "only $searched files searched"
 echo "https ok; the password is in none of $searched files"
