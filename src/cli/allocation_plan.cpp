@@ -84,7 +84,7 @@ result<std::vector<planned_allocation>> plan_allocations(spec::creation_plan con
         }
         allocation_target const target{settings.workflow_id, settings.output_dir,
                                        settings.torcrun_path, settings.config_path, settings.url,
-                                       *launch};
+                                       *launch,              settings.tls_ca_cert};
         schedule_options const options{a.start_one_worker_per_node, a.max_parallel_jobs,
                                        a.num_allocations};
         auto const id = settings.scheduler_ids.find(name);

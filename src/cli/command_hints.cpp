@@ -25,6 +25,7 @@ constexpr torc_option torc_options[] = {
     {"-p", "--poll-interval S", "poll-interval"},
     {"-o", "--output-dir DIR", "output-dir"},
     {"--password", "--password-file FILE or $TORC_PASSWORD", "password-file"},
+    {"--https", "--tls-cert FILE --tls-key FILE", "tls-cert"},  // torc-server run --https
     {"-f", "--json", "json"},
     {"--format", "--json", "json"},
 };

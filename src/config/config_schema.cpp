@@ -66,7 +66,12 @@ constexpr auto worker_keys = std::to_array<detail::key_spec<w>>({
         "User name for HTTP basic authentication; null = none."),
     key<w, &w::server, &w::server_settings::password_file>(
         "server.password_file", nullable(rule(k::string)),
-        "File whose first line is the basic-authentication password; null = none."),
+        "File whose first line is the basic-authentication password; null = $TORC_PASSWORD "
+        "when set (with server.username), else none."),
+    key<w, &w::server, &w::server_settings::tls_ca_cert>(
+        "server.tls_ca_cert", nullable(rule(k::string)),
+        "PEM file of the CAs that an https server.url's certificate must come from; null = "
+        "the system's CA store."),
     key<w, &w::workflow_id>("workflow_id", nullable(rule(k::integer, 1, max_id)),
                             "The workflow to run jobs of; null = give it on the command line."),
     key<w, &w::mode>("mode", choice(detail::run_mode_names),
@@ -213,6 +218,7 @@ namespace {
 using s = server_config;
 
 constexpr group_rule server_groups[] = {
+    {"tls", "HTTPS: the server's certificate and key, both or neither; neither = plain HTTP."},
     {"auth", "Who may use the REST API."},
 };
 
@@ -222,6 +228,16 @@ constexpr auto server_keys = std::to_array<detail::key_spec<s>>({
     key<s, &s::port>("port", rule(k::integer, 0, 65535), "TCP port; 0 = any free port."),
     key<s, &s::database>("database", rule(k::string),
                          "SQLite database file; created when missing."),
+    key<s, &s::tls, &s::tls_settings::certificate>(
+        "tls.certificate", nullable(rule(k::string)),
+        "PEM file of the server's certificate, then any intermediate ones; null = plain HTTP."),
+    key<s, &s::tls, &s::tls_settings::key>(
+        "tls.key", nullable(rule(k::string)),
+        "PEM file of the certificate's private key (not encrypted); null = plain HTTP."),
+    key<s, &s::tls, &s::tls_settings::handshake_timeout_seconds>(
+        "tls.handshake_timeout_seconds", rule(k::number, 0.1, 600),
+        "Seconds a new connection may take to finish its TLS handshake; it holds one of "
+        "max_connections meanwhile."),
     key<s, &s::auth, &s::auth_settings::htpasswd_file>(
         "auth.htpasswd_file", nullable(rule(k::string)),
         "htpasswd file for HTTP basic authentication; null = no authentication."),
@@ -246,7 +262,15 @@ constexpr auto server_keys = std::to_array<detail::key_spec<s>>({
 
 constexpr std::span<detail::key_spec<s> const> server_table{server_keys};
 
-std::vector<detail::cross_problem> server_cross_check(server_config const&) { return {}; }
+std::vector<detail::cross_problem> server_cross_check(server_config const& c)
+{
+    std::vector<detail::cross_problem> problems;
+    if (c.tls.certificate && !c.tls.key)
+        problems.push_back({"tls.certificate", "is set but tls.key is not", "tls.key"});
+    if (c.tls.key && !c.tls.certificate)
+        problems.push_back({"tls.key", "is set but tls.certificate is not", "tls.certificate"});
+    return problems;
+}
 
 }  // namespace
 

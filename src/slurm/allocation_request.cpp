@@ -114,6 +114,7 @@ result<sbatch_request> allocation_request(scheduler_options const& s,
     r.torcrun_path = target.torcrun_path;
     r.config_path = target.config_path;
     r.url = target.url;
+    r.tls_ca_cert = target.tls_ca_cert;
     if (s.serialize_allocations) r.singleton_chain = allocation_chain_name(target.workflow_id, s.id);
     r.srun_mpi = target.launch.srun_mpi;
     if (target.launch.staggered_start) {

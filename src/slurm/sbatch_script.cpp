@@ -70,6 +70,7 @@ std::vector<std::string> worker_argv(sbatch_request const& r, std::string_view m
                                   "--mode",              std::string(mode)};
     if (r.config_path) argv.insert(argv.end(), {"--config", *r.config_path});
     if (r.url) argv.insert(argv.end(), {"--url", *r.url});
+    if (r.tls_ca_cert) argv.insert(argv.end(), {"--tls-ca-cert", *r.tls_ca_cert});
     argv.insert(argv.end(), {"--output-dir", r.output_dir});
     if (r.max_parallel_jobs)
         argv.insert(argv.end(), {"--max-parallel-jobs", std::to_string(*r.max_parallel_jobs)});

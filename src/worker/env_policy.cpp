@@ -43,6 +43,10 @@ std::vector<std::string> const torc_owned{
     "TORC_OUTPUT_DIR", "TORC_RETURN_CODE", "TORC_RUN_ID", "TORC_WORKFLOW_ID",
     "TORC_WORKFLOW_SUBMISSION_DIR"};
 
+// The client credentials of Torc's commands (and so of the shell that started the worker): a
+// job never inherits them, whatever environment.scrub says.
+std::vector<std::string> const client_secrets{"TORC_PASSWORD", "TORC_COOKIE_HEADER"};
+
 // A name as a message shows it: a NUL would end the line in most logs.
 std::string printable(std::string_view name)
 {
@@ -135,6 +139,11 @@ std::span<std::string const> torc_owned_variables()
     return torc_owned;
 }
 
+std::span<std::string const> client_secret_variables()
+{
+    return client_secrets;
+}
+
 std::span<std::string const> srun_input_patterns()
 {
     return srun_inputs;
@@ -152,6 +161,7 @@ result<job_environment> make_job_environment(env_map const& worker_env,
 
     env_map env = worker_env;
     erase_matching(env, torc_owned);
+    erase_matching(env, client_secrets);
     if (settings.scrub) erase_matching(env, settings.scrub_patterns, settings.keep_patterns);
     std::map<std::string, std::string, std::less<>> sources;
     auto const from = [&](env_map const& values, std::string_view source) {

@@ -12,8 +12,8 @@ expect_exit() {  # expect_exit STATUS MESSAGE ARGS...: stderr is exactly MESSAGE
     [ "$out" = "$message" ] || fail "torcrun $*: '$out'"
 }
 
-# start_server DB [ARGS...]: sets server_pid, port, base, server_log; fails after 10 s without
-# the listening line. It listens on any free port, or on $fixed_port where the caller sets it
+# start_server DB [ARGS...]: sets server_pid, port, base (http or https), server_log; fails
+# after 10 s without the listening line. It listens on any free port, or on $fixed_port where the caller sets it
 # (a restart on the same address). A watcher subshell records the exit status in $server_log.rc, so that a
 # SIGKILL is not reported by this shell's job control.
 start_server() {
@@ -42,9 +42,11 @@ start_server() {
     done
     [ -n "$line" ] || fail "no listening line after 10 s: $(cat "$server_log")"
     base=${line#torcrun server: listening on }
-    port=${base#http://127.0.0.1:}
+    local scheme=${base%%://*}
+    port=${base#"$scheme"://127.0.0.1:}
     port=${port%%/*}
-    [ "$base" = "http://127.0.0.1:$port/torc-service/v1" ] || fail "listening line: $line"
+    [[ $scheme == http || $scheme == https ]] || fail "listening line: $line"
+    [ "$base" = "$scheme://127.0.0.1:$port/torc-service/v1" ] || fail "listening line: $line"
 }
 
 # stop_server [SIGNAL]: signals the server, waits at most 5 s; sets stop_rc and stop_seconds.

@@ -171,7 +171,7 @@ expect_exit 2 'torcrun jobs: job status: "bogus" is not one of uninitialized, bl
 expect_exit 2 'torcrun jobs: --status: an empty status in "failed,"' "$torcrun" jobs 1 --status failed,
 expect_exit 2 'torcrun jobs: --user: needs a password (--password-file FILE or TORC_PASSWORD)' \
     "$torcrun" jobs 1 --user bob
-expect_exit 2 'torcrun status: --url: url: "ftp://x" is not an http URL (https is not supported); expected http://host:port/torc-service/v1' \
+expect_exit 2 'torcrun status: --url: url: "ftp://x" is not an http or https URL; expected http://host:port/torc-service/v1' \
     "$torcrun" status 1 --url ftp://x
 expect_exit 1 'torcrun status: GET /workflows/999: HTTP 404: workflows: no workflow with id 999' \
     "$torcrun" status "${auth[@]}" 999

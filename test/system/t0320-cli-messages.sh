@@ -78,7 +78,7 @@ expect 2 "torcrun run: none.json5: cannot read: No such file or directory" run n
 expect 2 "torcrun submit: none.json5: cannot read: No such file or directory" submit none.json5
 
 # --- URLs: the form expected, and a server that is not running --------------------------------
-expect 2 'torcrun status: --url: url: "localhost:8080/torc-service/v1" is not an http URL (https is not supported); expected http://host:port/torc-service/v1' \
+expect 2 'torcrun status: --url: url: "localhost:8080/torc-service/v1" is not an http or https URL; expected http://host:port/torc-service/v1' \
     status 1 --url localhost:8080/torc-service/v1
 TORC_API_URL=http//x expect 2 'torcrun jobs: --url: url: "http//x" is not a valid URL; expected http://host:port/torc-service/v1' \
     jobs 1

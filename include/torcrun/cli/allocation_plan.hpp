@@ -28,6 +28,7 @@ struct allocation_settings {
     std::string torcrun_path;      // absolute
     std::optional<std::string> config_path;
     std::optional<std::string> url;
+    std::optional<std::string> tls_ca_cert = {};  // the workers' --tls-ca-cert (absolute)
     // The server's scheduler ids by name, which name the serialize_allocations chains;
     // before creation none (id 0 in the chain name, to check the scripts).
     std::map<std::string, std::int64_t, std::less<>> scheduler_ids{};

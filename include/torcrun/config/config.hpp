@@ -53,6 +53,7 @@ struct worker_config {
         lost_lease_policy lost_lease = lost_lease_policy::stop;
         std::optional<std::string> username;
         std::optional<std::string> password_file;
+        std::optional<std::string> tls_ca_cert;  // CAs for an https url; nullopt = system store
         bool operator==(server_settings const&) const = default;
     };
     struct poll_settings {
@@ -133,6 +134,12 @@ struct worker_config {
 };
 
 struct server_config {
+    struct tls_settings {  // HTTPS when both are set
+        std::optional<std::string> certificate;  // PEM chain, the server's certificate first
+        std::optional<std::string> key;          // PEM private key, not encrypted
+        double handshake_timeout_seconds = 10;   // accept to the end of the TLS handshake
+        bool operator==(tls_settings const&) const = default;
+    };
     struct auth_settings {
         std::optional<std::string> htpasswd_file;  // nullopt = no authentication
         bool operator==(auth_settings const&) const = default;
@@ -140,6 +147,7 @@ struct server_config {
     std::string host = "127.0.0.1";
     std::uint16_t port = 8080;  // 0 = any free port
     std::string database = "torcrun.db";
+    tls_settings tls;
     auth_settings auth;
     std::uint64_t max_body_bytes = 16 << 20;
     // nullopt = the soft descriptor limit less a quarter (at least 64 kept for other files)

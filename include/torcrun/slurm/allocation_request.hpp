@@ -58,6 +58,7 @@ struct allocation_target {
     std::optional<std::string> config_path;
     std::optional<std::string> url;
     worker_launch launch{};
+    std::optional<std::string> tls_ca_cert = {};  // the workers' --tls-ca-cert (absolute)
 };
 
 // The chain of a scheduler's allocations under serialize_allocations, Torc's name for it:

@@ -48,6 +48,7 @@ struct sbatch_request {
     std::string torcrun_path;  // absolute
     std::optional<std::string> config_path;
     std::optional<std::string> url;
+    std::optional<std::string> tls_ca_cert = {};  // the CAs the workers trust for an https url
 };
 
 // Seconds between the USR1 warning and the end of the allocation: the worker's drain buffer plus

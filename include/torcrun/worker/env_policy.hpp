@@ -5,7 +5,9 @@
 // Precedence, each stage over the one before:
 //   1. the worker's environment;
 //   2. torcrun's own names (torc_owned_variables) are dropped, so a worker running inside a job
-//      never passes on its parent's TORC_WORKFLOW_SUBMISSION_DIR or TORC_RETURN_CODE;
+//      never passes on its parent's TORC_WORKFLOW_SUBMISSION_DIR or TORC_RETURN_CODE, and so are
+//      the client credentials (client_secret_variables: TORC_PASSWORD, ...), so no job holds
+//      the password of the shell that started the worker;
 //   3. scrub (environment.scrub): names matching a scrub pattern and no keep pattern go;
 //   4. config environment.set, then the workflow's env, then the job's env (literal values, no
 //      shell expansion): environment.set is the site's default that a workflow may refine, and
@@ -92,6 +94,8 @@ bool matches_any(std::string_view name, std::span<std::string const> patterns);
 
 // The variables torcrun sets for jobs and recovery scripts (stage 2).
 std::span<std::string const> torc_owned_variables();
+// The credentials of Torc's clients that no job inherits (stage 2).
+std::span<std::string const> client_secret_variables();
 
 // srun's input variables (srun(1) INPUT ENVIRONMENT VARIABLES) that would change the shape,
 // placement, binding, I/O or environment of a step torcrun already placed. The trailing '*'

@@ -1,6 +1,7 @@
-// `torcrun server [--config FILE] [--host H] [--port P] [--db PATH] [--set KEY=VALUE]`: the
-// workflow server. Wiring only: the configuration becomes the store (WAL), the Torc REST API over
-// it, the HTTP server settings and the worker-lease sweep on a timer; run_http_server owns the
+// `torcrun server [--config FILE] [--host H] [--port P] [--db PATH] [--tls-cert F --tls-key F]
+// [--set KEY=VALUE]`: the workflow server. Wiring only: the configuration becomes the store
+// (WAL), the Torc REST API over it, the HTTP server settings (HTTPS with a certificate) and the
+// worker-lease sweep on a timer; run_http_server owns the
 // reactor and the SIGTERM path, and returns once in-flight requests are answered, after which the
 // store closes the database.
 #include "torcrun/cli/commands.hpp"
@@ -13,6 +14,7 @@
 #include "torcrun/server/io/http_server.hpp"
 #include "torcrun/server/io/job_lifecycle.hpp"
 #include "torcrun/common/io/logger.hpp"
+#include "torcrun/common/io/tls_context.hpp"
 #include "torcrun/server/io/server_api.hpp"
 #include "torcrun/server/io/store.hpp"
 
@@ -31,9 +33,12 @@ namespace po = boost::program_options;
 
 namespace {
 
-io::server_settings http_settings(core::server_config const& config)
+io::server_settings http_settings(core::server_config const& config, io::tls_context tls)
 {
     io::server_settings s;
+    s.tls = std::move(tls);
+    s.handshake_timeout = std::chrono::milliseconds(
+        static_cast<std::int64_t>(config.tls.handshake_timeout_seconds * 1000));
     s.host = config.host;
     s.port = config.port;
     s.max_body_bytes = config.max_body_bytes;
@@ -85,18 +90,20 @@ void sweep_leases(io::server_api& api, io::logger const& log)
 }
 
 // The base URL clients use; an IPv6 address needs brackets.
-std::string listening_url(std::string const& host, std::uint16_t port)
+std::string listening_url(std::string const& host, std::uint16_t port, bool tls)
 {
     auto const shown = host.find(':') == std::string::npos ? host : "[" + host + "]";
-    return "http://" + shown + ":" + std::to_string(port) + "/torc-service/v1";
+    return (tls ? "https://" : "http://") + shown + ":" + std::to_string(port) +
+           "/torc-service/v1";
 }
 
 void print_usage(std::ostream& out, po::options_description const& options)
 {
     out << "usage: torcrun server [options]\n\n"
            "Serves the Torc v0.10 REST API (/torc-service/v1) from a SQLite database until\n"
-           "SIGTERM or SIGINT. Configuration problems exit 2; a database or address that\n"
-           "cannot be used exits 1.\n\n"
+           "SIGTERM or SIGINT, over HTTPS when given a certificate and its key (--tls-cert,\n"
+           "--tls-key). Configuration problems, an unusable certificate or key included, exit\n"
+           "2; a database or address that cannot be used exits 1.\n\n"
         << options;
 }
 
@@ -119,7 +126,7 @@ std::vector<std::string> worker_keys_set(po::variables_map const& flags)
     return out;
 }
 
-int serve(core::server_config const& config)
+int serve(core::server_config const& config, io::tls_context tls)
 {
     auto log = io::stderr_logger(log_level_of(config.log_level));
     auto db = io::store::open(config.database);
@@ -129,12 +136,13 @@ int serve(core::server_config const& config)
     }
     io::server_api api(*db, api_options(config));
     io::server_hooks hooks;
-    hooks.on_listening = [host = config.host](std::uint16_t port) {
-        std::cerr << "torcrun server: listening on " << listening_url(host, port) << std::endl;
+    hooks.on_listening = [host = config.host, https = tls != nullptr](std::uint16_t port) {
+        std::cerr << "torcrun server: listening on " << listening_url(host, port, https)
+                  << std::endl;
     };
     hooks.tick_interval = sweep_interval(config.worker_lease_seconds);
     hooks.on_tick = [&api, &log] { sweep_leases(api, log); };
-    return io::run_http_server(http_settings(config), api, log, std::move(hooks));
+    return io::run_http_server(http_settings(config, std::move(tls)), api, log, std::move(hooks));
 }
 
 }  // namespace
@@ -168,7 +176,17 @@ int cmd_server(arguments const& args)
             return 2;
         }
     }
-    return serve(*config);
+    // So are a certificate or key OpenSSL cannot use: nothing listens with a broken TLS setup.
+    io::tls_context tls;
+    if (config->tls.certificate && config->tls.key) {
+        auto loaded = io::load_server_tls({*config->tls.certificate, *config->tls.key});
+        if (!loaded) {
+            std::cerr << "torcrun server: " << loaded.error().message << "\n";
+            return 2;
+        }
+        tls = std::move(*loaded);
+    }
+    return serve(*config, std::move(tls));
 }
 
 }  // namespace torcrun::apps

@@ -52,6 +52,8 @@ po::options_description script_options()
         "torcrun", text(), "absolute path of torcrun on the nodes (default: this binary)")(
         "config", text(), "worker configuration file, passed on to the workers")(
         "url", text(), "server API URL, passed on to the workers")(
+        "tls-ca-cert", text(), "PEM file of the CAs the workers trust for an https URL, passed "
+                               "on to them (default: $TORC_TLS_CA_CERT)")(
         "script", text(), "where to write the script; - for stdout")(
         "submit", "run sbatch on the script and print the job id");
     return o;
@@ -100,6 +102,9 @@ core::result<core::sbatch_request> make_request(po::variables_map const& vm, std
     if (auto path = flag(vm, "config")) r.config_path = absolute(*path);
     r.url = flag(vm, "url");
     if (!r.url) r.url = api_url_from_environment();  // the script names the server it was made for
+    auto ca = flag(vm, "tls-ca-cert");
+    if (!ca) ca = tls_ca_cert_from_environment();
+    if (ca) r.tls_ca_cert = absolute(*ca);
     return r;
 }
 

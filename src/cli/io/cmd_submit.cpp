@@ -68,8 +68,6 @@ std::optional<std::string> flag(po::variables_map const& vm, char const* name)
     return vm[name].as<std::string>();
 }
 
-std::string url_text(io::base_url const& url) { return "http://" + url.host_header + url.path; }
-
 // Where the scripts' workers come from, and the configuration they get (its termination times
 // set the USR1 warning).
 struct schedule_context {
@@ -81,7 +79,8 @@ core::result<schedule_context> schedule_settings(po::variables_map const& vm,
                                                  io::client_settings const& client)
 {
     schedule_context c;
-    c.settings.url = url_text(client.server);
+    c.settings.url = client.server.text();
+    if (client.tls_ca_file) c.settings.tls_ca_cert = absolute_path(*client.tls_ca_file);
     auto config = load_worker_config(flag(vm, "config"), c.settings.url, "--url");
     if (!config) return config.error();
     c.config = std::move(*config);

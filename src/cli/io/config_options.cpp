@@ -24,6 +24,9 @@ struct flag {
 
 constexpr flag worker_flags[] = {
     {"url", "server.url", "server API base URL (default: $TORC_API_URL, else server.url)"},
+    {"tls-ca-cert", "server.tls_ca_cert",
+     "PEM file of the CAs trusted for an https URL (default: $TORC_TLS_CA_CERT, else "
+     "server.tls_ca_cert, else the system's store)"},
     {"workflow", "workflow_id", "workflow id"},
     {"mode", "mode", "auto, direct or slurm"},
     {"output-dir", "output_dir", "directory for logs and job output"},
@@ -41,6 +44,8 @@ constexpr flag server_flags[] = {
     {"host", "host", "address to listen on"},
     {"port", "port", "TCP port; 0 = any free port"},
     {"db", "database", "SQLite database file"},
+    {"tls-cert", "tls.certificate", "PEM certificate chain: serve HTTPS (with --tls-key)"},
+    {"tls-key", "tls.key", "PEM private key of --tls-cert"},
     {"log-level", "log_level", "error, warning, info or debug"},
 };
 
@@ -60,8 +65,8 @@ po::options_description describe(char const* title, std::span<flag const> flags,
     return options;
 }
 
-// $TORC_API_URL where asked for, then the --set items in order, then the named flags, so that
-// the named flags win and the environment wins over the file only.
+// $TORC_API_URL and $TORC_TLS_CA_CERT where asked for, then the --set items in order, then the
+// named flags, so that the named flags win and the environment wins over the file only.
 core::result<std::vector<core::config_override>> collect(po::variables_map const& vm,
                                                          std::span<flag const> flags,
                                                          bool url_from_environment)
@@ -69,6 +74,8 @@ core::result<std::vector<core::config_override>> collect(po::variables_map const
     std::vector<core::config_override> overrides;
     if (auto url = url_from_environment ? api_url_from_environment() : std::nullopt)
         overrides.push_back({"server.url", *url, "TORC_API_URL"});
+    if (auto ca = url_from_environment ? tls_ca_cert_from_environment() : std::nullopt)
+        overrides.push_back({"server.tls_ca_cert", *ca, "TORC_TLS_CA_CERT"});
     if (vm.count("set")) {
         for (auto const& item : vm["set"].as<std::vector<std::string>>()) {
             auto const eq = item.find('=');
@@ -133,11 +140,18 @@ core::result<core::sourced_worker_config> load_sourced_worker_config(
                                              url_from_environment);
 }
 
-std::optional<std::string> api_url_from_environment()
+std::optional<std::string> environment_value(char const* name)
 {
-    char const* value = std::getenv("TORC_API_URL");
+    char const* value = std::getenv(name);
     if (!value || !*value) return std::nullopt;
     return std::string(value);
+}
+
+std::optional<std::string> api_url_from_environment() { return environment_value("TORC_API_URL"); }
+
+std::optional<std::string> tls_ca_cert_from_environment()
+{
+    return environment_value("TORC_TLS_CA_CERT");
 }
 
 core::result<std::string> read_text_file(std::string const& path)

@@ -1,5 +1,5 @@
 // Flags, settings and calls of the CLI's REST client. Reads the environment (TORC_API_URL,
-// TORC_PASSWORD) as Torc's own client does.
+// TORC_PASSWORD, TORC_TLS_CA_CERT) as Torc's own client does.
 #include "torc_client.hpp"
 
 #include "cli/positional_command.hpp"
@@ -20,13 +20,6 @@ namespace po = boost::program_options;
 namespace json = boost::json;
 
 namespace {
-
-std::optional<std::string> environment_value(char const* name)
-{
-    char const* value = std::getenv(name);
-    if (!value || !*value) return std::nullopt;
-    return std::string(value);
-}
 
 // The first line of the file, without its line end.
 core::result<std::string> read_password(std::string const& path)
@@ -65,7 +58,10 @@ po::options_description client_options()
                           "http://127.0.0.1:8080/torc-service/v1)")(
         "user", po::value<std::string>()->value_name("NAME"), "HTTP Basic auth user")(
         "password-file", po::value<std::string>()->value_name("FILE"),
-        "file whose first line is the password (default: $TORC_PASSWORD)");
+        "file whose first line is the password (default: $TORC_PASSWORD)")(
+        "tls-ca-cert", po::value<std::string>()->value_name("FILE"),
+        "PEM file of the CAs trusted for an https URL (default: $TORC_TLS_CA_CERT, else the "
+        "system's store)");
     return options;
 }
 
@@ -81,6 +77,18 @@ core::result<io::client_settings> client_settings_from(po::variables_map const& 
     if (!base) return core::error{"--url: " + base.error().message + "; expected " + url_form};
     io::client_settings settings;
     settings.server = std::move(*base);
+    if (flags.count("tls-ca-cert")) {
+        settings.tls_ca_file = flags["tls-ca-cert"].as<std::string>();
+    } else if (auto from_env = environment_value("TORC_TLS_CA_CERT")) {
+        settings.tls_ca_file = std::move(*from_env);
+    }
+    if (settings.server.tls) {
+        auto trust = io::load_client_tls(settings.tls_ca_file, flags.count("tls-ca-cert")
+                                                                   ? "--tls-ca-cert"
+                                                                   : "TORC_TLS_CA_CERT");
+        if (!trust) return trust.error();
+        settings.tls = std::move(*trust);
+    }
     if (!flags.count("user")) return settings;
     settings.user = flags["user"].as<std::string>();
     if (flags.count("password-file")) {

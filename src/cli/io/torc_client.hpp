@@ -1,6 +1,7 @@
 // The client side of the Torc REST API for the CLI commands (`submit`, `status`, `jobs`): the
 // shared flags (--url, default $TORC_API_URL, then http://127.0.0.1:8080/torc-service/v1;
-// --user with --password-file or $TORC_PASSWORD), one blocking keep-alive connection, JSON
+// --user with --password-file or $TORC_PASSWORD; --tls-ca-cert, default $TORC_TLS_CA_CERT, for an
+// https URL), one blocking keep-alive connection, JSON
 // answers, and failures as one message: `GET /workflows/9: HTTP 404: workflows: no workflow 9`.
 #pragma once
 
@@ -23,12 +24,13 @@ inline constexpr char const* default_api_url = "http://127.0.0.1:8080/torc-servi
 // What a bad --url is told to look like.
 inline constexpr char const* url_form = "http://host:port/torc-service/v1";
 
-// --url URL, --user NAME, --password-file FILE.
+// --url URL, --user NAME, --password-file FILE, --tls-ca-cert FILE.
 boost::program_options::options_description client_options();
 
 // Errors: `--url: url: "x" is not a valid URL; expected http://host:port/torc-service/v1`,
 // `--user: needs a password
-// (--password-file FILE or TORC_PASSWORD)`, or the password file's read error.
+// (--password-file FILE or TORC_PASSWORD)`, the password file's read error, or why the CA file
+// (--tls-ca-cert, else $TORC_TLS_CA_CERT) of an https URL cannot be used.
 core::result<io::client_settings> client_settings_from(
     boost::program_options::variables_map const& flags);
 
@@ -41,7 +43,7 @@ std::string failure_message(std::string const& method, std::string const& path,
 class torc_client {
 public:
     explicit torc_client(io::client_settings settings)
-        : url_(url_text(settings.server)), http_(std::move(settings))
+        : url_(settings.server.text()), http_(std::move(settings))
     {
     }
 
@@ -66,11 +68,6 @@ public:
     core::result<std::vector<boost::json::value>> workflow_jobs(std::int64_t wf);
 
 private:
-    static std::string url_text(io::base_url const& base)
-    {
-        return "http://" + base.host_header + base.path;
-    }
-
     std::string url_;  // for messages
     io::blocking_http_client http_;
 };

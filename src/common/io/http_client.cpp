@@ -1,4 +1,6 @@
-// Beast HTTP/1.1 client: connection reuse, one deadline per request, failure classification.
+// Beast HTTP/1.1 client: connection reuse, one deadline per request, failure classification,
+// and for https a TLS stream over each connection whose handshake verifies the server's
+// certificate chain and its name (OpenSSL's own host or IP check, so a failure says which).
 #include "torcrun/common/io/http_client.hpp"
 
 #include "torcrun/common/concat.hpp"
@@ -7,12 +9,17 @@
 #include "torcrun/common/io/net.hpp"
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ssl/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
+
+#include <openssl/ssl.h>
+#include <openssl/x509_vfy.h>
 
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -30,18 +37,22 @@ using steady = std::chrono::steady_clock;
 
 namespace {
 
+using tls_stream = beast::ssl_stream<beast::tcp_stream&>;
+
 struct connection {
     explicit connection(net::any_io_executor ex) : stream(std::move(ex)) {}
-    beast::tcp_stream stream;
+    beast::tcp_stream stream;  // its deadline bounds the TLS layer's reads and writes too
+    std::unique_ptr<tls_stream> tls;  // https: over `stream`, destroyed before it
     beast::flat_buffer buffer;
 };
 
-enum class step { resolve, connect, write, read };
+enum class step { resolve, connect, handshake, write, read };
 
 struct failure {
     step at;
     beast::error_code ec;
     bool answer_started = false;
+    std::string certificate = {};  // handshake: why the server's certificate was refused
 };
 
 template <class T>
@@ -53,10 +64,16 @@ struct client_state {
     client_state(net::io_context& c, client_settings s) : ioc(c), settings(std::move(s)) {
         if (settings.user && settings.password)
             authorization = basic_authorization(*settings.user, *settings.password);
+        if (settings.server.tls && !settings.tls) {
+            auto loaded = load_client_tls(settings.tls_ca_file, "TLS CA file");
+            if (loaded) settings.tls = std::move(*loaded);
+            else tls_unusable = loaded.error().message;
+        }
     }
     net::io_context& ioc;
     client_settings settings;
     std::optional<std::string> authorization;
+    std::string tls_unusable;  // why the CAs could not be loaded; every https request fails so
     std::vector<std::unique_ptr<connection>> idle;
     std::size_t opened = 0;
 };
@@ -71,6 +88,7 @@ std::string endpoint_text(base_url const& server) {
 
 bool is_closed(beast::error_code ec) {
     return ec == http::error::end_of_stream || ec == http::error::partial_message ||
+           ec == net::ssl::error::stream_truncated ||
            ec == net::error::eof || ec == net::error::connection_reset ||
            ec == net::error::broken_pipe || ec == net::error::connection_aborted ||
            ec == net::error::not_connected || ec == net::error::shut_down;
@@ -81,21 +99,42 @@ http_error_kind classify(failure const& f) {
     switch (f.at) {
         case step::resolve: return http_error_kind::dns;
         case step::connect: return http_error_kind::connect_refused;
+        case step::handshake:
+            return is_closed(f.ec) ? http_error_kind::closed : http_error_kind::tls;
         case step::write:
         case step::read: break;
     }
     return is_closed(f.ec) ? http_error_kind::closed : http_error_kind::protocol;
 }
 
+// Whose CAs a refused certificate was checked against.
+std::string trust_text(client_settings const& s) {
+    return s.tls_ca_file ? detail::cat("trusting the CAs of \"", *s.tls_ca_file, "\"")
+                         : std::string("trusting the system's CA store");
+}
+
+std::string handshake_problem(client_state const& st, failure const& f) {
+    if (!f.certificate.empty())
+        return detail::cat("the server's certificate was refused: ", f.certificate, " (",
+                           trust_text(st.settings), ")");
+    auto const reason = f.ec.message();
+    if (reason.find("wrong version number") != std::string::npos ||
+        reason.find("packet length too long") != std::string::npos)
+        return detail::cat(reason, " (does the server speak https?)");
+    return reason;
+}
+
 http_error describe(client_state const& st, std::string const& what, failure const& f,
                     std::chrono::milliseconds timeout) {
-    static constexpr char const* step_names[] = {"resolve", "connect", "write", "read"};
+    static constexpr char const* step_names[] = {"resolve", "connect", "TLS handshake with",
+                                                 "write", "read"};
     auto const kind = classify(f);
     auto const where =
         f.at == step::resolve ? st.settings.server.host : endpoint_text(st.settings.server);
     auto const why = kind == http_error_kind::timeout
                          ? detail::cat("timed out after ", std::to_string(timeout.count()), " ms")
-                         : f.ec.message();
+                     : kind == http_error_kind::tls ? handshake_problem(st, f)
+                                                    : f.ec.message();
     return http_error{kind, detail::cat(what, ": ", step_names[static_cast<int>(f.at)], " ",
                                         where, ": ", why),
                       0, {}};
@@ -141,7 +180,7 @@ bool retry_on_new_connection(failure const& f) {
     if (f.at == step::write) return true;
     return f.at == step::read && !f.answer_started &&
            (f.ec == http::error::end_of_stream || f.ec == net::error::eof ||
-            f.ec == net::error::connection_reset);
+            f.ec == net::error::connection_reset || f.ec == net::ssl::error::stream_truncated);
 }
 
 http::request<http::string_body> build_request(client_state const& st, std::string const& method,
@@ -228,17 +267,75 @@ net::awaitable<step_result<std::unique_ptr<connection>>> open_connection(
     co_return last;
 }
 
+// Plain words for the verification failures people meet; OpenSSL's own text follows them.
+std::string certificate_problem(long verdict, std::string const& host) {
+    std::string const openssl = ::X509_verify_cert_error_string(verdict);
+    switch (verdict) {
+        case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
+        case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
+        case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT:
+        case X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN:
+        case X509_V_ERR_CERT_UNTRUSTED: return detail::cat("unknown CA: ", openssl);
+        case X509_V_ERR_HOSTNAME_MISMATCH:
+        case X509_V_ERR_IP_ADDRESS_MISMATCH:
+            return detail::cat("name mismatch: it is not a certificate for ", host, " (", openssl,
+                               ")");
+        case X509_V_ERR_CERT_HAS_EXPIRED: return detail::cat("expired: ", openssl);
+        case X509_V_ERR_CERT_NOT_YET_VALID: return detail::cat("not valid yet: ", openssl);
+        default: return openssl;
+    }
+}
+
+// SNI and the name the certificate must carry: the URL's host, as a name or as an IP address.
+void expect_server_name(SSL* ssl, std::string const& host) {
+    beast::error_code ec;
+    net::ip::make_address(host, ec);
+    if (!ec) {
+        ::X509_VERIFY_PARAM_set1_ip_asc(::SSL_get0_param(ssl), host.c_str());
+        return;
+    }
+    ::SSL_set_tlsext_host_name(ssl, host.c_str());
+    ::SSL_set1_host(ssl, host.c_str());
+}
+
+net::awaitable<std::optional<failure>> handshake(std::shared_ptr<client_state> st,
+                                                 connection& conn, steady::time_point deadline) {
+    conn.tls = std::make_unique<tls_stream>(conn.stream, *st->settings.tls);
+    expect_server_name(conn.tls->native_handle(), st->settings.server.host);
+    conn.stream.expires_at(deadline);
+    auto [ec] = co_await conn.tls->async_handshake(net::ssl::stream_base::client, use_nothrow);
+    if (!ec) co_return std::nullopt;
+    failure f{step::handshake, ec};
+    long const verdict = ::SSL_get_verify_result(conn.tls->native_handle());
+    if (verdict != X509_V_OK)
+        f.certificate = certificate_problem(verdict, st->settings.server.host);
+    co_return f;
+}
+
+// `stream`, `buffer`, `req` and `parser` live in the caller's frame, which awaits this coroutine.
+template <class Stream>
+net::awaitable<std::optional<failure>> exchange_over(
+    Stream& stream, beast::flat_buffer& buffer, http::request<http::string_body>& req,
+    http::response_parser<http::string_body>& parser) {
+    auto [wec, wn] = co_await http::async_write(stream, req, use_nothrow);
+    if (wec) co_return failure{step::write, wec};
+    auto [rec, rn] = co_await http::async_read(stream, buffer, parser, use_nothrow);
+    if (rec) co_return failure{step::read, rec, parser.got_some()};
+    co_return std::nullopt;
+}
+
 // `conn`, `req` and `parser` live in the caller's frame, which awaits this coroutine.
 net::awaitable<std::optional<failure>> exchange(connection& conn,
                                                 http::request<http::string_body>& req,
                                                 http::response_parser<http::string_body>& parser,
                                                 steady::time_point deadline) {
     conn.stream.expires_at(deadline);
-    auto [wec, wn] = co_await http::async_write(conn.stream, req, use_nothrow);
-    if (wec) co_return failure{step::write, wec};
-    auto [rec, rn] = co_await http::async_read(conn.stream, conn.buffer, parser, use_nothrow);
-    if (rec) co_return failure{step::read, rec, parser.got_some()};
-    co_return std::nullopt;
+    if (conn.tls) {
+        auto failed = co_await exchange_over(*conn.tls, conn.buffer, req, parser);
+        co_return failed;
+    }
+    auto failed = co_await exchange_over(conn.stream, conn.buffer, req, parser);
+    co_return failed;
 }
 
 net::awaitable<http_result<http_reply>> run_request(std::shared_ptr<client_state> st,
@@ -252,9 +349,16 @@ net::awaitable<http_result<http_reply>> run_request(std::shared_ptr<client_state
         auto conn = take_idle(*st);
         bool const reused = conn != nullptr;
         if (!conn) {
+            if (!st->tls_unusable.empty())
+                co_return http_error{http_error_kind::tls,
+                                     detail::cat(what, ": ", st->tls_unusable), 0, {}};
             auto opened = co_await open_connection(st, deadline);
             if (!opened) co_return describe(*st, what, opened.error(), timeout);
             conn = std::move(*opened);
+            if (st->settings.server.tls) {
+                auto refused = co_await handshake(st, *conn, deadline);
+                if (refused) co_return describe(*st, what, *refused, timeout);
+            }
         }
         http::response_parser<http::string_body> parser;
         parser.body_limit(boost::none);  // list answers can be large; the server is trusted

@@ -17,6 +17,7 @@ std::string_view to_string(http_error_kind kind) noexcept {
         case http_error_kind::http_4xx: return "http_4xx";
         case http_error_kind::http_5xx: return "http_5xx";
         case http_error_kind::protocol: return "protocol";
+        case http_error_kind::tls: return "tls";
     }
     return "protocol";
 }
@@ -29,7 +30,8 @@ bool http_error::transient() const noexcept {
         case http_error_kind::closed: return true;
         case http_error_kind::http_5xx: return status == 502 || status == 503 || status == 504;
         case http_error_kind::http_4xx:
-        case http_error_kind::protocol: return false;
+        case http_error_kind::protocol:
+        case http_error_kind::tls: return false;  // a certificate does not mend itself
     }
     return false;
 }

@@ -18,9 +18,11 @@ core::error url_error(std::string_view text, std::string_view why) {
     return core::error{detail::cat("url: \"", text, "\" ", why)};
 }
 
-std::string make_host_header(urls::url_view const& u, std::uint16_t port) {
+std::uint16_t default_port(bool tls) { return tls ? 443 : 80; }
+
+std::string make_host_header(urls::url_view const& u, std::uint16_t port, bool tls) {
     std::string out(u.encoded_host().data(), u.encoded_host().size());
-    if (port != 80) out += detail::cat(":", std::to_string(port));
+    if (port != default_port(tls)) out += detail::cat(":", std::to_string(port));
     return out;
 }
 
@@ -30,13 +32,15 @@ core::result<base_url> parse_base_url(std::string_view text) {
     auto parsed = urls::parse_uri(text);
     if (!parsed) return url_error(text, "is not a valid URL");
     urls::url_view const& u = *parsed;
-    if (u.scheme_id() != urls::scheme::http)
-        return url_error(text, "is not an http URL (https is not supported)");
+    if (u.scheme_id() != urls::scheme::http && u.scheme_id() != urls::scheme::https)
+        return url_error(text, "is not an http or https URL");
     if (u.has_userinfo())
         return url_error(text, "must not contain a user name or password; use the auth settings");
     if (u.has_query() || u.has_fragment())
         return url_error(text, "must not have a query or a fragment");
     base_url out;
+    out.tls = u.scheme_id() == urls::scheme::https;
+    out.port = default_port(out.tls);
     out.host = u.host_address();
     if (out.host.empty()) return url_error(text, "has no host");
     if (u.has_port() && !u.port().empty()) {
@@ -48,10 +52,14 @@ core::result<base_url> parse_base_url(std::string_view text) {
             return url_error(text, "has an invalid port");
         out.port = static_cast<std::uint16_t>(port);
     }
-    out.host_header = make_host_header(u, out.port);
+    out.host_header = make_host_header(u, out.port, out.tls);
     out.path = std::string(u.encoded_path());
     while (!out.path.empty() && out.path.back() == '/') out.path.pop_back();
     return out;
+}
+
+std::string base_url::text() const {
+    return detail::cat(tls ? "https://" : "http://", host_header, path);
 }
 
 core::result<request_target> split_request_target(std::string_view target) {

@@ -10,9 +10,11 @@
 //   (call again, may_wait=true), the wait runs out or the server stops (call again,
 //   may_wait=false). Waiting costs a timer, never a blocked thread. A client that closed its
 //   connection meanwhile is not called for again: a claim would hand it jobs it never reads;
-// - one connection (a session): wait for a request (keep-alive idle), read it within the read
-//   timeout and the body limit, let the gate and the handler answer, write the answer, and repeat
-//   until either side closes or the server stops;
+// - one connection (a session): with TLS the handshake first, then wait for a request
+//   (keep-alive idle), read it within the read timeout and the body limit, let the gate and the
+//   handler answer, write the answer, and repeat until either side closes or the server stops.
+//   The session is written once over a stream type: beast::tcp_stream, or the TLS stream over
+//   one; sockets and deadlines are always the TCP layer's;
 // - the outer shell: loading the htpasswd file, binding, the accept loop with its connection
 //   cap (a connection beyond it is refused with a 503) and its backoff when accept fails, and
 //   the graceful stop.
@@ -40,8 +42,11 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
 
 #include <fcntl.h>
+#include <openssl/ssl.h>
+#include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -166,8 +171,13 @@ net::awaitable<wake> park(std::shared_ptr<server_state> st, std::int64_t workflo
 }
 
 // The peer of a parked request closed its side or reset the connection (a client still there,
-// or one that already sent its next request, is not gone).
-bool peer_gone(tcp::socket& socket) {
+// or one that already sent its next request, is not gone). Over TLS a closing client's bytes
+// (its close_notify) come before the end of the stream, so there the half-close itself decides.
+bool peer_gone(tcp::socket& socket, bool tls) {
+    if (tls) {
+        pollfd p{socket.native_handle(), POLLRDHUP, 0};
+        if (::poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR))) return true;
+    }
     char byte = 0;
     auto const n = ::recv(socket.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
     if (n > 0) return false;
@@ -194,7 +204,7 @@ net::awaitable<served> serve(std::shared_ptr<server_state> st, api::request req,
         if (!deadline) deadline = steady::now() + wait_duration(wait.seconds);
         if (!st->stopping) {
             wake const why = co_await park(st, wait.workflow_id, *deadline);
-            if (peer_gone(peer)) {
+            if (peer_gone(peer, st->settings.tls != nullptr)) {
                 st->log.write(log_level::debug, "http", "client gone while parked",
                               {{"method", req.method}, {"path", req.path}});
                 co_return json_error(400, detail::cat(req.method, " ", req.path,
@@ -257,6 +267,47 @@ namespace http = beast::http;
 namespace {
 
 using request_parser = http::request_parser<http::string_body>;
+using tls_stream = beast::ssl_stream<beast::tcp_stream>;
+
+template <class Stream>
+tcp::socket& socket_of(Stream& stream) {
+    return beast::get_lowest_layer(stream).socket();
+}
+
+// The TLS handshake, within `limit`; plain HTTP has none. A failure is logged at debug level
+// (scanners and clients with the wrong CA are no news to the operator).
+net::awaitable<bool> handshake(std::shared_ptr<server_state>, beast::tcp_stream&,
+                               std::chrono::milliseconds) {
+    co_return true;
+}
+
+net::awaitable<bool> handshake(std::shared_ptr<server_state> st, tls_stream& stream,
+                               std::chrono::milliseconds limit) {
+    beast::get_lowest_layer(stream).expires_after(limit);
+    auto [ec] = co_await stream.async_handshake(net::ssl::stream_base::server, use_nothrow);
+    if (ec)
+        st->log.write(log_level::debug, "http", "TLS handshake failed",
+                      {{"error", ec == beast::error::timeout ? "timed out" : ec.message()}});
+    co_return !ec;
+}
+
+// The end of a connection the server closes: a FIN, after TLS's close_notify where there is TLS
+// (so a reader of a body that ends with the connection sees a proper end), within `limit`. The
+// server sends its close_notify without waiting for the client's: marking the client's as
+// received makes the shutdown end once ours is written.
+net::awaitable<void> close_stream(beast::tcp_stream& stream, std::chrono::milliseconds) {
+    beast::error_code ignored;
+    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    co_return;
+}
+
+net::awaitable<void> close_stream(tls_stream& stream, std::chrono::milliseconds limit) {
+    ::SSL_set_shutdown(stream.native_handle(), SSL_RECEIVED_SHUTDOWN);
+    beast::get_lowest_layer(stream).expires_after(limit);
+    [[maybe_unused]] auto [ec] = co_await stream.async_shutdown(use_nothrow);
+    beast::error_code ignored;
+    socket_of(stream).shutdown(tcp::socket::shutdown_send, ignored);
+}
 
 // Keeps a session visible to stop() exactly as long as its coroutine frame lives.
 class registration {
@@ -296,17 +347,18 @@ bool expects_continue(http::request<http::string_body> const& req) {
 }
 
 // `stream`, `buffer` and `parser` live in the session frame, which awaits this coroutine.
-net::awaitable<read_result> read_request(std::shared_ptr<server_state> st,
-                                         beast::tcp_stream& stream, beast::flat_buffer& buffer,
-                                         request_parser& parser) {
-    stream.expires_after(st->settings.read_timeout);
+template <class Stream>
+net::awaitable<read_result> read_request(std::shared_ptr<server_state> st, Stream& stream,
+                                         beast::flat_buffer& buffer, request_parser& parser) {
+    auto& deadline = beast::get_lowest_layer(stream);
+    deadline.expires_after(st->settings.read_timeout);
     auto [ec, n] = co_await http::async_read_header(stream, buffer, parser, use_nothrow);
     if (!ec && expects_continue(parser.get())) {
         http::response<http::empty_body> go_on{http::status::continue_, parser.get().version()};
-        stream.expires_after(st->settings.write_timeout);
+        deadline.expires_after(st->settings.write_timeout);
         auto [wec, wn] = co_await http::async_write(stream, go_on, use_nothrow);
         ec = wec;
-        stream.expires_after(st->settings.read_timeout);
+        deadline.expires_after(st->settings.read_timeout);
     }
     if (!ec && !parser.is_done()) {
         auto [bec, bn] = co_await http::async_read(stream, buffer, parser, use_nothrow);
@@ -316,10 +368,11 @@ net::awaitable<read_result> read_request(std::shared_ptr<server_state> st,
 }
 
 // Waits for the first byte of the next request: the keep-alive idle phase.
-net::awaitable<bool> wait_for_request(std::shared_ptr<server_state> st,
-                                      beast::tcp_stream& stream, beast::flat_buffer& buffer) {
+template <class Stream>
+net::awaitable<bool> wait_for_request(std::shared_ptr<server_state> st, Stream& stream,
+                                      beast::flat_buffer& buffer) {
     if (buffer.size() > 0) co_return true;  // pipelined bytes already read
-    stream.expires_after(st->settings.idle_timeout);
+    beast::get_lowest_layer(stream).expires_after(st->settings.idle_timeout);
     auto [ec, n] = co_await stream.async_read_some(buffer.prepare(16 * 1024), use_nothrow);
     buffer.commit(n);
     co_return !ec && n > 0;
@@ -373,10 +426,11 @@ http::response<http::string_body> to_beast(server_reply reply, unsigned version,
 // After refusing a request whose body was not read: half-close, then discard what the client
 // still sends, so that closing does not reset the connection before it reads the answer.
 // `stream` lives in the caller's frame, which awaits this coroutine.
-net::awaitable<void> linger(beast::tcp_stream& stream, std::chrono::milliseconds limit) {
+template <class Stream>
+net::awaitable<void> linger(Stream& stream, std::chrono::milliseconds limit) {
     beast::error_code ignored;
-    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    stream.expires_after(limit);
+    socket_of(stream).shutdown(tcp::socket::shutdown_send, ignored);
+    beast::get_lowest_layer(stream).expires_after(limit);
     std::array<char, 16 * 1024> sink;
     for (;;) {
         auto [ec, n] = co_await stream.async_read_some(net::buffer(sink), use_nothrow);
@@ -432,12 +486,15 @@ void watch_peer(std::shared_ptr<stream_client> c) {
 // `GET /workflows/{id}/events/stream` after the handler accepted it: the header (no length; the
 // body ends when the connection closes), then each frame as it comes and a keep-alive comment
 // after `stream_keep_alive` of silence, until the client goes, falls behind or the server stops.
-net::awaitable<void> stream_events(std::shared_ptr<server_state> st, beast::tcp_stream& stream,
+// The watcher reads the TCP socket under TLS too: nothing else reads it any more, and the end of
+// the TCP stream is what tells a client gone.
+template <class Stream>
+net::awaitable<void> stream_events(std::shared_ptr<server_state> st, Stream& stream,
                                    api::event_stream es, unsigned version) {
-    stream.expires_never();
+    beast::get_lowest_layer(stream).expires_never();
     net::steady_timer timer(st->ioc);
     auto c = std::make_shared<stream_client>();
-    c->socket = &stream.socket();
+    c->socket = &socket_of(stream);
     c->timer = &timer;
     stream_listing const listed(st, es.workflow_id, c);
     std::string out = detail::cat(version == 10 ? "HTTP/1.0" : "HTTP/1.1",
@@ -458,7 +515,7 @@ net::awaitable<void> stream_events(std::shared_ptr<server_state> st, beast::tcp_
         if (!out.empty()) {
             // A client that does not read blocks this write; publish_frame drops it once its
             // queue is full, and the stop cancels it.
-            auto [ec, n] = co_await net::async_write(stream.socket(), net::buffer(out), use_nothrow);
+            auto [ec, n] = co_await net::async_write(stream, net::buffer(out), use_nothrow);
             out.clear();
             if (ec) break;
         }
@@ -475,17 +532,22 @@ net::awaitable<void> stream_events(std::shared_ptr<server_state> st, beast::tcp_
                               : c->peer_closed ? "client closed"
                               : st->stopping   ? "server stopping"
                                                : "write failed"}});
+    bool const client_there = !c->peer_closed && !c->dropped;
     c->dropped = true;  // the watcher's handler, if still pending, only returns
+    if (client_there) co_await close_stream(stream, std::chrono::seconds(1));
     beast::error_code ignored;
-    stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
-    stream.socket().close(ignored);
+    socket_of(stream).shutdown(tcp::socket::shutdown_both, ignored);
+    socket_of(stream).close(ignored);
 }
 
 }  // namespace
 
-net::awaitable<void> run_session(std::shared_ptr<server_state> st, tcp::socket socket) {
-    beast::tcp_stream stream(std::move(socket));
-    registration reg(st, stream.socket());
+template <class Stream>
+net::awaitable<void> run_session(std::shared_ptr<server_state> st, Stream stream) {
+    registration reg(st, socket_of(stream));
+    reg.set(phase::idle);  // a stop ends a handshake at once
+    bool const ready = co_await handshake(st, stream, st->settings.handshake_timeout);
+    if (!ready) co_return;
     beast::flat_buffer buffer;
     while (!st->stopping) {
         reg.set(phase::idle);
@@ -500,7 +562,7 @@ net::awaitable<void> run_session(std::shared_ptr<server_state> st, tcp::socket s
             co_return;
         }
         auto& req = parser.get();
-        served answer = co_await respond(st, rr, req, stream.socket());
+        served answer = co_await respond(st, rr, req, socket_of(stream));
         if (auto* es = std::get_if<api::event_stream>(&answer)) {
             co_await stream_events(st, stream, *es, req.version());
             co_return;
@@ -509,7 +571,7 @@ net::awaitable<void> run_session(std::shared_ptr<server_state> st, tcp::socket s
         bool const keep = rr.status == read_status::ok && req.keep_alive() && !st->stopping;
         auto res = to_beast(std::move(reply), req.version(), keep,
                             req.method() == http::verb::head);
-        stream.expires_after(st->settings.write_timeout);
+        beast::get_lowest_layer(stream).expires_after(st->settings.write_timeout);
         auto [ec, n] = co_await http::async_write(stream, res, use_nothrow);
         st->log.write(log_level::debug, "http", "request",
                       {{"method", req.method_string()}, {"target", req.target()},
@@ -523,8 +585,8 @@ net::awaitable<void> run_session(std::shared_ptr<server_state> st, tcp::socket s
             co_return;
         }
     }
-    beast::error_code ignored;
-    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    co_await close_stream(stream, std::min<std::chrono::milliseconds>(st->settings.write_timeout,
+                                                                      std::chrono::seconds(1)));
 }
 
 // ---- a connection beyond the cap
@@ -553,14 +615,17 @@ private:
 constexpr std::size_t max_refusing = 64;
 constexpr std::chrono::seconds refusal_step{1};  // for each of read, write and linger
 
-// A connection beyond the cap: read what the client sent (so that closing does not reset the
-// connection before it reads the answer), answer 503 with `Connection: close`, linger, close.
-// Every step is short, and the connection is not counted among the open ones.
-net::awaitable<void> refuse_connection(std::shared_ptr<server_state> st, tcp::socket socket) {
+// A connection beyond the cap: (with TLS, the handshake,) read what the client sent (so that
+// closing does not reset the connection before it reads the answer), answer 503 with
+// `Connection: close`, linger, close. Every step is short, and the connection is not counted
+// among the open ones.
+template <class Stream>
+net::awaitable<void> refuse_connection(std::shared_ptr<server_state> st, Stream stream) {
     refusal const counted(st);
-    beast::tcp_stream stream(std::move(socket));
+    bool const ready = co_await handshake(st, stream, refusal_step);
+    if (!ready) co_return;
     beast::flat_buffer buffer;
-    stream.expires_after(refusal_step);
+    beast::get_lowest_layer(stream).expires_after(refusal_step);
     [[maybe_unused]] auto [rec, rn] =
         co_await stream.async_read_some(buffer.prepare(16 * 1024), use_nothrow);
     auto reply = json_error(
@@ -569,11 +634,11 @@ net::awaitable<void> refuse_connection(std::shared_ptr<server_state> st, tcp::so
                          "(max_connections); try again later"));
     auto res = to_beast(std::move(reply), 11, false, false);
     res.set(http::field::retry_after, "1");
-    stream.expires_after(refusal_step);
+    beast::get_lowest_layer(stream).expires_after(refusal_step);
     auto [wec, wn] = co_await http::async_write(stream, res, use_nothrow);
     if (!wec) co_await linger(stream, refusal_step);
     beast::error_code ignored;
-    stream.socket().close(ignored);
+    socket_of(stream).close(ignored);
 }
 
 }  // namespace server_detail
@@ -626,6 +691,19 @@ void report_accept_failure(server_state& st, int err) {
                   {"max_connections", std::to_string(st.max_connections)}});
 }
 
+// Spawns `task(st, stream)` over the stream this server speaks: TLS when it has a context.
+template <class Task>
+void spawn_over_stream(std::shared_ptr<server_state> const& st, tcp::socket socket,
+                       char const* name, Task task) {
+    auto ex = socket.get_executor();
+    if (st->settings.tls)
+        net::co_spawn(ex, task(st, server_detail::tls_stream(std::move(socket), *st->settings.tls)),
+                      task_finished{st, name});
+    else
+        net::co_spawn(ex, task(st, boost::beast::tcp_stream(std::move(socket))),
+                      task_finished{st, name});
+}
+
 void refuse(std::shared_ptr<server_state> const& st, tcp::socket socket) {
     if (st->refused % 100 == 0)  // the 1st, 101st, ... refusal: a steady overload is one line
         st->log.write(log_level::warning, "http", "connection refused: at max_connections",
@@ -637,9 +715,9 @@ void refuse(std::shared_ptr<server_state> const& st, tcp::socket socket) {
         socket.close(ignored);
         return;
     }
-    auto ex = socket.get_executor();
-    net::co_spawn(ex, server_detail::refuse_connection(st, std::move(socket)),
-                  task_finished{st, "refusal"});
+    spawn_over_stream(st, std::move(socket), "refusal", [](auto state, auto stream) {
+        return server_detail::refuse_connection(std::move(state), std::move(stream));
+    });
 }
 
 // The cap in force: the configured one, or one sized from the soft descriptor limit.
@@ -685,8 +763,9 @@ net::awaitable<void> accept_loop(std::shared_ptr<server_state> st) {
             refuse(st, std::move(socket));
             continue;
         }
-        net::co_spawn(ex, server_detail::run_session(st, std::move(socket)),
-                      task_finished{st, "session"});
+        spawn_over_stream(st, std::move(socket), "session", [](auto state, auto stream) {
+            return server_detail::run_session(std::move(state), std::move(stream));
+        });
     }
 }
 
@@ -746,9 +825,15 @@ core::result<std::uint16_t> http_server::start() {
     st.port = st.acceptor.local_endpoint().port();
     st.handler.set_change_listener(change_listener{state_});
     net::co_spawn(st.ioc, accept_loop(state_), task_finished{state_, "accept loop"});
+    if (!st.settings.tls && !endpoint->address().is_loopback())
+        st.log.write(log_level::warning, "http",
+                     "plain HTTP on a non-loopback address: passwords and data cross the network "
+                     "unencrypted; give the server a certificate (tls.certificate and tls.key)",
+                     {{"host", st.settings.host}});
     st.log.write(log_level::info, "http", "listening",
                  {{"host", st.settings.host},
                   {"port", std::to_string(st.port)},
+                  {"tls", st.settings.tls ? "on" : "off"},
                   {"auth", st.auth ? "basic" : "none"},
                   {"max_connections", std::to_string(st.max_connections)}});
     return st.port;

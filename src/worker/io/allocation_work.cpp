@@ -12,6 +12,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <filesystem>
 #include <string_view>
 #include <vector>
 
@@ -141,8 +142,11 @@ asio::awaitable<action_finished> schedule_allocations(http_client& client, launc
     if (!defaults) co_return failed(defaults.error().message);
     auto starting = core::worker_launch_of(*workflow_body, ctx.workflow_id);
     if (!starting) co_return failed(starting.error().message);
+    std::optional<std::string> ca;
+    if (auto const& file = ctx.config.server.tls_ca_cert)
+        ca = std::filesystem::absolute(*file).lexically_normal().string();
     core::allocation_target const target{ctx.workflow_id, ctx.config.output_dir, ctx.torcrun_path,
-                                         ctx.config_path, ctx.config.server.url, *starting};
+                                         ctx.config_path, ctx.config.server.url, *starting, ca};
     core::schedule_options const options{c.start_one_worker_per_node, c.max_parallel_jobs,
                                          c.num_allocations};
     auto base = core::allocation_request(*scheduler, *defaults, options, target);

@@ -38,6 +38,7 @@
 #include <charconv>
 #include <csignal>
 #include <cstdint>
+#include <cstdlib>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -83,7 +84,8 @@ core::http_failure failure_of(http_error_kind kind)
     case http_error_kind::closed: return core::http_failure::reset;
     case http_error_kind::http_4xx: return core::http_failure::http_4xx;
     case http_error_kind::http_5xx:
-    case http_error_kind::protocol: return core::http_failure::http_5xx;
+    case http_error_kind::protocol:
+    case http_error_kind::tls: return core::http_failure::http_5xx;
     }
     return core::http_failure::http_5xx;
 }
@@ -500,6 +502,15 @@ core::result<client_settings> client_for(core::worker_config const& config)
                                            *config.server.password_file, "\"")};
         if (!line.empty() && line.back() == '\r') line.pop_back();
         settings.password = line;
+    } else if (char const* from_env = std::getenv("TORC_PASSWORD");
+               config.server.username && from_env && *from_env) {
+        settings.password = from_env;  // Torc's runner reads it too (--password, TORC_PASSWORD)
+    }
+    settings.tls_ca_file = config.server.tls_ca_cert;
+    if (settings.server.tls) {
+        auto trust = load_client_tls(settings.tls_ca_file, "server.tls_ca_cert");
+        if (!trust) return trust.error();
+        settings.tls = std::move(*trust);
     }
     return settings;
 }

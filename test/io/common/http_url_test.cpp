@@ -23,6 +23,7 @@ struct url_case {
     std::uint16_t port;
     std::string path;
     std::string host_header;
+    bool tls = false;
 };
 std::ostream& operator<<(std::ostream& os, url_case const& c) { return os << c.text; }
 
@@ -38,6 +39,11 @@ std::vector<url_case> const accepted_urls{
     {"http://[::1]:8080/torc-service/v1", "::1", 8080, "/torc-service/v1", "[::1]:8080"},
     {"http://h:80/a%20b", "h", 80, "/a%20b", "h"},
     {"http://h:65535", "h", 65535, "", "h:65535"},
+    {"https://h/torc-service/v1", "h", 443, "/torc-service/v1", "h", true},
+    {"HTTPS://h:443/x", "h", 443, "/x", "h", true},
+    {"https://127.0.0.1:8443/torc-service/v1", "127.0.0.1", 8443, "/torc-service/v1",
+     "127.0.0.1:8443", true},
+    {"https://h:80/x", "h", 80, "/x", "h:80", true},
 };
 
 BOOST_DATA_TEST_CASE(parses_base_urls, bdata::make(accepted_urls), c) {
@@ -47,6 +53,13 @@ BOOST_DATA_TEST_CASE(parses_base_urls, bdata::make(accepted_urls), c) {
     BOOST_TEST(url->port == c.port);
     BOOST_TEST(url->path == c.path);
     BOOST_TEST(url->host_header == c.host_header);
+    BOOST_TEST(url->tls == c.tls);
+}
+
+BOOST_AUTO_TEST_CASE(renders_the_url_clients_are_told) {
+    BOOST_TEST(io::parse_base_url("https://h:8443/torc-service/v1/")->text() ==
+               "https://h:8443/torc-service/v1");
+    BOOST_TEST(io::parse_base_url("HTTP://[::1]:80/x")->text() == "http://[::1]/x");
 }
 
 struct reject_case {
@@ -57,13 +70,13 @@ std::ostream& operator<<(std::ostream& os, reject_case const& c) { return os << 
 
 std::vector<reject_case> const rejected_urls{
     {"", "url: \"\" is not a valid URL"},
-    {"localhost:8080", "url: \"localhost:8080\" is not an http URL (https is not supported)"},
+    {"localhost:8080", "url: \"localhost:8080\" is not an http or https URL"},
     {"127.0.0.1:8080/x", "url: \"127.0.0.1:8080/x\" is not a valid URL"},
     {"http//h/x", "url: \"http//h/x\" is not a valid URL"},
     {"http://h x/", "url: \"http://h x/\" is not a valid URL"},
-    {"https://h/torc-service/v1",
-     "url: \"https://h/torc-service/v1\" is not an http URL (https is not supported)"},
-    {"ftp://h/", "url: \"ftp://h/\" is not an http URL (https is not supported)"},
+    {"ftp://h/", "url: \"ftp://h/\" is not an http or https URL"},
+    {"https://u@h/x",
+     "url: \"https://u@h/x\" must not contain a user name or password; use the auth settings"},
     {"http:///torc-service/v1", "url: \"http:///torc-service/v1\" has no host"},
     {"http://h:99999/x", "url: \"http://h:99999/x\" has an invalid port"},
     {"http://h:0/x", "url: \"http://h:0/x\" has an invalid port"},

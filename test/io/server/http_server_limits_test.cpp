@@ -131,7 +131,7 @@ BOOST_AUTO_TEST_CASE(the_default_cap_comes_from_the_descriptor_limit) {
     auto const headroom = std::max<std::uint64_t>(64, fd_limit / 4);
     BOOST_TEST(f.server->max_connections() == fd_limit - headroom);
     BOOST_TEST(f.log.contains("info http: listening host=127.0.0.1 port=" +
-                              std::to_string(f.port) + " auth=none max_connections=" +
+                              std::to_string(f.port) + " tls=off auth=none max_connections=" +
                               std::to_string(fd_limit - headroom)));
 }
 

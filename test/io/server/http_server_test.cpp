@@ -314,7 +314,7 @@ BOOST_AUTO_TEST_CASE(challenges_with_www_authenticate) {
     BOOST_TEST(answer.find("\r\nWWW-Authenticate: Basic realm=\"torcrun\"\r\n") !=
                std::string::npos);
     BOOST_TEST(f.log.contains("info http: listening host=127.0.0.1 port=" + std::to_string(f.port) +
-                              " auth=basic max_connections=" +
+                              " tls=off auth=basic max_connections=" +
                               std::to_string(f.server->max_connections())));
 }
 

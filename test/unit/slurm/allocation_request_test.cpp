@@ -54,6 +54,18 @@ BOOST_AUTO_TEST_CASE(scheduler_over_defaults)
     BOOST_TEST(r->workflow_id == 12);
     BOOST_TEST(!r->per_node_workers);
     BOOST_TEST(!r->max_parallel_jobs.has_value());
+    BOOST_TEST(!r->tls_ca_cert.has_value());
+}
+
+BOOST_AUTO_TEST_CASE(the_ca_file_of_an_https_server_goes_to_the_workers)
+{
+    auto to = target();
+    to.url = "https://head:8443/torc-service/v1";
+    to.tls_ca_cert = "/etc/torc/ca.pem";
+    auto const r = core::allocation_request(scheduler(), std::nullopt, {}, to);
+    BOOST_TEST_REQUIRE(r.has_value(), r.error().message);
+    BOOST_TEST(*r->tls_ca_cert == "/etc/torc/ca.pem");
+    BOOST_TEST(*r->url == "https://head:8443/torc-service/v1");
 }
 
 BOOST_AUTO_TEST_CASE(refused_defaults)

@@ -63,6 +63,19 @@ BOOST_AUTO_TEST_CASE(one_slurm_mode_worker)
                         "--output-dir /scratch/out\n");
 }
 
+// The CA file of an https server reaches the workers with the URL.
+BOOST_AUTO_TEST_CASE(the_workers_get_the_ca_file)
+{
+    auto r = base_request();
+    r.url = "https://head:8443/torc-service/v1";
+    r.tls_ca_cert = "/etc/torc/site ca.pem";
+    auto const text = core::render_sbatch_script(r, core::worker_config{});
+    BOOST_TEST_REQUIRE(text.has_value(), text.error().message);
+    BOOST_TEST(text->find(" --url https://head:8443/torc-service/v1 --tls-ca-cert "
+                          "'/etc/torc/site ca.pem' --output-dir ") != std::string::npos,
+               *text);
+}
+
 BOOST_AUTO_TEST_CASE(per_node_workers)
 {
     auto r = base_request();

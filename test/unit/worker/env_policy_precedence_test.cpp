@@ -127,7 +127,8 @@ env_map torc_variables(env_map const& env)
 env_map const nested_worker{{"TORC_JOB_ID", "7"},
                             {"TORC_RETURN_CODE", "1"},
                             {"TORC_WORKFLOW_SUBMISSION_DIR", "/old"},
-                            {"TORC_PASSWORD", "secret"}};
+                            {"TORC_PASSWORD", "secret"},
+                            {"TORC_COOKIE_HEADER", "session=abc"}};
 
 }  // namespace
 
@@ -140,11 +141,30 @@ BOOST_AUTO_TEST_CASE(torc_variables_without_a_submission_dir)
                         {"TORC_JOB_ID", "42"},
                         {"TORC_JOB_NAME", "train_3"},
                         {"TORC_OUTPUT_DIR", "/scratch/out"},
-                        {"TORC_PASSWORD", "secret"},
                         {"TORC_RUN_ID", "1"},
                         {"TORC_WORKFLOW_ID", "5"}}));
     BOOST_TEST((job.changes.removed ==
-                std::vector<std::string>{"TORC_RETURN_CODE", "TORC_WORKFLOW_SUBMISSION_DIR"}));
+                std::vector<std::string>{"TORC_COOKIE_HEADER", "TORC_PASSWORD",
+                                         "TORC_RETURN_CODE", "TORC_WORKFLOW_SUBMISSION_DIR"}));
+    auto const record = core::render_env_change(job.changes);
+    BOOST_TEST(record.find("- TORC_PASSWORD\n") != std::string::npos, record);
+    BOOST_TEST(record.find("secret") == std::string::npos, record);
+}
+
+// The worker's credentials go whatever environment.scrub says; a password the workflow itself
+// puts in its env is the workflow's choice, and stays.
+BOOST_AUTO_TEST_CASE(client_credentials_never_reach_a_job)
+{
+    auto config = lab_config();
+    config.environment.scrub = false;
+    env_map const worker{{"TORC_PASSWORD", "secret"}, {"TORC_USERNAME", "alice"}};
+    auto const job = make(worker, config, gpu_job());
+    BOOST_TEST(!job.env.contains("TORC_PASSWORD"));
+    BOOST_TEST(job.env.at("TORC_USERNAME") == "alice");
+    auto request = gpu_job();
+    request.workflow_env = {{"TORC_PASSWORD", "the workflow's own"}};
+    auto const own = make(worker, config, request);
+    BOOST_TEST(own.env.at("TORC_PASSWORD") == "the workflow's own");
 }
 
 BOOST_AUTO_TEST_CASE(torc_variables_with_a_submission_dir)

@@ -1,5 +1,6 @@
 // The HTTP client of the worker and the CLI commands: Beast over keep-alive connections to one
-// server (`http://host:port/base`), a deadline on every request, optional Basic auth, and
+// server (`http://host:port/base`, or https: TLS with the server's certificate verified for the
+// URL's host against the settings' CAs), a deadline on every request, optional Basic auth, and
 // failures as values classified by kind, so callers decide on retries by kind and never by
 // message text (Torc 0.10 looks for words like "connection" in the error's text, which its HTTP
 // library's messages may not contain; docs/TORC-COMPATIBILITY.md §6.2).
@@ -11,6 +12,7 @@
 #pragma once
 
 #include "torcrun/common/io/http_url.hpp"
+#include "torcrun/common/io/tls_context.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/assert/source_location.hpp>
@@ -31,8 +33,10 @@ namespace torcrun::io {
 
 // connect_refused also covers unreachable hosts and networks; closed covers a reset, or an end
 // of the connection before the answer was complete; protocol is an answer that is not HTTP/1.1
-// or has a 1xx/3xx status.
-enum class http_error_kind { connect_refused, dns, timeout, closed, http_4xx, http_5xx, protocol };
+// or has a 1xx/3xx status; tls is a failed TLS handshake (a certificate not trusted or not for
+// the host, a server that does not speak TLS) or CAs that cannot be loaded.
+enum class http_error_kind {
+    connect_refused, dns, timeout, closed, http_4xx, http_5xx, protocol, tls };
 
 std::string_view to_string(http_error_kind kind) noexcept;
 
@@ -66,6 +70,11 @@ struct client_settings {
     std::optional<std::string> user;            // with password: Basic auth on every request
     std::optional<std::string> password;
     std::size_t max_idle_connections = 4;
+    // For an https server: the CAs trusted (load_client_tls), and the file they came from for
+    // messages (nullopt = the system's store). A null `tls` is loaded from `tls_ca_file` when
+    // the client is made; a file that fails then fails every request with its reason.
+    std::optional<std::string> tls_ca_file;
+    tls_context tls;
 };
 
 struct client_state;

@@ -1,6 +1,6 @@
 // URL text for the HTTP shell, kept apart from sockets so it is tested on values: the client's
-// base URL (`http://host:port/torc-service/v1`) and the server's split of a request target into
-// a path and a percent-decoded query.
+// base URL (`http://host:port/torc-service/v1`, or https) and the server's split of a request
+// target into a path and a percent-decoded query.
 #pragma once
 
 #include "torcrun/common/error.hpp"
@@ -17,12 +17,15 @@ inline constexpr std::string_view torc_base_path = "/torc-service/v1";
 
 struct base_url {
     std::string host;  // as connected to: a name, an IPv4 address, or an IPv6 address without []
-    std::uint16_t port = 80;
+    std::uint16_t port = 80;  // 443 for https unless given
     std::string path;         // no trailing slash; "" for the root
-    std::string host_header;  // the Host header: host, [v6] and ":port" unless 80
+    std::string host_header;  // the Host header: host, [v6] and ":port" unless the scheme's own
+    bool tls = false;         // https: TLS, the server's certificate verified for `host`
+
+    std::string text() const;  // "https://host:port/path", the form clients are told
 };
 
-// http only (no TLS); no user info, query or fragment.
+// http or https; no user info, query or fragment.
 core::result<base_url> parse_base_url(std::string_view text);
 
 struct request_target {

@@ -1,14 +1,16 @@
 // The HTTP/1.1 server of `torcrun server` (and of the embedded server of `torcrun run`): Beast on
 // one single-threaded io_context, serving the Torc REST API under /torc-service/v1 through an
-// `api::request_handler`. It owns sockets, limits, Basic auth (checked by an `authenticator`:
-// cached, bcrypt off the reactor thread) and long-poll parking; every decision about what a
-// request means belongs to the handler.
+// `api::request_handler`. It owns sockets, limits, TLS (HTTPS when given a server context, every
+// connection then TLS), Basic auth (checked by an `authenticator`: cached, bcrypt off the reactor
+// thread) and long-poll parking; every decision about what a request means belongs to the handler.
 //
 // Open connections (event streams included) are capped: one accepted beyond `max_connections`
 // is answered `503 {"message": ...}` with `Retry-After: 1` and closed, and while accept fails
 // (EMFILE: no descriptor left) the server backs off and logs one warning per 10 s with a count.
 //
-// Connection life: idle (keep-alive wait, `idle_timeout`) -> reading (`read_timeout` for the whole
+// Connection life: with TLS first the handshake (`handshake_timeout`; the connection counts
+// against the cap meanwhile, and a client that never finishes is dropped when it runs out), then
+// idle (keep-alive wait, `idle_timeout`) -> reading (`read_timeout` for the whole
 // request) -> busy (handler, parked long poll, write) -> idle again or closed. `stop()` closes the
 // acceptor and idle connections at once, answers parked long polls (handler called with
 // may_wait=false), lets busy connections finish their response with `Connection: close` (a
@@ -19,6 +21,7 @@
 #include "torcrun/server/http_types.hpp"
 #include "torcrun/common/error.hpp"
 #include "torcrun/common/io/logger.hpp"
+#include "torcrun/common/io/tls_context.hpp"
 #include "torcrun/server/io/htpasswd.hpp"
 
 #include <chrono>
@@ -42,6 +45,10 @@ struct server_settings {
     std::chrono::milliseconds idle_timeout{60'000};  // keep-alive wait for the next request
     std::chrono::milliseconds read_timeout{30'000};  // first byte to last byte of a request
     std::chrono::milliseconds write_timeout{30'000};
+    // HTTPS: a context from load_server_tls; nullptr = plain HTTP, with a warning at start
+    // unless the address is a loopback one.
+    tls_context tls;
+    std::chrono::milliseconds handshake_timeout{10'000};  // accept to the end of the handshake
     std::optional<std::string> htpasswd_file;  // nullopt = no authentication
     bool allow_anonymous = false;  // with a file: requests without credentials pass (no user)
     // Checks a password against its hash on the verification threads; empty = bcrypt_matches.

@@ -41,9 +41,11 @@ struct worker_setup {
     bool handle_signals = true;  // SIGTERM, SIGINT (twice: skip the grace), SIGUSR1
 };
 
-// How the worker reaches its server: server.url, request_timeout_seconds, username and the
-// first line of password_file. Errors: `server.url: ...`, `server.password_file: cannot read
-// "..."`.
+// How the worker reaches its server: server.url, request_timeout_seconds, username, the first
+// line of password_file (else, with a username, $TORC_PASSWORD), and for an https url the CAs
+// of tls_ca_cert (else the system's).
+// Errors: `server.url: ...`, `server.password_file: cannot read "..."`,
+// `server.tls_ca_cert: "...": cannot read: ...`.
 core::result<client_settings> client_for(core::worker_config const& config);
 
 // Runs the worker until the state machine exits; the result is the worker's exit code. Every

@@ -1,0 +1,54 @@
+// Test certificates, made once with openssl for these tests and valid until 2126: a CA, a server
+// certificate it signed for 127.0.0.1 and localhost (with its key), and an unrelated CA. Written
+// to files by the tests that need them (tls_files).
+#pragma once
+
+namespace torcrun::test {
+
+inline constexpr char const* test_ca_pem = R"pem(-----BEGIN CERTIFICATE-----
+MIIBizCCATGgAwIBAgIUJ0HdeU6w4LMdFH255pWFHR7jPtgwCgYIKoZIzj0EAwIw
+GjEYMBYGA1UEAwwPdG9yY3J1biB0ZXN0IGNhMCAXDTI2MTIwMTE3NDY0OFoYDzIx
+MjYxMTA3MTc0NjQ4WjAaMRgwFgYDVQQDDA90b3JjcnVuIHRlc3QgY2EwWTATBgcq
+hkjOPQIBBggqhkjOPQMBBwNCAAQ5qaZK08CmKVtNdg4QjckIE8u9mS1iD2Jh69lE
+GFPvzl+TaXsP3RYsDxxjByri83V3HxVK/Y27z3RVERHdf1KKo1MwUTAdBgNVHQ4E
+FgQUd6/chdjWCzkQDkRVTJLw+UGfi5EwHwYDVR0jBBgwFoAUd6/chdjWCzkQDkRV
+TJLw+UGfi5EwDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNIADBFAiEAswja
+zfipfXgg7bDK+Qt4/qlycyyoCzkkeDK0vy1wLxsCICSLd1sFBCwr8Z8fNahXF3tC
+I7madx7vvsW47aL7jv0k
+-----END CERTIFICATE-----
+)pem";
+
+inline constexpr char const* other_ca_pem = R"pem(-----BEGIN CERTIFICATE-----
+MIIBkDCCATegAwIBAgIUUj3zRFaVq9Yg4B4WsAYLpnsXMfcwCgYIKoZIzj0EAwIw
+HTEbMBkGA1UEAwwSdG9yY3J1biB0ZXN0IG90aGVyMCAXDTI2MTIwMTE3NDY0OFoY
+DzIxMjYxMTA3MTc0NjQ4WjAdMRswGQYDVQQDDBJ0b3JjcnVuIHRlc3Qgb3RoZXIw
+WTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAARLXSFfVrIkThJb9PGOCfteWWn/5XcF
+1HYmdaRxl+ceYayEBbFqg86M7UVkKg6pD/JaB9xki//z4+RBT3IrQ+tko1MwUTAd
+BgNVHQ4EFgQUZl8pxnnA85kMy8zQ0i0UZaRrU8owHwYDVR0jBBgwFoAUZl8pxnnA
+85kMy8zQ0i0UZaRrU8owDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNHADBE
+AiAYdD10hukN3d7Ejz+0eadj++mZ4eRa5+drL/NhVqIAvwIgG5qOUYbXwlDigE+P
+I93Ga30WkQbxTGuTVWbJbpkrm3Q=
+-----END CERTIFICATE-----
+)pem";
+
+inline constexpr char const* server_certificate_pem = R"pem(-----BEGIN CERTIFICATE-----
+MIIBmjCCAUCgAwIBAgIUHn35F4P3dlC3DjWlmgsQgXoIUrowCgYIKoZIzj0EAwIw
+GjEYMBYGA1UEAwwPdG9yY3J1biB0ZXN0IGNhMCAXDTI2MTIwMTE3NDY0OFoYDzIx
+MjYxMTA3MTc0NjQ4WjAeMRwwGgYDVQQDDBN0b3JjcnVuLXRlc3Qtc2VydmVyMFkw
+EwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE1BimVTn4F8gnNNfX7KGee4n8FRULjzrE
+ihZypWJBWl/50jmy1KQXjj6RWnReeTDSxTsKD3hjVt3DoQtEMS6x6KNeMFwwGgYD
+VR0RBBMwEYcEfwAAAYIJbG9jYWxob3N0MB0GA1UdDgQWBBS5VUXZlt8CvPJWm0zs
+AGFCVCwH7jAfBgNVHSMEGDAWgBR3r9yF2NYLORAORFVMkvD5QZ+LkTAKBggqhkjO
+PQQDAgNIADBFAiBwGhw6VLQ8mXuI+EIaMZsPQpVPpmTl0zMDjoUe67eM5AIhAO5V
+y2ctL3ATYGo7xjw8JwLLZy36Z84tMySfV4N2cRST
+-----END CERTIFICATE-----
+)pem";
+
+inline constexpr char const* server_key_pem = R"pem(-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgzYtFWzhXmEGx79/F
+2JzsEWhPmYZxX0bCSifu42qPFZuhRANCAATUGKZVOfgXyCc019fsoZ57ifwVFQuP
+OsSKFnKlYkFaX/nSObLUpBeOPpFadF55MNLFOwoPeGNW3cOhC0QxLrHo
+-----END PRIVATE KEY-----
+)pem";
+
+}  // namespace torcrun::test
