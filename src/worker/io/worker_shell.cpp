@@ -186,6 +186,7 @@ struct action_handler {
     void operator()(w::deactivate_node const&) const { send(); }
     void operator()(w::heartbeat const&) const { send(); }
     void operator()(w::read_held_jobs const&) const { send(); }
+    void operator()(w::release_node const&) const { send(); }
 
     // ---- local work
     void operator()(w::run_commands const& a) const { shell.runner_->run_commands(a); }
@@ -204,6 +205,12 @@ struct action_handler {
     {
         if (auto const done = shell.journal_.remove(a.keys); !done)
             shell.say(log_level::err, done.error().message);
+    }
+    void operator()(w::journal_node const& a) const
+    {
+        auto const done = a.registered ? shell.journal_.add_node(a.compute_node_id)
+                                       : shell.journal_.remove_node(a.compute_node_id);
+        if (!done) shell.say(log_level::err, done.error().message);
     }
     void operator()(w::arm_timer const& a) const { shell.arm_timer(a.at); }
     void operator()(w::log const& a) const { shell.say(level_of(a.level), a.message); }
@@ -541,6 +548,8 @@ asio::awaitable<int> run_worker(worker_setup setup, logger log)
     if (self->setup_.look_up_end_time && !self->setup_.config.termination.end_time)
         self->look_up_end_time();
     self->post(core::worker::begin{unix_now(), self->journal_.reports()});
+    if (!self->journal_.nodes().empty())
+        self->post(core::worker::earlier_nodes_found{self->journal_.nodes()});
     boost::system::error_code ec;
     if (!self->exit_code_ || (self->runner_->running() > 0))
         co_await self->done_.async_wait(asio::redirect_error(asio::use_awaitable, ec));

@@ -1,7 +1,7 @@
 // worker_fsm, the lease: heartbeats and their answers as events, the lease they name, a lost
 // lease (the server says the node is inactive, or no beat was answered for the lease minus the
-// margin) under both server.lost_lease_policy values, and reconciliation after an answer that
-// never came.
+// margin) under both server.lost_lease_policy values, reconciliation after an answer that never
+// came, and the release of an earlier worker's nodes at start.
 #include "worker_fsm_script.hpp"
 
 #include <boost/test/data/test_case.hpp>
@@ -62,7 +62,7 @@ std::vector<scenario> const scenarios{
      n0_pool(),
      {
          {0, ev(worker::begin{unix_t0, {}}), {"register_node " + n0_node}},
-         {0.1, registered(9), {"info: worker: registered as compute node 9", "read_workflow"}},
+         {0.1, registered(9), {"info: worker: registered as compute node 9", "journal_node 9", "read_workflow"}},
      }},
     {"stop: the server says the node is inactive: SIGKILL, no report, a fresh node",
      with_policy(core::lost_lease_policy::stop), n0_pool(),
@@ -79,7 +79,7 @@ std::vector<scenario> const scenarios{
          {3.5, registered(10),
           {"warning: worker: registered again as compute node 10 (compute node 9 lost its "
            "lease)",
-           "heartbeat", "claim_jobs " + n0_claim}},
+           "journal_node 10", "heartbeat", "claim_jobs " + n0_claim}},
      },
      [](harness& h) {
          auto const& l = h.fsm().ledger();
@@ -127,13 +127,68 @@ std::vector<scenario> const scenarios{
          {3.5, registered(10),
           {"warning: worker: registered again as compute node 10 (compute node 9 lost its "
            "lease)",
-           "heartbeat"}},
+           "journal_node 10", "heartbeat"}},
          {4, exit_of(42, exited(0)),
           {"info: job 42: completed rc=0 (exited with 0)", "complete_jobs 42#1 completed rc=0"}},
          // the claim sent under node 9 answers empty; only now may the fresh node claim
          {4.1, claimed({}), {"..."}},
      },
      [](harness& h) { BOOST_TEST(h.fsm().ledger().lease_lost == 0u); }},
+    // A worker killed with its jobs running left nodes 7 and 8 in the journal: both are
+    // released before the first claim; 8 was taken over already. The claim goes out only once
+    // both are answered, and the journal forgets them.
+    {"the nodes of an earlier worker are released before the first claim", test_config(),
+     n0_pool(),
+     {
+         {0, ev(worker::begin{unix_t0, {}}), {"register_node " + n0_node}},
+         {0, ev(worker::earlier_nodes_found{{7, 8}}),
+          {"info: worker: 2 compute nodes of an earlier worker in the journal; releasing their "
+           "jobs before the first claim",
+           "release_node 7", "release_node 8"}},
+         {0.1, registered(9),
+          {"info: worker: registered as compute node 9", "journal_node 9", "read_workflow",
+           "heartbeat"}},
+         {0.2, reply<worker::workflow_read>("read_workflow", std::int64_t{1}, false),
+          {"info: worker: workflow 5 run 1", "read_pending_actions on_workflow_start"}},
+         {0.3, reply<worker::pending_actions_read>("read_pending_actions",
+                                                   std::vector<core::workflow_action>{}),
+          {"read_pending_actions on_worker_start"}},
+         {0.4, reply<worker::pending_actions_read>("read_pending_actions",
+                                                   std::vector<core::workflow_action>{}),
+          {"info: worker: running", "arm_timer 5.4"}},
+         {0.5, reply<worker::node_released>("release_node 7", std::int64_t{7},
+                                             worker::earlier_node::released,
+                                             std::vector<worker::held_job>{{41, "running", 1},
+                                                                           {42, "running", 2},
+                                                                           {43, "pending", 1}}),
+          {"warning: worker: compute node 7 of an earlier worker deactivated; the server put "
+           "back the 3 jobs it held (2 of them running)",
+           "journal_node drop 7"}},
+         {0.6, reply<worker::node_released>("release_node 8", std::int64_t{8},
+                                             worker::earlier_node::inactive,
+                                             std::vector<worker::held_job>{}),
+          {"info: worker: compute node 8 of an earlier worker is inactive already; nothing to "
+           "release",
+           "journal_node drop 8", "claim_jobs " + n0_claim}},
+     }},
+    {"an earlier node refused stays in the journal; claims go on", test_config(), n0_pool(),
+     {
+         {0, ev(worker::begin{unix_t0, {}}), {"..."}},
+         {0, ev(worker::earlier_nodes_found{{7}}), {"..."}},
+         {0.1, refused("release_node 7", 403, "get_compute_node: 403 forbidden"),
+          {"warning: worker: compute node 7 of an earlier worker not released: "
+           "get_compute_node: 403 forbidden"}},
+     }},
+    {"without the extensions earlier nodes are left to the server", [] {
+         auto c = test_config();
+         c.server.use_extensions = false;
+         return c;
+     }(),
+     n0_pool(),
+     {
+         {0, ev(worker::begin{unix_t0, {}}), {"register_node " + n0_node}},
+         {0, ev(worker::earlier_nodes_found{{7}}), {}},
+     }},
     {"a claim refused with 409 sends a heartbeat at once", test_config(), n0_pool(),
      start + std::vector<step>{
          {0.5, beat_ok(9), {"..."}},
