@@ -45,15 +45,15 @@ take_over_frozen 4
 while [ $((SECONDS - frozen_at)) -lt 16 ]; do sleep 0.2; done
 kill -CONT "$worker_pid"
 wait_exit_0 "$second_pid" "$worker_pid"
+once_per_attempt "$ran" 8
+[ "$(sort "$ran" | tr '\n' ',')" = "job0 1,job0 2,job1 1,job1 2,job2 1,job2 2,job3 1,job3 2," ] ||
+    fail "attempts 1 and 2 of each job, got: $(sort "$ran" | tr '\n' ',')"
 grep "the lease of compute node $first_node is lost" "$tmp/worker.log" | grep -q 'policy finish: 4 running jobs go on' ||
     fail "no lost lease with policy finish: $(grep -i lease "$tmp/worker.log")"
 refused=$(grep -c 'not this worker.s any more.*on attempt 2' "$tmp/worker.log" || true)
 [ "$refused" = 4 ] || fail "late reports of attempt 1 refused: $refused, expected 4: $(tail -30 "$tmp/worker.log")"
 left=$(job_statuses | tr ' ' '\n' | grep -v '=completed$' || true)
 [ -z "$left" ] || fail "not completed: $left"
-once_per_attempt "$ran" 8
-[ "$(sort "$ran" | tr '\n' ',')" = "job0 1,job0 2,job1 1,job1 2,job2 1,job2 2,job3 1,job3 2," ] ||
-    fail "attempts 1 and 2 of each job, got: $(sort "$ran" | tr '\n' ',')"
 call GET "/results?workflow_id=$wf"
 [ "$code" = 200 ] || fail "GET /results: HTTP $code: $body"
 recorded=$(field "$body" '",".join(sorted("%d:%s:%d" % (r["attempt_id"], r["status"], r["compute_node_id"]) for r in d["items"]))')
