@@ -14,13 +14,7 @@ torcrun=$1
 tmp=$(mktemp -d)
 source "$(dirname "$0")/server_lib.sh"
 source "$(dirname "$0")/worker_lib.sh"
-second_pid=""
-cleanup() {
-    if [ -n "$worker_pid" ]; then kill -CONT "$worker_pid" 2>/dev/null || true; fi
-    if [ -n "$second_pid" ]; then kill -9 "$second_pid" 2>/dev/null || true; fi
-    worker_test_cleanup
-}
-trap cleanup EXIT
+trap frozen_test_cleanup EXIT
 
 start_server "$tmp/db" --set worker_lease_seconds=10
 ran=$tmp/ran.txt

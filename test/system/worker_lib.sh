@@ -69,6 +69,16 @@ wait_running() {
     fail "${3:-}not $1 running: $(job_statuses) $(tail -5 "$tmp/worker.log")"
 }
 
+# frozen_test_cleanup: the EXIT trap of the tests that freeze the first worker ($worker_pid) while
+# a second one ($second_pid) takes over: the first is resumed (so it can be killed), the second
+# killed, then worker_test_cleanup.
+second_pid=""
+frozen_test_cleanup() {
+    if [ -n "$worker_pid" ]; then kill -CONT "$worker_pid" 2>/dev/null || true; fi
+    if [ -n "$second_pid" ]; then kill -9 "$second_pid" 2>/dev/null || true; fi
+    worker_test_cleanup
+}
+
 # take_over_frozen N: starts a second worker ($second_pid, output in $tmp/out2, log
 # $tmp/worker2.log) while the first is frozen past its lease, and waits until it has started N
 # jobs: the lease runs out 10 s after the last beat and the sweep (every 2.5 s) sees it, up to

@@ -24,6 +24,13 @@ core::worker_config with_policy(core::lost_lease_policy p)
     return c;
 }
 
+core::worker_config without_extensions()
+{
+    auto c = test_config();
+    c.server.use_extensions = false;
+    return c;
+}
+
 make_event beat_ok(double lease)
 {
     return reply<worker::heartbeat_answered>("heartbeat", std::optional<double>(lease));
@@ -54,12 +61,7 @@ std::vector<scenario> const scenarios{
          {3.1, tick(), {"heartbeat", "arm_timer 5.4"}},
          {3.2, beat_ok(9), {"..."}},
      }},
-    {"no heartbeats without the extensions", [] {
-         auto c = test_config();
-         c.server.use_extensions = false;
-         return c;
-     }(),
-     n0_pool(),
+    {"no heartbeats without the extensions", without_extensions(), n0_pool(),
      {
          {0, ev(worker::begin{unix_t0, {}}), {"register_node " + n0_node}},
          {0.1, registered(9), {"info: worker: registered as compute node 9", "journal_node 9", "read_workflow"}},
@@ -179,11 +181,7 @@ std::vector<scenario> const scenarios{
           {"warning: worker: compute node 7 of an earlier worker not released: "
            "get_compute_node: 403 forbidden"}},
      }},
-    {"without the extensions earlier nodes are left to the server", [] {
-         auto c = test_config();
-         c.server.use_extensions = false;
-         return c;
-     }(),
+    {"without the extensions earlier nodes are left to the server", without_extensions(),
      n0_pool(),
      {
          {0, ev(worker::begin{unix_t0, {}}), {"register_node " + n0_node}},
