@@ -112,6 +112,7 @@ struct lease_state {
     // release_node of each earlier worker's node (begin::earlier_nodes) in flight: the node it
     // names. Claims wait for them, so the jobs they put back can be claimed here at once.
     std::map<request_id, std::int64_t> releasing;
+    bool window_checked = false;  // the retry window was held against the first lease named
 };
 
 // What bounds a stop (worker_fsm_draining.cpp).
@@ -238,6 +239,7 @@ struct worker_fsm::impl {
     void start_beats();
     void beat_due();
     void on(worker::heartbeat_answered const& e, worker_action const&);
+    void check_retry_window_once(double lease_seconds);
     void beat_failed(worker::request_failed const& e);
     void check_lease();
     void lease_lost(std::string const& why);

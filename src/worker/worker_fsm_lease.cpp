@@ -19,6 +19,8 @@
 
 #include "worker_text.hpp"
 
+#include "torcrun/config/config.hpp"
+
 #include <algorithm>
 #include <csignal>
 
@@ -76,6 +78,7 @@ void worker_fsm::impl::on(worker::heartbeat_answered const& e, worker_action con
     if (e.lease_seconds) lease.seconds = e.lease_seconds;
     lease.renewed_at = lease.beat_sent_at;
     lease.next_beat = lease.beat_sent_at + seconds(beat_interval());
+    if (e.lease_seconds) check_retry_window_once(*e.lease_seconds);
     if (lease.status == lease_status::silent) {
         lease.status = lease_status::held;
         say(log_severity::warning, "worker: the lease of compute node " +
@@ -83,6 +86,22 @@ void worker_fsm::impl::on(worker::heartbeat_answered const& e, worker_action con
                                        " is held again; claiming resumes");
         claim_progress();
     }
+}
+
+// The first answer that names the lease settles server.retry_window_seconds against it
+// (core::check_retry_window): a window longer than the lease, not asked for, would have the
+// worker retry on after its jobs went to other workers. Refused, the worker stops as on SIGTERM
+// and exits 2 (bad input).
+void worker_fsm::impl::check_retry_window_once(double lease_seconds)
+{
+    if (lease.window_checked) return;
+    lease.window_checked = true;
+    auto const ok = check_retry_window(cfg, lease_seconds);
+    if (ok) return;
+    say(log_severity::error, ok.error().message);
+    exit_code = 2;
+    if (stage == worker_stage::starting || stage == worker_stage::running)
+        drain(stop_reason::signal);
 }
 
 // Heartbeats are not re-sent like other requests: the next beat is the retry, due at once after

@@ -117,7 +117,6 @@ struct worker_shell : std::enable_shared_from_this<worker_shell> {
     std::int64_t own_slurm_job() const;
     void write_result(core::job_result const& r);  // result.json of one reported attempt
     void arm_timer(std::chrono::steady_clock::time_point at);
-    void check_lease(std::string_view heartbeat_reply);
     void look_up_end_time();
 
     void say(log_level level, std::string_view message,
@@ -139,8 +138,6 @@ struct worker_shell : std::enable_shared_from_this<worker_shell> {
     std::deque<core::worker_event> queue_;
     bool feeding_ = false;
     bool registered_ = false;
-    bool lease_checked_ = false;
-    bool refused_config_ = false;  // check_lease refused the configuration: exit 2
     std::optional<int> exit_code_;
 };
 
@@ -344,9 +341,6 @@ asio::awaitable<void> exchange(std::shared_ptr<worker_shell> self, core::worker_
                                                 e.message});
         co_return;
     }
-    if (std::holds_alternative<core::worker::heartbeat>(action) && !replies.empty() &&
-        replies.back().status / 100 == 2)
-        self->check_lease(replies.back().body);
     self->post(api::decode_replies(action, replies));
 }
 
@@ -430,21 +424,6 @@ std::int64_t worker_shell::own_slurm_job() const
     auto const& text = setup_.slurm_job_id;
     auto const [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
     return ec == std::errc{} && end == text.data() + text.size() ? id : 0;
-}
-
-// The first answer that names the lease settles the retry window against it
-// (core::check_retry_window); a window refused stops the worker as SIGTERM does, and it exits 2.
-void worker_shell::check_lease(std::string_view heartbeat_reply)
-{
-    if (lease_checked_) return;
-    auto const lease = api::heartbeat_lease_seconds(heartbeat_reply);
-    if (!lease) return;
-    lease_checked_ = true;
-    auto const ok = core::check_retry_window(setup_.config, *lease);
-    if (ok) return;
-    say(log_level::err, ok.error().message);
-    refused_config_ = true;
-    post(core::worker::signal_received{SIGTERM});
 }
 
 void worker_shell::look_up_end_time()
@@ -553,7 +532,7 @@ asio::awaitable<int> run_worker(worker_setup setup, logger log)
     boost::system::error_code ec;
     if (!self->exit_code_ || (self->runner_->running() > 0))
         co_await self->done_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-    int const code = self->refused_config_ ? 2 : self->exit_code_.value_or(1);
+    int const code = self->exit_code_.value_or(1);
     // Inside Slurm: the allocation's record, and allocations queued for nothing.
     if (auto const job = self->own_slurm_job();
         job > 0 && self->wire_.compute_node_id != 0 &&

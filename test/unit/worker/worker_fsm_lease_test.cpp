@@ -240,4 +240,34 @@ BOOST_AUTO_TEST_CASE(reconciliation_hands_back_jobs_never_received)
     BOOST_TEST(h.fsm().ledger().handed_back == 0u);
 }
 
+// A retry window longer than the lease the first answer names, not asked for: refused by the
+// state machine (an error naming both), the worker stops as on SIGTERM and exits 2; a window
+// within the lease, or one asked for, goes on.
+BOOST_AUTO_TEST_CASE(a_retry_window_beyond_the_lease_is_refused_with_exit_2)
+{
+    auto config = test_config();
+    config.server.allow_retry_beyond_lease = false;
+    harness h(config, n0_pool());
+    for (auto const& st : start) h.feed(st.at, st.event(h));
+    auto lines = h.feed(0.5, worker::heartbeat_answered{h.req("heartbeat"), 9.0});
+    std::string const refusal =
+        "error: server.retry_window_seconds: 600 s is longer than the server's lease (9 s): the "
+        "worker would go on retrying after its jobs went to other workers; lower it, or set "
+        "server.allow_retry_beyond_lease=true";
+    BOOST_TEST(std::ranges::count(lines, refusal) == 1);
+    BOOST_TEST((h.fsm().stage() == core::worker_stage::draining));
+    h.feed(0.6, worker::jobs_claimed{h.req("claim_jobs"), {}});
+    lines = h.feed(0.7, worker::tick{});
+    lines = h.feed(0.8, worker::request_done{h.req("deactivate_node")});
+    BOOST_TEST(std::ranges::count(lines, std::string("exit 2")) == 1);
+    // Only the first lease named is checked; within the window nothing happens.
+    auto fits = test_config();
+    fits.server.allow_retry_beyond_lease = false;
+    fits.server.retry_window_seconds = 9;
+    harness ok(fits, n0_pool());
+    for (auto const& st : start) ok.feed(st.at, st.event(ok));
+    ok.feed(0.5, worker::heartbeat_answered{ok.req("heartbeat"), 9.0});
+    BOOST_TEST((ok.fsm().stage() == core::worker_stage::running));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -19,6 +19,8 @@ core::worker_config simulation::random_config()
     c.limits.idle_timeout_seconds = r_.chance(0.5) ? 0 : 20;
     if (r_.chance(0.3)) c.limits.runtime_factor = 2;
     c.server.retry_window_seconds = r_.chance(0.5) ? 30 : 600;
+    // Windows past the lease are explored here; refusing them is worker_fsm_lease's test.
+    c.server.allow_retry_beyond_lease = true;
     if (r_.chance(0.3)) c.termination.end_time = unix_t0 + static_cast<double>(r_.in(60, 600));
     return c;
 }
