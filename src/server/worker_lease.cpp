@@ -42,12 +42,12 @@ result<orphan_policy> parse_orphan_policy(std::string_view text)
 
 std::optional<orphan_outcome> orphaned_job_outcome(job_status s, orphan_policy policy)
 {
-    if (s == job_status::pending) return orphan_outcome{job_status::ready, std::nullopt};
+    if (s == job_status::pending) return orphan_outcome{job_status::ready, std::nullopt, false};
     if (s != job_status::running) return std::nullopt;
     if (policy == orphan_policy::failed) {
-        return orphan_outcome{job_status::failed, orphaned_return_code};
+        return orphan_outcome{job_status::failed, orphaned_return_code, false};
     }
-    return orphan_outcome{job_status::ready, std::nullopt};
+    return orphan_outcome{job_status::ready, std::nullopt, true};
 }
 
 }  // namespace torcrun::core

@@ -43,6 +43,12 @@ std::string_view to_string(http_failure kind)
     return names[static_cast<int>(kind)];
 }
 
+std::string_view worker::to_string(earlier_node outcome)
+{
+    static constexpr std::string_view names[] = {"released", "inactive", "foreign", "unknown"};
+    return names[static_cast<int>(outcome)];
+}
+
 std::optional<request_id> request_of(worker_action const& action)
 {
     return std::visit(
@@ -115,6 +121,10 @@ struct request_text {
     }
     std::string operator()(worker::heartbeat const&) const { return "heartbeat"; }
     std::string operator()(worker::read_held_jobs const&) const { return "read_held_jobs"; }
+    std::string operator()(worker::release_node const& a) const
+    {
+        return "release_node " + to_string(a.compute_node_id);
+    }
 };
 
 struct local_text {
@@ -166,6 +176,11 @@ struct local_text {
             items.push_back((k.kind == report_kind::record ? "record " : "") +
                             to_string(k.job_id) + '#' + to_string(k.attempt_id));
         return "journal_remove " + join(items, ", ");
+    }
+    std::string operator()(worker::journal_node const& a) const
+    {
+        return std::string(a.registered ? "journal_node " : "journal_node drop ") +
+               to_string(a.compute_node_id);
     }
     std::string operator()(worker::arm_timer const& a) const
     {

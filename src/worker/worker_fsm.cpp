@@ -69,6 +69,10 @@ bool answers(worker::held_jobs_read const&, worker_action const& a)
 {
     return std::holds_alternative<worker::read_held_jobs>(a);
 }
+bool answers(worker::node_released const&, worker_action const& a)
+{
+    return std::holds_alternative<worker::release_node>(a);
+}
 bool answers(worker::request_done const&, worker_action const& a)
 {
     return std::holds_alternative<worker::start_job>(a) ||
@@ -137,6 +141,7 @@ void worker_fsm::impl::done(worker_action const& sent, request_id id)
     } else if (std::holds_alternative<worker::deactivate_node>(sent)) {
         say(log_severity::info,
             "worker: compute node " + std::to_string(*startup.compute_node_id) + " deactivated");
+        out.push_back(worker::journal_node{*startup.compute_node_id, false});
         finish(exit_code);
     } else {
         report_done(id, true, "");  // record_result, complete_job
@@ -295,6 +300,9 @@ void worker_fsm::impl::give_up(worker_action const& action, worker::request_fail
             [&](worker::read_held_jobs const&) {
                 say(log_severity::warning, "worker: held jobs unread: " + why);
                 lease.reconciling.reset();
+            },
+            [&](worker::release_node const& a) {
+                release_refused(a.compute_node_id, e.request, why);
             },
             [&](auto const&) { report_done(e.request, false, why, fenced); },
         },

@@ -109,6 +109,10 @@ struct lease_state {
     std::optional<request_id> reconciling; // read_held_jobs in flight
     std::set<request_id> returning;        // hand-backs of jobs reconciliation found unknown
     bool reconcile_wanted = false;
+    // release_node of each earlier worker's node (begin::earlier_nodes) in flight: the node it
+    // names. Claims wait for them, so the jobs they put back can be claimed here at once.
+    std::map<request_id, std::int64_t> releasing;
+    bool window_checked = false;  // the retry window was held against the first lease named
 };
 
 // What bounds a stop (worker_fsm_draining.cpp).
@@ -236,6 +240,7 @@ struct worker_fsm::impl {
     void start_beats();
     void beat_due();
     void on(worker::heartbeat_answered const& e, worker_action const&);
+    void check_retry_window_once(double lease_seconds);
     void beat_failed(worker::request_failed const& e);
     void check_lease();
     void lease_lost(std::string const& why);
@@ -247,6 +252,9 @@ struct worker_fsm::impl {
     void want_reconcile();
     void reconcile_due();
     void on(worker::held_jobs_read const& e, worker_action const&);
+    void on(worker::earlier_nodes_found const& e);
+    void on(worker::node_released const& e, worker_action const&);
+    void release_refused(std::int64_t compute_node_id, request_id id, std::string const& why);
     // worker_fsm_draining.cpp
     bool terminating() const;
     void on(worker::signal_received const& e);

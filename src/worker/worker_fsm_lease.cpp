@@ -3,7 +3,9 @@
 // says the node is inactive or gone (409 or 404 on a heartbeat), or no beat was answered for the
 // lease minus a margin. Also reconciliation: after an answer that never came (a timeout or a
 // reset: the server may have applied the request), the worker reads which jobs the server holds
-// for its node and hands back each it does not know.
+// for its node and hands back each it does not know; and at start, the nodes an earlier worker
+// in the same output directory left registered (it was killed: the job guardian killed its jobs)
+// are released before the first claim, so their jobs run again at once instead of after a lease.
 //
 // stop: every running job is killed at once (SIGKILL: the lease deadline leaves a margin before the
 // server's) and reported never; jobs not yet running are handed back; a fresh node is registered at
@@ -16,6 +18,8 @@
 #include "worker_fsm_impl.hpp"
 
 #include "worker_text.hpp"
+
+#include "torcrun/config/config.hpp"
 
 #include <algorithm>
 #include <csignal>
@@ -74,6 +78,7 @@ void worker_fsm::impl::on(worker::heartbeat_answered const& e, worker_action con
     if (e.lease_seconds) lease.seconds = e.lease_seconds;
     lease.renewed_at = lease.beat_sent_at;
     lease.next_beat = lease.beat_sent_at + seconds(beat_interval());
+    if (e.lease_seconds) check_retry_window_once(*e.lease_seconds);
     if (lease.status == lease_status::silent) {
         lease.status = lease_status::held;
         say(log_severity::warning, "worker: the lease of compute node " +
@@ -81,6 +86,22 @@ void worker_fsm::impl::on(worker::heartbeat_answered const& e, worker_action con
                                        " is held again; claiming resumes");
         claim_progress();
     }
+}
+
+// The first answer that names the lease settles server.retry_window_seconds against it
+// (core::check_retry_window): a window longer than the lease, not asked for, would have the
+// worker retry on after its jobs went to other workers. Refused, the worker stops as on SIGTERM
+// and exits 2 (bad input).
+void worker_fsm::impl::check_retry_window_once(double lease_seconds)
+{
+    if (lease.window_checked) return;
+    lease.window_checked = true;
+    auto const ok = check_retry_window(cfg, lease_seconds);
+    if (ok) return;
+    say(log_severity::error, ok.error().message);
+    exit_code = 2;
+    if (stage == worker_stage::starting || stage == worker_stage::running)
+        drain(stop_reason::signal);
 }
 
 // Heartbeats are not re-sent like other requests: the next beat is the retry, due at once after
@@ -164,7 +185,7 @@ void worker_fsm::impl::register_again()
 bool worker_fsm::impl::lease_allows_claims() const
 {
     return lease.status == lease_status::held && lease.orphans.empty() && !lease.registering &&
-           !lease.reconciling;
+           !lease.reconciling && lease.releasing.empty();
 }
 
 // SIGKILL, without the grace: the server has handed the job back or will, so nothing the job
@@ -242,6 +263,60 @@ void worker_fsm::impl::on(worker::held_jobs_read const& e, worker_action const&)
     say(log_severity::info, "worker: reconciled with the server: " +
                                 std::to_string(e.jobs.size()) + " jobs held, " +
                                 std::to_string(returned) + " handed back");
+    claim_progress();
+}
+
+// ---- an earlier worker's nodes
+
+// Only with the extensions: a Torc v0.10 server puts nothing back when a node is deactivated.
+void worker_fsm::impl::on(worker::earlier_nodes_found const& e)
+{
+    auto const& nodes = e.compute_node_ids;
+    if (!cfg.server.use_extensions || nodes.empty()) return;
+    say(log_severity::info, "worker: " + std::to_string(nodes.size()) +
+                                " compute nodes of an earlier worker in the journal; releasing "
+                                "their jobs before the first claim");
+    for (auto const node : nodes)
+        lease.releasing.emplace(send(worker::release_node{{}, node, workflow_id}), node);
+}
+
+void worker_fsm::impl::on(worker::node_released const& e, worker_action const&)
+{
+    if (!lease.releasing.erase(e.request)) return;
+    auto const node = "compute node " + std::to_string(e.compute_node_id);
+    std::size_t running = 0;
+    for (auto const& held : e.jobs) running += held.status == "running";
+    switch (e.outcome) {
+    case worker::earlier_node::released:
+        say(e.jobs.empty() ? log_severity::info : log_severity::warning,
+            "worker: " + node + " of an earlier worker deactivated; the server put back the " +
+                std::to_string(e.jobs.size()) + " jobs it held (" + std::to_string(running) +
+                " of them running)");
+        break;
+    case worker::earlier_node::inactive:
+        say(log_severity::info, "worker: " + node +
+                                    " of an earlier worker is inactive already; nothing to release");
+        break;
+    case worker::earlier_node::foreign:
+        say(log_severity::warning, "worker: " + node + " in the journal belongs to another "
+                                                       "workflow; left alone");
+        break;
+    case worker::earlier_node::unknown:
+        say(log_severity::warning, "worker: " + node + " in the journal is unknown to the server");
+        break;
+    }
+    out.push_back(worker::journal_node{e.compute_node_id, false});
+    claim_progress();
+}
+
+// Refused (not transient): the node stays in the journal for the next worker; claims go on, the
+// node's lease, if it holds one, puts its jobs back in time.
+void worker_fsm::impl::release_refused(std::int64_t compute_node_id, request_id id,
+                                       std::string const& why)
+{
+    if (!lease.releasing.erase(id)) return;
+    say(log_severity::warning, "worker: compute node " + std::to_string(compute_node_id) +
+                                   " of an earlier worker not released: " + why);
     claim_progress();
 }
 

@@ -62,12 +62,14 @@ void worker_fsm::impl::on(worker::node_registered const& e, worker_action const&
         say(log_severity::warning, "worker: registered again as compute node " +
                                        std::to_string(e.compute_node_id) + " (compute node " +
                                        std::to_string(previous.value_or(0)) + " lost its lease)");
+        out.push_back(worker::journal_node{e.compute_node_id, true});
         if (stage == worker_stage::stopping) deactivate();
         claim_progress();
         return;
     }
     say(log_severity::info,
         "worker: registered as compute node " + std::to_string(e.compute_node_id));
+    out.push_back(worker::journal_node{e.compute_node_id, true});
     if (stage == worker_stage::starting) {
         actions.request = send(worker::read_workflow{});
     } else if (stage == worker_stage::stopping) {

@@ -90,6 +90,12 @@ struct namer {
     }
     std::string operator()(w::heartbeat const&) const { return "heartbeat"; }
     std::string operator()(w::read_held_jobs const&) const { return "list_jobs"; }
+    std::string operator()(w::release_node const&) const
+    {
+        static constexpr char const* names[] = {"get_compute_node", "list_jobs",
+                                                "update_compute_node"};
+        return names[std::min<std::size_t>(step, 2)];
+    }
     std::string operator()(auto const&) const { return "local work"; }
 };
 
@@ -476,6 +482,34 @@ decoded held_jobs(core::request_id id, wire_reply const& r)
     return event{std::move(out)};
 }
 
+// release_node: the node's record says whether it was this workflow's and active (then the jobs
+// it held and the deactivation followed).
+decoded node_released(core::request_id id, w::release_node const& a,
+                      std::span<wire_reply const> replies, std::size_t& failed_step)
+{
+    failed_step = 0;
+    auto v = object_reply(replies[0]);
+    if (!v) return v.error();
+    wire::field_reader f(v->get_object(), "");
+    auto const workflow = f.integer("workflow_id");
+    auto const active = f.flag("is_active", true);
+    if (!f.ok()) return *f.error();
+    w::node_released out{id, a.compute_node_id, w::earlier_node::released, {}};
+    if (workflow != a.workflow_id) {
+        out.outcome = w::earlier_node::foreign;
+    } else if (!active) {
+        out.outcome = w::earlier_node::inactive;
+    } else {
+        if (replies.size() < 3) return core::error{"update_compute_node was not sent"};
+        failed_step = 1;
+        auto held = held_jobs(id, replies[1]);
+        if (!held) return held.error();
+        out.jobs = std::get<w::held_jobs_read>(*held).jobs;
+        failed_step = 2;
+    }
+    return event{std::move(out)};
+}
+
 decoded batch_reported(core::request_id id, wire_reply const& r)
 {
     auto v = object_reply(r);
@@ -540,6 +574,8 @@ decoded decode_ok(core::worker_action const& action, core::request_id id,
                 return event{w::heartbeat_answered{id, heartbeat_lease_seconds(last.body)}};
             else if constexpr (std::is_same_v<A, w::read_held_jobs>)
                 return held_jobs(id, last);
+            else if constexpr (std::is_same_v<A, w::release_node>)
+                return node_released(id, a, replies, failed_step);
             else if constexpr (std::is_same_v<A, w::deactivate_node>) {
                 if (replies.size() < 2) {
                     auto v = object_reply(replies[0]);
@@ -568,6 +604,9 @@ core::worker_event decode_replies(core::worker_action const& action,
     auto const step = replies.size() - 1;
     if (auto const* claim = std::get_if<w::claim_action>(&action); claim && replies[0].status == 409)
         return claim_refused(id, claim->action_id, replies);
+    if (auto const* node = std::get_if<w::release_node>(&action);
+        node && replies.size() == 1 && replies[0].status == 404)
+        return w::node_released{id, node->compute_node_id, w::earlier_node::unknown, {}};
     if (!is_2xx(last.status)) return http_failed(id, wire::endpoint_of(action, step), last);
     auto failed_step = step;
     auto out = decode_ok(action, id, replies, failed_step);

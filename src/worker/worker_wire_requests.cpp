@@ -208,20 +208,44 @@ std::string batch_body(w::complete_jobs const& a)
     return to_text(json::object{{"completions", std::move(completions)}});
 }
 
-// The GET's ComputeNodeModel put back with is_active false and the worker's lifetime; nullopt
+// The GET's ComputeNodeModel put back with is_active false (and the worker's lifetime); nullopt
 // when the GET's answer is not an object (decode_replies then says why).
-std::optional<wire_request> deactivate_request(w::deactivate_node const& a, wire_context const& c,
-                                               wire_reply const& got)
+std::optional<wire_request> deactivate_request(std::int64_t node_id, wire_reply const& got,
+                                               std::optional<double> duration_seconds)
 {
     auto v = wire::parse_reply(got.body);
     if (!v || !v->is_object()) return std::nullopt;
     auto& node = v->get_object();
     node["is_active"] = false;
-    node["duration_seconds"] = a.duration_seconds;
-    return make("PUT", "/compute_nodes/" + to_string(c.compute_node_id), to_text(node));
+    if (duration_seconds) node["duration_seconds"] = *duration_seconds;
+    return make("PUT", "/compute_nodes/" + to_string(node_id), to_text(node));
 }
 
 bool is_2xx(unsigned status) { return status >= 200 && status < 300; }
+
+std::string held_jobs_target(wire_context const& c, std::int64_t node_id)
+{
+    return "/jobs?workflow_id=" + to_string(c.workflow_id) +
+           "&active_compute_node_id=" + to_string(node_id) + "&limit=10000";
+}
+
+// release_node after the GET of the node: its held jobs when it is an active node of this
+// workflow (else nothing more: decode_replies tells which), then the deactivation.
+std::optional<wire_request> release_request(w::release_node const& a, wire_context const& c,
+                                            std::span<wire_reply const> previous)
+{
+    if (previous.size() > 2 || !is_2xx(previous.back().status)) return std::nullopt;
+    auto v = wire::parse_reply(previous[0].body);
+    if (!v || !v->is_object()) return std::nullopt;
+    auto const& node = v->get_object();
+    auto const* workflow = node.if_contains("workflow_id");
+    auto const* active = node.if_contains("is_active");
+    if (!workflow || !workflow->is_int64() || workflow->get_int64() != a.workflow_id)
+        return std::nullopt;
+    if (active && active->is_bool() && !active->get_bool()) return std::nullopt;
+    if (previous.size() == 1) return make("GET", held_jobs_target(c, a.compute_node_id));
+    return deactivate_request(a.compute_node_id, previous[0], std::nullopt);
+}
 
 // check_workflow with_ready_jobs, after is_complete said neither complete nor canceled: the
 // ready jobs (one page of Torc's largest), then the workflow's resource requirements.
@@ -318,9 +342,11 @@ struct first_request {
     wire_request operator()(w::heartbeat const&) const { return heartbeat_request(c); }
     wire_request operator()(w::read_held_jobs const&) const
     {
-        return make("GET", "/jobs?workflow_id=" + to_string(c.workflow_id) +
-                               "&active_compute_node_id=" + to_string(c.compute_node_id) +
-                               "&limit=10000");
+        return make("GET", held_jobs_target(c, c.compute_node_id));
+    }
+    wire_request operator()(w::release_node const& a) const
+    {
+        return make("GET", "/compute_nodes/" + to_string(a.compute_node_id));
     }
 };
 
@@ -357,8 +383,11 @@ std::optional<wire_request> next_request(core::worker_action const& action,
                 }
                 if constexpr (std::is_same_v<A, w::deactivate_node>) {
                     if (previous.size() != 1 || !is_2xx(previous[0].status)) return std::nullopt;
-                    return deactivate_request(a, context, previous[0]);
+                    return deactivate_request(context.compute_node_id, previous[0],
+                                              a.duration_seconds);
                 }
+                if constexpr (std::is_same_v<A, w::release_node>)
+                    return release_request(a, context, previous);
                 return std::nullopt;
             }
         },

@@ -12,13 +12,7 @@ torcrun=$1
 tmp=$(mktemp -d)
 source "$(dirname "$0")/server_lib.sh"
 source "$(dirname "$0")/worker_lib.sh"
-second_pid=""
-cleanup() {
-    if [ -n "$worker_pid" ]; then kill -CONT "$worker_pid" 2>/dev/null || true; fi
-    if [ -n "$second_pid" ]; then kill -9 "$second_pid" 2>/dev/null || true; fi
-    worker_test_cleanup
-}
-trap cleanup EXIT
+trap frozen_test_cleanup EXIT
 
 start_server "$tmp/db" --set worker_lease_seconds=10
 ran=$tmp/ran.txt
@@ -38,19 +32,7 @@ first_node=$(grep -m1 -o 'registered as compute node [0-9]*' "$tmp/worker.log" |
 
 kill -STOP "$worker_pid"
 frozen_at=$SECONDS
-mkdir -p "$tmp/out2"
-"$torcrun" worker "$wf" --url "$base" --output-dir "$tmp/out2" --mode direct --long-poll 1 \
-    --poll-interval 0.5 --set resources.cpus=4 --set server.retry_window_seconds=5 --set limits.idle_timeout_seconds=40 \
-    2>"$tmp/worker2.log" &
-second_pid=$!
-# The lease runs out 10 s after the last beat, and the sweep (every 2.5 s) sees it: up to 13 s
-# after the freeze, later on a loaded machine; the second worker waits, then claims the jobs.
-for _ in $(seq 1 300); do
-    grep -c ': started attempt=' "$tmp/worker2.log" 2>/dev/null | grep -qx 4 && break
-    sleep 0.1
-done
-grep -c ': started attempt=' "$tmp/worker2.log" | grep -qx 4 ||
-    fail "the second worker did not start the 4 jobs: $(tail -20 "$tmp/worker2.log") $(tail -5 "$server_log")"
+take_over_frozen 4
 while [ $((SECONDS - frozen_at)) -lt 16 ]; do sleep 0.2; done
 kill -CONT "$worker_pid"
 
@@ -69,19 +51,10 @@ grep "the lease of compute node $first_node is lost" "$tmp/worker.log" | grep -q
 grep -q "registered again as compute node [0-9]* (compute node $first_node lost its lease)" \
     "$tmp/worker.log" || fail "no fresh registration: $(tail -30 "$tmp/worker.log")"
 
-for pid in "$second_pid" "$worker_pid"; do
-    rc=0
-    for _ in $(seq 1 900); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -0 "$pid" 2>/dev/null && fail "worker $pid still runs: $(tail -20 "$tmp/worker.log") $(tail -20 "$tmp/worker2.log")"
-    wait "$pid" || rc=$?
-    [ "$rc" = 0 ] || fail "worker $pid exit $rc: $(tail -20 "$tmp/worker.log") $(tail -20 "$tmp/worker2.log")"
-done
-worker_pid=""
-second_pid=""
+wait_exit_0 "$second_pid" "$worker_pid"
 left=$(job_statuses | tr ' ' '\n' | grep -v '=completed$' || true)
 [ -z "$left" ] || fail "not completed: $left"
-lines=$(sort "$ran" | uniq -c | awk '{print $1}' | sort -u | tr '\n' ' ')
-[ "$(wc -l <"$ran")" = 4 ] && [ "$lines" = "1 " ] || fail "each (job, attempt) once, got: $(cat "$ran")"
+once_per_attempt "$ran" 4
 [ "$(cut -d' ' -f1 "$ran" | sort -u | wc -l)" = 4 ] || fail "not every job ran: $(cat "$ran")"
 stop_server
 echo "ok (first node $first_node; $(tr '\n' ',' <"$ran"))"

@@ -73,3 +73,55 @@ wait_running() {
     done
     fail "${3:-}not $1 running: $(job_statuses) $(tail -5 "$tmp/worker.log")"
 }
+
+# frozen_test_cleanup: the EXIT trap of the tests that freeze the first worker ($worker_pid) while
+# a second one ($second_pid) takes over: the first is resumed (so it can be killed), the second
+# killed, then worker_test_cleanup.
+second_pid=""
+frozen_test_cleanup() {
+    if [ -n "$worker_pid" ]; then kill -CONT "$worker_pid" 2>/dev/null || true; fi
+    if [ -n "$second_pid" ]; then kill -9 "$second_pid" 2>/dev/null || true; fi
+    worker_test_cleanup
+}
+
+# take_over_frozen N: starts a second worker ($second_pid, output in $tmp/out2, log
+# $tmp/worker2.log) while the first is frozen past its lease, and waits until it has started N
+# jobs: the lease runs out 10 s after the last beat and the sweep (every 2.5 s) sees it, up to
+# 13 s after the freeze, later on a loaded machine. Sets second_node.
+take_over_frozen() {
+    mkdir -p "$tmp/out2"
+    "$torcrun" worker "$wf" --url "$base" --output-dir "$tmp/out2" --mode direct --long-poll 1 \
+        --poll-interval 0.5 --set resources.cpus=4 --set server.retry_window_seconds=5 \
+        --set limits.idle_timeout_seconds=40 2>"$tmp/worker2.log" &
+    second_pid=$!
+    for _ in $(seq 1 300); do
+        grep -c ': started attempt=' "$tmp/worker2.log" 2>/dev/null | grep -qx "$1" && break
+        sleep 0.1
+    done
+    grep -c ': started attempt=' "$tmp/worker2.log" | grep -qx "$1" ||
+        fail "the second worker did not start the $1 jobs: $(tail -20 "$tmp/worker2.log") $(tail -5 "$server_log")"
+    second_node=$(grep -m1 -o 'registered as compute node [0-9]*' "$tmp/worker2.log" | grep -o '[0-9]*$')
+}
+
+# wait_exit_0 PID...: each worker exits 0 within 90 s; clears worker_pid and second_pid.
+wait_exit_0() {
+    local pid rc
+    for pid in "$@"; do
+        rc=0
+        for _ in $(seq 1 900); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -0 "$pid" 2>/dev/null && fail "worker $pid still runs: $(tail -20 "$tmp/worker.log") $(tail -20 "$tmp/worker2.log" 2>/dev/null)"
+        wait "$pid" || rc=$?
+        [ "$rc" = 0 ] || fail "worker $pid exit $rc: $(tail -20 "$tmp/worker.log") $(tail -20 "$tmp/worker2.log" 2>/dev/null)"
+    done
+    worker_pid=""
+    second_pid=""
+}
+
+# once_per_attempt FILE LINES: FILE (each job appends "name attempt") has LINES lines and none
+# twice: no (job, attempt) ran twice.
+once_per_attempt() {
+    local counts
+    counts=$(sort "$1" | uniq -c | awk '{print $1}' | sort -u | tr '\n' ' ')
+    [ "$(wc -l <"$1")" = "$2" ] && [ "$counts" = "1 " ] ||
+        fail "each (job, attempt) once, $2 lines, got: $(sort "$1" | tr '\n' ',')"
+}

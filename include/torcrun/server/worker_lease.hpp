@@ -59,13 +59,19 @@ result<orphan_policy> parse_orphan_policy(std::string_view text);
 struct orphan_outcome {
     job_status status = job_status::ready;
     std::optional<std::int64_t> return_code;  // set when the store must record a result
+    // The job goes back to ready on attempt_id + 1: its process may still run on the lost worker
+    // (lost_lease_policy finish, or a worker only frozen), so the next holder runs an attempt of
+    // its own and the old one's late report is fenced off (409) instead of taken for the new one.
+    bool new_attempt = false;
 
     bool operator==(orphan_outcome const&) const = default;
 };
 
-// A job held by a lost worker. pending (claimed, never started) always goes back to ready;
-// running goes to ready or, by policy, to failed with a result of return code -128 (then resolve
-// its dependents like any completion). Any other status needs nothing: nullopt.
+// A job held by a lost worker. pending (claimed, never started) always goes back to ready on its
+// attempt; running goes to ready on a new attempt (new_attempt; it counts against a failure
+// handler's max_retries like any other attempt) or, by policy, to failed with a result of return
+// code -128 on its attempt (then resolve its dependents like any completion). Any other status
+// needs nothing: nullopt.
 std::optional<orphan_outcome> orphaned_job_outcome(job_status s, orphan_policy policy);
 
 }  // namespace torcrun::core

@@ -74,6 +74,16 @@ struct heartbeat { request_id request{}; double timeout_seconds = 15; };
 // GET /jobs?workflow_id=..&active_compute_node_id=..: the jobs the server holds for this node
 // (reconciliation after an answer that never came).
 struct read_held_jobs { request_id request{}; };
+// A compute node an earlier worker in this output directory registered (the journal keeps them):
+// GET compute_nodes/{id}; if it is an active node of this workflow, GET jobs?active_compute_node_id=
+// (what it still holds), then PUT it back with is_active false. The server then puts its jobs
+// back as for an expired lease: pending ones on their attempt, running ones on a new attempt (or
+// failed, per its lost_worker_jobs). Answered by node_released.
+struct release_node {
+    request_id request{};
+    std::int64_t compute_node_id = 0;
+    std::int64_t workflow_id = 0;  // this worker's: a node of any other is left alone
+};
 
 // ---- local work
 struct run_commands { std::int64_t action_id = 0; std::vector<std::string> commands; };
@@ -114,6 +124,9 @@ struct report_key {
     bool operator==(report_key const&) const = default;
 };
 struct journal_remove { std::vector<report_key> keys; };  // reported (or refused) at last
+// The journal's list of compute nodes that may hold this worker's jobs: one registered (added),
+// or one deactivated or released (dropped), so a worker started after a crash finds the rest.
+struct journal_node { std::int64_t compute_node_id = 0; bool registered = true; };
 struct arm_timer { std::chrono::steady_clock::time_point at; };  // one timer; replaces the last
 struct log { log_severity level = log_severity::info; std::string message; };
 struct exit_worker { int code = 0; };
@@ -126,10 +139,11 @@ using worker_action =
                  worker::start_job, worker::hand_back, worker::read_failure_handler,
                  worker::retry_job, worker::record_result, worker::complete_job,
                  worker::complete_jobs, worker::check_workflow, worker::deactivate_node,
-                 worker::heartbeat, worker::read_held_jobs, worker::run_commands, worker::schedule_allocations, worker::spawn,
+                 worker::heartbeat, worker::read_held_jobs, worker::release_node,
+                 worker::run_commands, worker::schedule_allocations, worker::spawn,
                  worker::signal_job, worker::check_outputs, worker::run_recovery,
                  worker::delete_output, worker::journal_append, worker::journal_remove,
-                 worker::arm_timer, worker::log, worker::exit_worker>;
+                 worker::journal_node, worker::arm_timer, worker::log, worker::exit_worker>;
 
 // The request id of a server request; nullopt for local work.
 std::optional<request_id> request_of(worker_action const& action);

@@ -29,6 +29,10 @@ struct begin {  // the first event: wall clock now, and results a previous worke
     double unix_now = 0;
     std::vector<job_report> journaled;
 };
+// Right after begin, when the journal names any: the compute nodes a previous worker in this
+// output directory registered and did not deactivate (it crashed, or was killed). They are
+// released before the first claim (release_node).
+struct earlier_nodes_found { std::vector<std::int64_t> compute_node_ids; };
 struct end_time_learned { double end_unix = 0; double unix_now = 0; };  // e.g. from squeue
 struct signal_received { int signal = 0; };
 struct tick {};  // the timer of arm_timer expired
@@ -85,6 +89,20 @@ struct held_job {
     std::uint32_t attempt_id = 1;
 };
 struct held_jobs_read { request_id request{}; std::vector<held_job> jobs; };
+// release_node: what the server said of an earlier worker's node.
+enum class earlier_node {
+    released,  // an active node of this workflow, now deactivated: its jobs went back
+    inactive,  // already deactivated (shut down, or its lease ran out): nothing to do
+    foreign,   // a node of another workflow (the directory served another server): left alone
+    unknown,   // 404: no such node
+};
+std::string_view to_string(earlier_node outcome);
+struct node_released {
+    request_id request{};
+    std::int64_t compute_node_id = 0;
+    earlier_node outcome = earlier_node::released;
+    std::vector<held_job> jobs;  // released: the jobs it held just before
+};
 // Success of a request whose reply carries nothing the worker needs: start_job, hand_back,
 // retry_job, record_result, complete_job, deactivate_node.
 struct request_done { request_id request{}; };
@@ -117,12 +135,12 @@ struct memory_used { std::int64_t job_id = 0; std::uint64_t used_bytes = 0; };
 }  // namespace worker
 
 using worker_event =
-    std::variant<worker::begin, worker::end_time_learned, worker::signal_received, worker::tick,
+    std::variant<worker::begin, worker::earlier_nodes_found, worker::end_time_learned, worker::signal_received, worker::tick,
                  worker::node_registered, worker::workflow_read, worker::pending_actions_read,
                  worker::action_claim_read, worker::jobs_claimed, worker::requirements_read,
                  worker::failure_handler_read, worker::workflow_state_read, worker::ready_jobs_read,
                  worker::jobs_reported, worker::heartbeat_answered, worker::held_jobs_read,
-                 worker::request_done, worker::request_failed,
+                 worker::node_released, worker::request_done, worker::request_failed,
                  worker::action_finished, worker::job_spawned, worker::spawn_failed,
                  worker::job_exited, worker::outputs_checked, worker::memory_used>;
 

@@ -5,7 +5,9 @@
 //
 // Most actions are one request. A few are several, sent in order, each only after the one before
 // succeeded (docs/TORC-COMPATIBILITY.md §2.1): read_workflow (GET workflows/{id}, then .../status),
-// deactivate_node (GET compute_nodes/{id}, then PUT it back with is_active false), check_workflow
+// deactivate_node (GET compute_nodes/{id}, then PUT it back with is_active false), release_node
+// (the same GET; for an active node of this workflow, GET jobs?active_compute_node_id=, then the
+// same PUT), check_workflow
 // with_ready_jobs (is_complete, then, unless complete or canceled, GET jobs?status=ready and GET
 // resource_requirements of the workflow). The shell stops
 // at the first transport failure or non-2xx answer and decodes what it has.

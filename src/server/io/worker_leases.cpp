@@ -143,8 +143,10 @@ api_result<void> fail_orphan(job_changes& changes, held_job const& job, std::int
     return {};
 }
 
-// The pending and running jobs of a node that is gone: pending -> ready, running -> ready or
-// failed per lost_worker_jobs (core::orphaned_job_outcome); its claims are not repeated.
+// The pending and running jobs of a node that is gone: pending -> ready, running -> ready on the
+// next attempt or failed per lost_worker_jobs (core::orphaned_job_outcome); its claims are not
+// repeated. The process of a running job may still be alive on the lost worker, so the job's next
+// holder runs attempt N + 1 beside it, never N, and a late report of N is refused by the fence.
 api_result<void> release_held_jobs(job_changes& changes, std::int64_t node, lease_sweep& out)
 {
     auto const& what = changes.source();
@@ -163,6 +165,11 @@ api_result<void> release_held_jobs(job_changes& changes, std::int64_t node, leas
         }
         auto ok = changes.set_status(job.workflow_id, job.id, job.status, outcome->status);
         if (!ok) return ok;
+        if (outcome->new_attempt) {
+            auto next = detail::scalar(db, "UPDATE job SET attempt_id = ? WHERE id = ?",
+                                       {job.attempt_id + 1, job.id}, what);
+            if (!next) return next.error();
+        }
         // Counted for on_jobs_ready when it first became ready; only the parked claims wake.
         changes.api().notify(job.workflow_id);
         out.jobs_ready.push_back(job.id);

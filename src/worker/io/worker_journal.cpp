@@ -18,6 +18,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <utility>
 
 namespace torcrun::io {
@@ -72,6 +73,25 @@ bool matches(core::job_report const& report, core::worker::report_key const& key
 {
     return report.kind == key.kind && report.result.job_id == key.job_id &&
            report.result.attempt_id == key.attempt_id;
+}
+
+std::string node_line(std::int64_t compute_node_id)
+{
+    return json::serialize(json::object{{"kind", "node"}, {"compute_node_id", compute_node_id}});
+}
+
+// A node line's id; nullopt for any other line (a report, or one that does not parse).
+std::optional<std::int64_t> parse_node_line(std::string_view line)
+{
+    boost::system::error_code ec;
+    auto const v = json::parse(line, ec);
+    if (ec || !v.is_object()) return std::nullopt;
+    auto const& o = v.get_object();
+    auto const* kind = o.if_contains("kind");
+    auto const* id = o.if_contains("compute_node_id");
+    if (!kind || !kind->is_string() || kind->get_string() != "node" || !id || !id->is_int64())
+        return std::nullopt;
+    return id->get_int64();
 }
 
 core::result<void> write_all(int fd, std::string const& text, std::string const& path)
@@ -165,6 +185,7 @@ results_journal::results_journal(results_journal&& other) noexcept
     : path_(std::move(other.path_)),
       lock_fd_(std::exchange(other.lock_fd_, -1)),
       reports_(std::move(other.reports_)),
+      nodes_(std::move(other.nodes_)),
       skipped_(std::move(other.skipped_))
 {
 }
@@ -176,6 +197,7 @@ results_journal& results_journal::operator=(results_journal&& other) noexcept
         path_ = std::move(other.path_);
         lock_fd_ = std::exchange(other.lock_fd_, -1);
         reports_ = std::move(other.reports_);
+        nodes_ = std::move(other.nodes_);
         skipped_ = std::move(other.skipped_);
     }
     return *this;
@@ -193,6 +215,11 @@ core::result<void> results_journal::read_back()
     std::string line;
     for (std::size_t number = 1; std::getline(in, line); ++number) {
         if (line.empty()) continue;
+        if (auto const node = parse_node_line(line)) {
+            if (std::find(nodes_.begin(), nodes_.end(), *node) == nodes_.end())
+                nodes_.push_back(*node);
+            continue;
+        }
         auto report = parse_journal_line(line);
         if (report)
             reports_.push_back(std::move(*report));
@@ -203,16 +230,30 @@ core::result<void> results_journal::read_back()
     return {};
 }
 
-core::result<void> results_journal::append(std::span<core::job_report const> reports)
+core::result<void> results_journal::append_text(std::string const& text)
 {
-    std::string text;
-    for (auto const& r : reports) text += journal_line(r) + "\n";
     int const fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) return core::error{system_error("journal: open", path_)};
     auto const written = write_all(fd, text, path_);
     ::close(fd);
-    if (!written) return written;
+    return written;
+}
+
+core::result<void> results_journal::append(std::span<core::job_report const> reports)
+{
+    std::string text;
+    for (auto const& r : reports) text += journal_line(r) + "\n";
+    if (auto const written = append_text(text); !written) return written;
     reports_.insert(reports_.end(), reports.begin(), reports.end());
+    return {};
+}
+
+core::result<void> results_journal::add_node(std::int64_t compute_node_id)
+{
+    if (std::find(nodes_.begin(), nodes_.end(), compute_node_id) != nodes_.end()) return {};
+    if (auto const written = append_text(node_line(compute_node_id) + "\n"); !written)
+        return written;
+    nodes_.push_back(compute_node_id);
     return {};
 }
 
@@ -223,8 +264,23 @@ core::result<void> results_journal::remove(std::span<core::worker::report_key co
         if (std::none_of(keys.begin(), keys.end(), [&](auto const& k) { return matches(r, k); }))
             kept.push_back(r);
     }
+    return rewrite(kept, nodes_);
+}
+
+core::result<void> results_journal::remove_node(std::int64_t compute_node_id)
+{
+    auto kept = nodes_;
+    std::erase(kept, compute_node_id);
+    if (kept.size() == nodes_.size()) return {};
+    return rewrite(reports_, kept);
+}
+
+core::result<void> results_journal::rewrite(std::vector<core::job_report> const& reports,
+                                            std::vector<std::int64_t> const& nodes)
+{
     std::string text;
-    for (auto const& r : kept) text += journal_line(r) + "\n";
+    for (auto const node : nodes) text += node_line(node) + "\n";
+    for (auto const& r : reports) text += journal_line(r) + "\n";
     auto const tmp = path_ + ".tmp";
     int const fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return core::error{system_error("journal: open", tmp)};
@@ -239,7 +295,11 @@ core::result<void> results_journal::remove(std::span<core::worker::report_key co
         ::fsync(dfd);
         ::close(dfd);
     }
-    reports_ = std::move(kept);
+    // Copies first: the arguments may be the members themselves.
+    auto kept_reports = reports;
+    auto kept_nodes = nodes;
+    reports_ = std::move(kept_reports);
+    nodes_ = std::move(kept_nodes);
     return {};
 }
 

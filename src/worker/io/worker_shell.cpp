@@ -119,7 +119,6 @@ struct worker_shell : std::enable_shared_from_this<worker_shell> {
     std::int64_t own_slurm_job() const;
     void write_result(core::job_result const& r);  // result.json of one reported attempt
     void arm_timer(std::chrono::steady_clock::time_point at);
-    void check_lease(std::string_view heartbeat_reply);
     void look_up_end_time();
 
     void say(log_level level, std::string_view message,
@@ -141,8 +140,6 @@ struct worker_shell : std::enable_shared_from_this<worker_shell> {
     std::deque<core::worker_event> queue_;
     bool feeding_ = false;
     bool registered_ = false;
-    bool lease_checked_ = false;
-    bool refused_config_ = false;  // check_lease refused the configuration: exit 2
     std::optional<int> exit_code_;
 };
 
@@ -188,6 +185,7 @@ struct action_handler {
     void operator()(w::deactivate_node const&) const { send(); }
     void operator()(w::heartbeat const&) const { send(); }
     void operator()(w::read_held_jobs const&) const { send(); }
+    void operator()(w::release_node const&) const { send(); }
 
     // ---- local work
     void operator()(w::run_commands const& a) const { shell.runner_->run_commands(a); }
@@ -206,6 +204,12 @@ struct action_handler {
     {
         if (auto const done = shell.journal_.remove(a.keys); !done)
             shell.say(log_level::err, done.error().message);
+    }
+    void operator()(w::journal_node const& a) const
+    {
+        auto const done = a.registered ? shell.journal_.add_node(a.compute_node_id)
+                                       : shell.journal_.remove_node(a.compute_node_id);
+        if (!done) shell.say(log_level::err, done.error().message);
     }
     void operator()(w::arm_timer const& a) const { shell.arm_timer(a.at); }
     void operator()(w::log const& a) const { shell.say(level_of(a.level), a.message); }
@@ -339,9 +343,6 @@ asio::awaitable<void> exchange(std::shared_ptr<worker_shell> self, core::worker_
                                                 e.message});
         co_return;
     }
-    if (std::holds_alternative<core::worker::heartbeat>(action) && !replies.empty() &&
-        replies.back().status / 100 == 2)
-        self->check_lease(replies.back().body);
     self->post(api::decode_replies(action, replies));
 }
 
@@ -425,21 +426,6 @@ std::int64_t worker_shell::own_slurm_job() const
     auto const& text = setup_.slurm_job_id;
     auto const [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
     return ec == std::errc{} && end == text.data() + text.size() ? id : 0;
-}
-
-// The first answer that names the lease settles the retry window against it
-// (core::check_retry_window); a window refused stops the worker as SIGTERM does, and it exits 2.
-void worker_shell::check_lease(std::string_view heartbeat_reply)
-{
-    if (lease_checked_) return;
-    auto const lease = api::heartbeat_lease_seconds(heartbeat_reply);
-    if (!lease) return;
-    lease_checked_ = true;
-    auto const ok = core::check_retry_window(setup_.config, *lease);
-    if (ok) return;
-    say(log_level::err, ok.error().message);
-    refused_config_ = true;
-    post(core::worker::signal_received{SIGTERM});
 }
 
 void worker_shell::look_up_end_time()
@@ -552,10 +538,12 @@ asio::awaitable<int> run_worker(worker_setup setup, logger log)
     if (self->setup_.look_up_end_time && !self->setup_.config.termination.end_time)
         self->look_up_end_time();
     self->post(core::worker::begin{unix_now(), self->journal_.reports()});
+    if (!self->journal_.nodes().empty())
+        self->post(core::worker::earlier_nodes_found{self->journal_.nodes()});
     boost::system::error_code ec;
     if (!self->exit_code_ || (self->runner_->running() > 0))
         co_await self->done_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-    int const code = self->refused_config_ ? 2 : self->exit_code_.value_or(1);
+    int const code = self->exit_code_.value_or(1);
     // Inside Slurm: the allocation's record, and allocations queued for nothing.
     if (auto const job = self->own_slurm_job();
         job > 0 && self->wire_.compute_node_id != 0 &&

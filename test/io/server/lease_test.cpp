@@ -111,6 +111,42 @@ BOOST_FIXTURE_TEST_CASE(a_lost_worker_hands_its_jobs_back, lease_fixture)
     BOOST_TEST((sweep(seconds(600)) == io::lease_sweep{}));  // nothing twice
 }
 
+// The lost worker's running job comes back on attempt 2 (its process may still run there, with
+// lost_lease_policy finish): the next holder starts attempt 2, and the lost worker's late report of
+// attempt 1, sent under a fresh node as policy finish does, is refused by the fence; a pending job
+// never started and keeps its attempt. Deactivating a node opens a new attempt the same way.
+BOOST_FIXTURE_TEST_CASE(a_lost_running_job_comes_back_on_a_new_attempt, lease_fixture)
+{
+    BOOST_TEST(scalar("SELECT attempt_id FROM job WHERE id = 2") == 1);
+    sweep(seconds(61));
+    BOOST_TEST(scalar("SELECT attempt_id FROM job WHERE id = 2") == 2);
+    BOOST_TEST(scalar("SELECT attempt_id FROM job WHERE id = 1") == 1);
+    auto const fresh = node();
+    auto const other = node();
+    ok("PUT", "/jobs/2/manage_status_change/pending/0");
+    auto const stale = on_leased("PUT", "/jobs/2/start_job/0/" + std::to_string(other), "",
+                                 {{"attempt_id", "1"}});
+    BOOST_TEST(stale.status == 409u);
+    BOOST_TEST(boost::json::parse(stale.body).at("message").as_string() ==
+               "start_job: job 2 is on attempt 2, not on attempt 1");
+    BOOST_TEST(on_leased("PUT", "/jobs/2/start_job/0/" + std::to_string(other), "",
+                         {{"attempt_id", "2"}})
+                   .status == 200u);
+    auto body = result_body(running_job, "completed", fresh);
+    auto const late = on_leased("POST", "/jobs/2/complete_job/completed/0", body,
+                                {{"compute_node_id", std::to_string(fresh)}, {"attempt_id", "1"}});
+    BOOST_TEST(late.status == 409u);
+    BOOST_TEST(boost::json::parse(late.body).at("message").as_string() ==
+               "complete_job: job 2 is held by compute node " + std::to_string(other) +
+                   " on attempt 2, not by compute node " + std::to_string(fresh));
+    BOOST_TEST(status(running_job) == "running");
+    // The holder of attempt 2 loses its node too: attempt 3.
+    BOOST_TEST(on_leased("PUT", "/compute_nodes/" + std::to_string(other), node_record(1, false))
+                   .status == 200u);
+    BOOST_TEST(status(running_job) == "ready");
+    BOOST_TEST(scalar("SELECT attempt_id FROM job WHERE id = 2") == 3);
+}
+
 BOOST_FIXTURE_TEST_CASE(heartbeats_and_claims_renew, lease_fixture)
 {
     advance(seconds(50));

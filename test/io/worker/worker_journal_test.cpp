@@ -125,6 +125,39 @@ BOOST_AUTO_TEST_CASE(appends_and_removals_survive_a_reopen) {
     BOOST_TEST(fs::file_size(j->path()) == 0u);
 }
 
+// The nodes a worker registered outlive it in the journal (beside its reports) until it removes
+// them: the next worker in the directory reads them back.
+BOOST_AUTO_TEST_CASE(registered_nodes_survive_a_reopen) {
+    temp_dir dir;
+    {
+        auto j = io::results_journal::open(dir.path.string(), 3, "node1");
+        BOOST_TEST_REQUIRE(j.has_value());
+        BOOST_TEST(j->nodes().empty());
+        BOOST_TEST_REQUIRE(j->add_node(7).has_value());
+        BOOST_TEST_REQUIRE(j->append(std::vector{report(1, 1)}).has_value());
+        BOOST_TEST_REQUIRE(j->add_node(9).has_value());
+        BOOST_TEST_REQUIRE(j->add_node(7).has_value());  // once
+        BOOST_TEST(j->nodes() == (std::vector<std::int64_t>{7, 9}));
+    }
+    auto j = io::results_journal::open(dir.path.string(), 3, "node1");
+    BOOST_TEST_REQUIRE(j.has_value());
+    BOOST_TEST(j->nodes() == (std::vector<std::int64_t>{7, 9}));
+    BOOST_TEST(j->reports() == std::vector{report(1, 1)});
+    BOOST_TEST(j->skipped().empty());
+    BOOST_TEST_REQUIRE(j->remove_node(7).has_value());
+    core::worker::report_key const key{core::report_kind::complete, 1, 1};
+    BOOST_TEST_REQUIRE(j->remove(std::span(&key, 1)).has_value());  // keeps the nodes
+    BOOST_TEST(j->nodes() == (std::vector<std::int64_t>{9}));
+    auto again = io::results_journal::open(dir.path.string(), 4, "node1");  // another workflow's
+    BOOST_TEST(again->nodes().empty());
+    j = std::move(*again);
+    auto last = io::results_journal::open(dir.path.string(), 3, "node1");
+    BOOST_TEST(last->nodes() == (std::vector<std::int64_t>{9}));
+    BOOST_TEST(last->reports().empty());
+    BOOST_TEST_REQUIRE(last->remove_node(9).has_value());
+    BOOST_TEST(fs::file_size(last->path()) == 0u);
+}
+
 BOOST_AUTO_TEST_CASE(a_crash_leaves_a_torn_line_that_is_skipped) {
     temp_dir dir;
     fs::create_directories(dir.path / "journal");

@@ -64,11 +64,13 @@ std::vector<orphan_case> orphan_cases()
     for (auto const policy : {core::orphan_policy::ready, core::orphan_policy::failed}) {
         for (auto const s : core::all_job_statuses) {
             std::optional<core::orphan_outcome> outcome;
-            if (s == st::pending) outcome = core::orphan_outcome{st::ready, std::nullopt};
+            // Only a job that may have run comes back on a new attempt; a failed one keeps its
+            // attempt, as the result it gets names it.
+            if (s == st::pending) outcome = core::orphan_outcome{st::ready, std::nullopt, false};
             if (s == st::running) {
                 outcome = policy == core::orphan_policy::ready
-                              ? core::orphan_outcome{st::ready, std::nullopt}
-                              : core::orphan_outcome{st::failed, -128};
+                              ? core::orphan_outcome{st::ready, std::nullopt, true}
+                              : core::orphan_outcome{st::failed, -128, false};
             }
             cases.push_back({s, policy, outcome});
         }
@@ -122,6 +124,7 @@ BOOST_DATA_TEST_CASE(orphaned_jobs_never_stay_running, bdata::make(orphan_cases(
     if (outcome) {
         BOOST_TEST(outcome->status == c.outcome->status);
         BOOST_TEST((outcome->return_code == c.outcome->return_code));
+        BOOST_TEST(outcome->new_attempt == c.outcome->new_attempt);
         BOOST_TEST(outcome->status != st::running);
     }
 }

@@ -25,7 +25,7 @@ make_event actions_read(std::vector<core::workflow_action> actions)
 }
 std::vector<std::string> exits(std::string code, std::string reason)
 {
-    return {"info: worker: compute node 9 deactivated",
+    return {"info: worker: compute node 9 deactivated", "journal_node drop 9",
             "info: worker: exit " + code + " (" + reason + ")", "exit " + code};
 }
 

@@ -36,6 +36,7 @@ inline core::worker_config test_config()
 {
     core::worker_config c;
     c.server.retry_window_seconds = 600;
+    c.server.allow_retry_beyond_lease = true;  // the scripts name leases of a few seconds
     c.poll.long_poll_seconds = 0;
     c.limits.idle_timeout_seconds = 0;
     return c;

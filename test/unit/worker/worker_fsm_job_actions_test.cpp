@@ -42,7 +42,7 @@ std::vector<step> opening_with_job_actions(core::worker_config const&)
     return {
         {0, ev(worker::begin{unix_t0, {}}), {"register_node " + n0_node}},
         {0.1, reply<worker::node_registered>("register_node", std::int64_t{9}),
-         {"info: worker: registered as compute node 9", "read_workflow", "heartbeat"}},
+         {"info: worker: registered as compute node 9", "journal_node 9", "read_workflow", "heartbeat"}},
         {0.2, reply<worker::workflow_read>("read_workflow", std::int64_t{1}, false, true),
          {"info: worker: workflow 5 run 1", "read_pending_actions on_workflow_start"}},
         {0.3, actions_read({}), {"read_pending_actions on_worker_start"}},

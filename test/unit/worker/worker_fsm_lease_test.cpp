@@ -1,7 +1,7 @@
 // worker_fsm, the lease: heartbeats and their answers as events, the lease they name, a lost
 // lease (the server says the node is inactive, or no beat was answered for the lease minus the
-// margin) under both server.lost_lease_policy values, and reconciliation after an answer that
-// never came.
+// margin) under both server.lost_lease_policy values, reconciliation after an answer that never
+// came, and the release of an earlier worker's nodes at start.
 #include "worker_fsm_script.hpp"
 
 #include <boost/test/data/test_case.hpp>
@@ -21,6 +21,13 @@ core::worker_config with_policy(core::lost_lease_policy p)
 {
     auto c = test_config();
     c.server.lost_lease = p;
+    return c;
+}
+
+core::worker_config without_extensions()
+{
+    auto c = test_config();
+    c.server.use_extensions = false;
     return c;
 }
 
@@ -54,15 +61,10 @@ std::vector<scenario> const scenarios{
          {3.1, tick(), {"heartbeat", "arm_timer 5.4"}},
          {3.2, beat_ok(9), {"..."}},
      }},
-    {"no heartbeats without the extensions", [] {
-         auto c = test_config();
-         c.server.use_extensions = false;
-         return c;
-     }(),
-     n0_pool(),
+    {"no heartbeats without the extensions", without_extensions(), n0_pool(),
      {
          {0, ev(worker::begin{unix_t0, {}}), {"register_node " + n0_node}},
-         {0.1, registered(9), {"info: worker: registered as compute node 9", "read_workflow"}},
+         {0.1, registered(9), {"info: worker: registered as compute node 9", "journal_node 9", "read_workflow"}},
      }},
     {"stop: the server says the node is inactive: SIGKILL, no report, a fresh node",
      with_policy(core::lost_lease_policy::stop), n0_pool(),
@@ -79,7 +81,7 @@ std::vector<scenario> const scenarios{
          {3.5, registered(10),
           {"warning: worker: registered again as compute node 10 (compute node 9 lost its "
            "lease)",
-           "heartbeat", "claim_jobs " + n0_claim}},
+           "journal_node 10", "heartbeat", "claim_jobs " + n0_claim}},
      },
      [](harness& h) {
          auto const& l = h.fsm().ledger();
@@ -127,13 +129,64 @@ std::vector<scenario> const scenarios{
          {3.5, registered(10),
           {"warning: worker: registered again as compute node 10 (compute node 9 lost its "
            "lease)",
-           "heartbeat"}},
+           "journal_node 10", "heartbeat"}},
          {4, exit_of(42, exited(0)),
           {"info: job 42: completed rc=0 (exited with 0)", "complete_jobs 42#1 completed rc=0"}},
          // the claim sent under node 9 answers empty; only now may the fresh node claim
          {4.1, claimed({}), {"..."}},
      },
      [](harness& h) { BOOST_TEST(h.fsm().ledger().lease_lost == 0u); }},
+    // A worker killed with its jobs running left nodes 7 and 8 in the journal: both are
+    // released before the first claim; 8 was taken over already. The claim goes out only once
+    // both are answered, and the journal forgets them.
+    {"the nodes of an earlier worker are released before the first claim", test_config(),
+     n0_pool(),
+     {
+         {0, ev(worker::begin{unix_t0, {}}), {"register_node " + n0_node}},
+         {0, ev(worker::earlier_nodes_found{{7, 8}}),
+          {"info: worker: 2 compute nodes of an earlier worker in the journal; releasing their "
+           "jobs before the first claim",
+           "release_node 7", "release_node 8"}},
+         {0.1, registered(9),
+          {"info: worker: registered as compute node 9", "journal_node 9", "read_workflow",
+           "heartbeat"}},
+         {0.2, reply<worker::workflow_read>("read_workflow", std::int64_t{1}, false),
+          {"info: worker: workflow 5 run 1", "read_pending_actions on_workflow_start"}},
+         {0.3, reply<worker::pending_actions_read>("read_pending_actions",
+                                                   std::vector<core::workflow_action>{}),
+          {"read_pending_actions on_worker_start"}},
+         {0.4, reply<worker::pending_actions_read>("read_pending_actions",
+                                                   std::vector<core::workflow_action>{}),
+          {"info: worker: running", "arm_timer 5.4"}},
+         {0.5, reply<worker::node_released>("release_node 7", std::int64_t{7},
+                                             worker::earlier_node::released,
+                                             std::vector<worker::held_job>{{41, "running", 1},
+                                                                           {42, "running", 2},
+                                                                           {43, "pending", 1}}),
+          {"warning: worker: compute node 7 of an earlier worker deactivated; the server put "
+           "back the 3 jobs it held (2 of them running)",
+           "journal_node drop 7"}},
+         {0.6, reply<worker::node_released>("release_node 8", std::int64_t{8},
+                                             worker::earlier_node::inactive,
+                                             std::vector<worker::held_job>{}),
+          {"info: worker: compute node 8 of an earlier worker is inactive already; nothing to "
+           "release",
+           "journal_node drop 8", "claim_jobs " + n0_claim}},
+     }},
+    {"an earlier node refused stays in the journal; claims go on", test_config(), n0_pool(),
+     {
+         {0, ev(worker::begin{unix_t0, {}}), {"..."}},
+         {0, ev(worker::earlier_nodes_found{{7}}), {"..."}},
+         {0.1, refused("release_node 7", 403, "get_compute_node: 403 forbidden"),
+          {"warning: worker: compute node 7 of an earlier worker not released: "
+           "get_compute_node: 403 forbidden"}},
+     }},
+    {"without the extensions earlier nodes are left to the server", without_extensions(),
+     n0_pool(),
+     {
+         {0, ev(worker::begin{unix_t0, {}}), {"register_node " + n0_node}},
+         {0, ev(worker::earlier_nodes_found{{7}}), {}},
+     }},
     {"a claim refused with 409 sends a heartbeat at once", test_config(), n0_pool(),
      start + std::vector<step>{
          {0.5, beat_ok(9), {"..."}},
@@ -185,6 +238,36 @@ BOOST_AUTO_TEST_CASE(reconciliation_hands_back_jobs_never_received)
     h.feed(3.3, worker::request_done{h.req("hand_back 77")});
     BOOST_TEST(h.fsm().live_jobs() == 1u);
     BOOST_TEST(h.fsm().ledger().handed_back == 0u);
+}
+
+// A retry window longer than the lease the first answer names, not asked for: refused by the
+// state machine (an error naming both), the worker stops as on SIGTERM and exits 2; a window
+// within the lease, or one asked for, goes on.
+BOOST_AUTO_TEST_CASE(a_retry_window_beyond_the_lease_is_refused_with_exit_2)
+{
+    auto config = test_config();
+    config.server.allow_retry_beyond_lease = false;
+    harness h(config, n0_pool());
+    for (auto const& st : start) h.feed(st.at, st.event(h));
+    auto lines = h.feed(0.5, worker::heartbeat_answered{h.req("heartbeat"), 9.0});
+    std::string const refusal =
+        "error: server.retry_window_seconds: 600 s is longer than the server's lease (9 s): the "
+        "worker would go on retrying after its jobs went to other workers; lower it, or set "
+        "server.allow_retry_beyond_lease=true";
+    BOOST_TEST(std::ranges::count(lines, refusal) == 1);
+    BOOST_TEST((h.fsm().stage() == core::worker_stage::draining));
+    h.feed(0.6, worker::jobs_claimed{h.req("claim_jobs"), {}});
+    lines = h.feed(0.7, worker::tick{});
+    lines = h.feed(0.8, worker::request_done{h.req("deactivate_node")});
+    BOOST_TEST(std::ranges::count(lines, std::string("exit 2")) == 1);
+    // Only the first lease named is checked; within the window nothing happens.
+    auto fits = test_config();
+    fits.server.allow_retry_beyond_lease = false;
+    fits.server.retry_window_seconds = 9;
+    harness ok(fits, n0_pool());
+    for (auto const& st : start) ok.feed(st.at, st.event(ok));
+    ok.feed(0.5, worker::heartbeat_answered{ok.req("heartbeat"), 9.0});
+    BOOST_TEST((ok.fsm().stage() == core::worker_stage::running));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -92,7 +92,8 @@ std::vector<scenario> const scenarios{
            never_gpus, "read_pending_actions on_worker_complete"}},
          {0.7, actions_read({}), {"deactivate_node after=0.7"}},
          {0.8, done("deactivate_node"),
-          {"info: worker: compute node 9 deactivated", "info: worker: exit 3 (never fits)",
+          {"info: worker: compute node 9 deactivated", "journal_node drop 9",
+           "info: worker: exit 3 (never fits)",
            "exit 3"}},
      },
      [](harness& h) {

@@ -102,7 +102,7 @@ inline std::vector<step> opening(std::string node, std::string claim,
 {
     using actions = std::vector<core::workflow_action>;
     std::vector<std::string> registered{"info: worker: registered as compute node 9",
-                                        "read_workflow"};
+                                        "journal_node 9", "read_workflow"};
     if (extensions) registered.push_back("heartbeat");
     return {
         {0, ev(worker::begin{unix_t0, {}}), {"register_node " + node}},

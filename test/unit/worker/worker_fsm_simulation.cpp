@@ -244,7 +244,7 @@ std::optional<std::string> simulation::check(sim_worker& w, core::worker_action 
 }
 
 // The job was started on the server by one of this worker's nodes, has no process yet, its
-// attempt runs nowhere else (unless there by lost_lease_policy finish), and its shares fit beside
+// attempt runs nowhere else (whatever the lost_lease_policy), and its shares fit beside
 // the live processes: CPUs per node within capacity, no GPU id twice, whole nodes shared with
 // nobody.
 std::optional<std::string> simulation::check_spawn(sim_worker& w, worker::spawn const& s)
@@ -257,8 +257,7 @@ std::optional<std::string> simulation::check_spawn(sim_worker& w, worker::spawn 
     for (auto const& other : workers_) {
         if (other.get() == &w || other->exited) continue;
         auto const it = other->procs.find(s.job.id);
-        if (it != other->procs.end() && it->second.attempt == s.job.attempt_id &&
-            other->config.server.lost_lease == core::lost_lease_policy::stop)
+        if (it != other->procs.end() && it->second.attempt == s.job.attempt_id)
             return "attempt " + std::to_string(s.job.attempt_id) + " of job " +
                    std::to_string(s.job.id) + " runs on two nodes";
     }

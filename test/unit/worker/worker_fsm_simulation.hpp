@@ -8,8 +8,9 @@
 // invariants hold and its actions are checked against the simulation: start_job only for jobs
 // claimed by it, spawn only after start_job was accepted, no GPU or CPU of a node held by two
 // live processes, signals only to live processes, timers never in the past, no job attempt with
-// a live process on two workers (for workers with lost_lease_policy stop), no attempt completed
-// twice on the server. At the end (the simulation forces a SIGTERM after a while and then answers
+// a live process on two workers (whatever their lost_lease_policy: a running job the sweep or a
+// deactivation puts back comes back on a new attempt, as on the real server), no attempt
+// completed twice on the server. At the end (the simulation forces a SIGTERM after a while and then answers
 // reliably) every worker has exited, its ledger balances, no job it claimed is left pending or
 // running on the server without an error log naming it, and a stop never runs out of time
 // waiting for nothing.

@@ -1,8 +1,8 @@
 // The simulated server of worker_fsm_simulation.hpp: the workload, the configuration drawn for
 // each worker, and the answer to each request (or its failure): the fence of job transitions
 // by node and attempt, re-sent requests answered as the first (claims by their key), node leases
-// renewed by heartbeats and expired by the sweep, deactivated nodes' jobs back to ready, replies
-// lost after the server applied the request, and restarts.
+// renewed by heartbeats and expired by the sweep, deactivated nodes' jobs back to ready (running
+// ones on a new attempt), replies lost after the server applied the request, and restarts.
 #include "worker_fsm_simulation.hpp"
 
 namespace fsm_sim {
@@ -19,6 +19,8 @@ core::worker_config simulation::random_config()
     c.limits.idle_timeout_seconds = r_.chance(0.5) ? 0 : 20;
     if (r_.chance(0.3)) c.limits.runtime_factor = 2;
     c.server.retry_window_seconds = r_.chance(0.5) ? 30 : 600;
+    // Windows past the lease are explored here; refusing them is worker_fsm_lease's test.
+    c.server.allow_retry_beyond_lease = true;
     if (r_.chance(0.3)) c.termination.end_time = unix_t0 + static_cast<double>(r_.in(60, 600));
     return c;
 }
@@ -57,8 +59,8 @@ void simulation::random_workload()
     }
 }
 
-// Nodes whose last heartbeat is older than the lease are lost: their jobs go back to ready on the
-// same attempt (the server's lost_worker_jobs ready). Nodes that never beat hold no lease.
+// Nodes whose last heartbeat is older than the lease are lost: their jobs go back to ready (the
+// server's lost_worker_jobs ready). Nodes that never beat hold no lease.
 void simulation::sweep()
 {
     for (auto& [id, n] : server_nodes_) {
@@ -69,11 +71,14 @@ void simulation::sweep()
     }
 }
 
+// A lost or deactivated node's jobs: pending ones on their attempt, running ones on the next (the
+// old attempt's process may live on with lost_lease_policy finish), as the real server does.
 void simulation::release_node(std::int64_t node)
 {
     for (auto& [id, j] : jobs_) {
         if (j.holder != node || (j.status != sstatus::pending && j.status != sstatus::running))
             continue;
+        if (j.status == sstatus::running) ++j.job.attempt_id;
         j.status = sstatus::ready;
         j.holder = 0;
     }

@@ -38,7 +38,7 @@ std::string down_line(int failure, std::string delay)
 }
 std::vector<std::string> exits(std::string code, std::string reason)
 {
-    return {"info: worker: compute node 9 deactivated",
+    return {"info: worker: compute node 9 deactivated", "journal_node drop 9",
             "info: worker: exit " + code + " (" + reason + ")", "exit " + code};
 }
 
@@ -52,7 +52,7 @@ core::worker_config window(double seconds)
 // The first steps up to the read of on_workflow_start actions.
 std::vector<step> const registered_steps{
     {0, begin(), {register_line}},
-    {0.1, registered(), {"info: worker: registered as compute node 9", "read_workflow", "heartbeat"}},
+    {0.1, registered(), {"info: worker: registered as compute node 9", "journal_node 9", "read_workflow", "heartbeat"}},
     {0.2, run_id_read(),
      {"info: worker: workflow 5 run 1", "read_pending_actions on_workflow_start"}},
 };
@@ -123,7 +123,7 @@ std::vector<scenario> const scenarios{
          {0.6, tick(), {register_line, "arm_timer 600.1"}},
          {0.7, registered(),
           {"info: server: answering again", "info: worker: registered as compute node 9",
-           "read_workflow", "heartbeat"}},
+           "journal_node 9", "read_workflow", "heartbeat"}},
      }},
     {"no answer for the retry window while starting: exit 1", window(2), n0_pool(),
      {
@@ -141,7 +141,7 @@ std::vector<scenario> const scenarios{
     {"workflow refused: the node is deactivated, exit 1", test_config(), n0_pool(),
      {
          {0, begin(), {register_line}},
-         {0.1, registered(), {"info: worker: registered as compute node 9", "read_workflow", "heartbeat"}},
+         {0.1, registered(), {"info: worker: registered as compute node 9", "journal_node 9", "read_workflow", "heartbeat"}},
          {0.2, refused("read_workflow", 404, "GET /workflows/5: 404 not found"),
           {"error: worker: workflow 5 refused: GET /workflows/5: 404 not found",
            "deactivate_node after=0.2"}},
@@ -161,7 +161,8 @@ std::vector<scenario> const scenarios{
          {0, begin(), {register_line}},
          {0.05, sig(SIGTERM), {"info: worker: SIGTERM received; stopping", "arm_timer 5.05"}},
          {0.1, registered(),
-          {"info: worker: registered as compute node 9", "deactivate_node after=0.1"}},
+          {"info: worker: registered as compute node 9", "journal_node 9",
+           "deactivate_node after=0.1"}},
          {0.2, done("deactivate_node"), exits("0", "signal")},
      }},
     {"SIGTERM while the server does not answer the registration: exit at the hard stop",

@@ -269,6 +269,39 @@ BOOST_AUTO_TEST_CASE(batch_completion_workflow_state_and_plain_successes)
     BOOST_TEST((as<w::request_done>(off).request == rid));
 }
 
+// release_node: what the node's record says, with the jobs it held when it was released; a 404
+// on the node is an unknown node, not a failure.
+BOOST_AUTO_TEST_CASE(release_node_says_what_became_of_the_node)
+{
+    w::release_node const action{rid, 7, 3};
+    std::string const active = R"({"id":7,"workflow_id":3,"is_active":true})";
+    auto const released =
+        as<w::node_released>(decode(action, {{200, active},
+                                             {200, R"({"items":[{"id":41,"status":"running",)"
+                                                   R"("attempt_id":2}]})"},
+                                             {200, "{}"}}));
+    BOOST_TEST((released.request == rid));
+    BOOST_TEST(released.compute_node_id == 7);
+    BOOST_TEST((released.outcome == w::earlier_node::released));
+    BOOST_TEST_REQUIRE(released.jobs.size() == 1u);
+    BOOST_TEST(released.jobs[0].job_id == 41);
+    BOOST_TEST(released.jobs[0].attempt_id == 2u);
+    auto const outcome = [&](std::vector<api::wire_reply> r) {
+        return as<w::node_released>(decode(action, std::move(r))).outcome;
+    };
+    BOOST_TEST((outcome({{200, R"({"id":7,"workflow_id":3,"is_active":false})"}}) ==
+                w::earlier_node::inactive));
+    BOOST_TEST((outcome({{200, R"({"id":7,"workflow_id":4,"is_active":true})"}}) ==
+                w::earlier_node::foreign));
+    BOOST_TEST((outcome({{404, R"({"message":"no compute_node with id 7"})"}}) ==
+                w::earlier_node::unknown));
+    auto const refused = as<w::request_failed>(decode(action, {{200, active}, {403, ""}}));
+    BOOST_TEST(refused.http_status == 403);
+    BOOST_TEST(refused.message.starts_with("list_jobs: "), refused.message);
+    auto const bad = as<w::request_failed>(decode(action, {{200, R"({"id":7})"}}));
+    BOOST_TEST(bad.message == R"(get_compute_node: field "workflow_id" is missing)");
+}
+
 BOOST_AUTO_TEST_CASE(file_path)
 {
     BOOST_TEST(api::file_path_of(R"({"id":11,"workflow_id":3,"name":"f","path":"out/f.txt"})")

@@ -155,6 +155,8 @@ std::vector<request_case> request_cases()
         {"check_workflow", w::check_workflow{}, true, "GET", "/workflows/3/is_complete", ""},
         {"deactivate_node", w::deactivate_node{core::request_id{1}, 3600.5}, true, "GET",
          "/compute_nodes/9", ""},
+        {"release_node", w::release_node{core::request_id{1}, 7, 3}, true, "GET",
+         "/compute_nodes/7", ""},
     };
 }
 
@@ -185,7 +187,8 @@ BOOST_AUTO_TEST_CASE(every_server_action_as_its_first_request)
             BOOST_TEST_REQUIRE(got.has_value());
             check_request(*got, c.method, c.target, c.body, c.wait_seconds);
             // One request only, except the two-step actions (tested below).
-            if (c.name != "read_workflow" && c.name != "deactivate_node") {
+            if (c.name != "read_workflow" && c.name != "deactivate_node" &&
+                c.name != "release_node") {
                 api::wire_reply const ok[] = {{200, "{}"}};
                 BOOST_TEST(!api::next_request(c.action, context(c.extensions), ok).has_value());
             }
@@ -274,6 +277,37 @@ BOOST_AUTO_TEST_CASE(deactivate_node_puts_the_node_back_inactive)
     BOOST_TEST(!api::next_request(action, context(), array).has_value());
     api::wire_reply const gone[] = {{404, ""}};
     BOOST_TEST(!api::next_request(action, context(), gone).has_value());
+}
+
+// An earlier worker's node: the jobs it holds, then the node put back inactive (its lifetime as
+// it was), only for an active node of this workflow.
+BOOST_AUTO_TEST_CASE(release_node_reads_the_held_jobs_then_deactivates)
+{
+    core::worker_action const action = w::release_node{core::request_id{4}, 7, 3};
+    auto const node = [](int workflow, bool active) {
+        return R"({"id":7,"workflow_id":)" + std::to_string(workflow) +
+               R"(,"hostname":"n1","pid":7,"is_active":)" + (active ? "true" : "false") +
+               R"(,"num_cpus":8})";
+    };
+    api::wire_reply const got[] = {{200, node(3, true)}};
+    auto const jobs = api::next_request(action, context(), got);
+    BOOST_TEST_REQUIRE(jobs.has_value());
+    check_request(*jobs, "GET", "/jobs?workflow_id=3&active_compute_node_id=7&limit=10000", "", 0);
+    api::wire_reply const held[] = {got[0], {200, R"({"items":[]})"}};
+    auto const put = api::next_request(action, context(), held);
+    BOOST_TEST_REQUIRE(put.has_value());
+    check_request(*put, "PUT", "/compute_nodes/7",
+                  R"({"id":7,"workflow_id":3,"hostname":"n1","pid":7,"is_active":false,)"
+                  R"("num_cpus":8})",
+                  0);
+    api::wire_reply const all[] = {got[0], held[1], {200, "{}"}};
+    BOOST_TEST(!api::next_request(action, context(), all).has_value());
+    for (auto const& other : {node(4, true), node(3, false), std::string("[]")}) {
+        api::wire_reply const first[] = {{200, other}};
+        BOOST_TEST(!api::next_request(action, context(), first).has_value(), other);
+    }
+    api::wire_reply const unread[] = {got[0], {500, ""}};
+    BOOST_TEST(!api::next_request(action, context(), unread).has_value());
 }
 
 // The never-fit check: is_complete, then (unless complete or canceled) the ready jobs, then
