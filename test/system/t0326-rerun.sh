@@ -4,7 +4,8 @@
 # `torcrun run` into its directory is refused (exit 2) and changes nothing; `rerun
 # --failed --output-dir D` runs it and its dependent again as run 1 (r1_a1) with the run's
 # progress and summary; the first attempt's logs stay; `jobs` and `logs --run/--attempt` show
-# both. (2) `logs --follow` on a job no worker holds yet says so and waits for it to start.
+# both. (2) `logs --follow` on a job no worker holds yet says so and waits for it to start; a
+# directory whose run still serves is refused by rerun and --resume.
 # (3) `torcrun run` killed -9 mid-job, then `run --resume`: the rest completes, each job's
 # completion once; a spec that differs is refused naming the difference. (4) Against `torcrun
 # server`: `rerun --failed --url`, refused while a compute node is active, then a new worker
@@ -100,6 +101,11 @@ for _ in $(seq 1 50); do [ -s follow.err ] && break; sleep 0.1; done
 [ "$(cat follow.err)" = 'torcrun logs: "later" (job 2) has not started (status blocked); waiting for a worker to start it' ] \
     || fail "follow's waiting line: $(cat follow.err)"
 kill -0 "$follow_pid" 2>/dev/null || fail "logs --follow ended before the job started"
+# A run that still serves its directory owns it: neither rerun nor --resume touches it.
+expect_exit 1 "torcrun rerun: --output-dir G: its torcrun run still serves it (G/url); wait for it to end" \
+    rerun 1 --output-dir G -q
+expect_exit 2 "torcrun run: --resume: a torcrun run is serving G now (G/url); wait for it to end" \
+    run gate.json5 --output-dir G -q --resume
 touch open
 rc=0
 wait "$follow_pid" || rc=$?
