@@ -5,8 +5,9 @@
 // endpoint, its body, the fence of each transition and the batch body are exactly the worker's.
 //
 // Each simulated worker: registers its compute node, reads the workflow (run id), then claims up
-// to --slots jobs (claim_jobs_based_on_resources with the worker's request key), starts each
-// (start_job), and completes them in one batch_complete_jobs (--mode batched) or one
+// to --slots jobs (claim_jobs_based_on_resources with the worker's request key and, as the worker
+// sends it, start=true: the claim starts them; --start separate: without it, then start_job for
+// each, the protocol before claim and start), and completes them in one batch_complete_jobs (--mode batched) or one
 // complete_job each (--mode unbatched); a heartbeat every --heartbeat-seconds. An empty claim
 // asks is_complete and, unless complete, long-polls the next claim for a second, as the worker
 // does. The workers share one io_context thread, each with its own keep-alive connection.
@@ -49,7 +50,8 @@ using steady = std::chrono::steady_clock;
 
 constexpr char usage[] =
     "usage: torcrun-server-load --url URL --workflow ID [--workers 64] [--slots 16]\n"
-    "         [--mode batched|unbatched] [--heartbeat-seconds 5] [--jobs N] [--server-pid PID]\n";
+    "         [--mode batched|unbatched] [--start claim|separate] [--heartbeat-seconds 5]\n"
+    "         [--jobs N] [--server-pid PID]\n";
 
 enum class completion_mode { batched, unbatched };
 
@@ -59,6 +61,7 @@ struct options {
     std::int64_t workers = 64;
     std::int64_t slots = 16;
     completion_mode mode = completion_mode::batched;
+    bool claim_starts = true;  // --start claim (the worker's way); separate: start_job each
     std::int64_t heartbeat_seconds = 5;
     std::int64_t jobs = 0;  // completions expected; 0: do not check
     std::int64_t server_pid = 0;
@@ -101,6 +104,10 @@ options parse(int argc, char** argv)
             if (value == "batched") o.mode = completion_mode::batched;
             else if (value == "unbatched") o.mode = completion_mode::unbatched;
             else fail("--mode: expected batched or unbatched, got \"" + value + "\"");
+        } else if (key == "--start") {
+            if (value == "claim") o.claim_starts = true;
+            else if (value == "separate") o.claim_starts = false;
+            else fail("--start: expected claim or separate, got \"" + value + "\"");
         } else {
             fail("unknown option " + key + "\n" + usage);
         }
@@ -182,7 +189,7 @@ public:
             }
             per_node_amounts const free{slots, std::uint64_t{slots} << 30, 0};
             worker_action const claim =
-                w::claim_jobs{next_id(), slots, free, 1, std::nullopt, wait, {}};
+                w::claim_jobs{next_id(), slots, free, 1, std::nullopt, wait, {}, o_.claim_starts};
             auto const t0 = steady::now();
             auto got = co_await exchange(claim);
             auto const t1 = steady::now();
@@ -199,8 +206,10 @@ public:
             t_.first_claim = std::min(t_.first_claim, t0);
             std::vector<torcrun::core::job_result> results;
             for (auto const& job : jobs) {
-                worker_action const start = w::start_job{next_id(), job.id, job.attempt_id};
-                co_await exchange(start);
+                if (!job.started) {  // the claim did not start it
+                    worker_action const start = w::start_job{next_id(), job.id, job.attempt_id};
+                    co_await exchange(start);
+                }
                 results.push_back(result_of(job));
             }
             if (o_.mode == completion_mode::batched) {
@@ -311,7 +320,7 @@ int main(int argc, char** argv)
                   "\"wall_s\":%.4f,\"completions_per_s\":%.1f,\"claims\":%zu,"
                   "\"claim_p50_ms\":%.3f,\"claim_p99_ms\":%.3f,\"claim_max_ms\":%.3f,"
                   "\"requests\":%lld,\"server_cpu_s\":%.3f,\"server_cpu_us_per_job\":%.1f,"
-                  "\"load_cpu_s\":%.3f}",
+                  "\"load_cpu_s\":%.3f,\"start\":\"%s\"}",
                   o.mode == completion_mode::batched ? "batched" : "unbatched",
                   static_cast<long long>(o.workers), static_cast<long long>(o.slots),
                   static_cast<long long>(t.completions), wall,
@@ -319,7 +328,7 @@ int main(int argc, char** argv)
                   percentile(t.claim_ms, 0.5), percentile(t.claim_ms, 0.99),
                   percentile(t.claim_ms, 1.0), static_cast<long long>(t.requests), server_cpu,
                   t.completions ? server_cpu * 1e6 / static_cast<double>(t.completions) : 0.0,
-                  cpu_seconds(getpid()));
+                  cpu_seconds(getpid()), o.claim_starts ? "claim" : "separate");
     std::cout << line << std::endl;
     if (o.jobs && t.completions != o.jobs) {
         fail("made " + std::to_string(t.completions) + " completions, expected " +

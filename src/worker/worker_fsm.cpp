@@ -328,6 +328,15 @@ void worker_fsm::impl::resend_due()
             continue;
         }
         r.retry_at.reset();
+        // A transition of an earlier holding of a job claimed here anew is not sent again: the
+        // claim shows the server applied it (a hand-back whose answer was lost) or that it no
+        // longer matters, and sent again it would act on the new holding, which has the same
+        // node and attempt (a hand-back of a job this worker has just started).
+        if (requests.stale.erase(it->first)) {
+            lease.returning.erase(it->first);
+            it = requests.open.erase(it);
+            continue;
+        }
         if (std::holds_alternative<worker::claim_jobs>(r.action)) {
             // Stopping, the claim is not needed any more - unless the server may have applied
             // it: then it goes again under its key, and the jobs it took are handed back.

@@ -43,6 +43,9 @@ worker::claim_jobs worker_fsm::impl::fresh_claim(request_id id) const
     // out until it answers; so while any job holds resources here, its exit would leave them
     // idle for up to the whole wait. With nothing held, nothing here can free up meanwhile.
     if (cfg.server.use_extensions && pool.idle()) c.wait_seconds = cfg.poll.long_poll_seconds;
+    // The claim asks only for what fits the free resources, so each job it gets is placed and
+    // spawned as soon as its requirements are known: the server may start them in the claim.
+    c.start = cfg.server.use_extensions;
     return c;
 }
 
@@ -100,10 +103,10 @@ void worker_fsm::impl::on(worker::jobs_claimed const& e, worker_action const& se
         say(log_severity::warning, "claim: the server returned " + std::to_string(e.jobs.size()) +
                                        " jobs for a limit of " + std::to_string(limit) + "; " +
                                        std::to_string(extra) + " handed back");
-    fetch_requirements();
+    fetch_requirements(true);
 }
 
-void worker_fsm::impl::fetch_requirements()
+void worker_fsm::impl::fetch_requirements(bool fresh)
 {
     for (auto const id : claims.batch) {
         auto const rr = jobs.at(id).job.resource_requirements_id;
@@ -111,7 +114,7 @@ void worker_fsm::impl::fetch_requirements()
         claims.fetching_requirements.insert(rr);
         send(worker::read_requirements{{}, rr});
     }
-    place_batch();
+    place_batch(fresh);
 }
 
 void worker_fsm::impl::on(worker::requirements_read const& e, worker_action const& sent)
@@ -139,8 +142,12 @@ void worker_fsm::impl::requirements_failed(std::int64_t requirements_id, std::st
     place_batch();
 }
 
-// Places the claimed jobs in the server's order once all their requirements are known.
-void worker_fsm::impl::place_batch()
+// Places the claimed jobs in the server's order once all their requirements are known. A job the
+// claim started spawns at once only while the claim's answer is `fresh` (placed in the event
+// that brought it): after a round trip for its requirements the node may have lost it meanwhile
+// (its lease ran out, it was handed to another node), so start_job asks first, which the server
+// answers as a repeat while the job is still this node's and with 409 once it is not.
+void worker_fsm::impl::place_batch(bool fresh)
 {
     if (!claims.fetching_requirements.empty()) return;
     bool placed = false;
@@ -159,7 +166,10 @@ void worker_fsm::impl::place_batch()
             auto placement = pool.reserve(need, reservation_id{id});
             BOOST_ASSERT(placement);  // check() said it fits now
             job.state = job_state::starting{std::move(*placement)};
-            send(worker::start_job{{}, id, job.job.attempt_id});
+            if (job.job.started && fresh)
+                on_started(id);  // the claim started it: adopted as start_job's answer
+            else
+                send(worker::start_job{{}, id, job.job.attempt_id});
             placed = true;
         } else {
             refused = true;

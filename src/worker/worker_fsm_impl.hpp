@@ -184,10 +184,10 @@ struct worker_fsm::impl {
     worker::claim_jobs fresh_claim(request_id id) const;
     void try_claim();
     void on(worker::jobs_claimed const& e, worker_action const& sent);
-    void fetch_requirements();
+    void fetch_requirements(bool fresh = false);
     void on(worker::requirements_read const& e, worker_action const& sent);
     void requirements_failed(std::int64_t requirements_id, std::string const& why);
-    void place_batch();
+    void place_batch(bool fresh = false);
     void on_started(std::int64_t job_id);
     void hand_back(job_entry& job, log_severity level, std::string const& why);
     void on_handed_back(std::int64_t job_id, bool accepted, std::string const& why = {});
@@ -205,6 +205,7 @@ struct worker_fsm::impl {
     std::pair<job_entry*, Phase*> live(std::int64_t job_id, std::string_view what);
     void on(worker::job_spawned const& e);
     void on(worker::spawn_failed const& e);
+    job_result attempt_result(job_entry const& job) const;
     job_result classify(job_entry const& job, job_state::running const& run,
                         worker::job_exited const& e) const;
     void on(worker::job_exited const& e);

@@ -67,7 +67,30 @@ void worker_fsm::impl::on(worker::spawn_failed const& e)
         if (lease.orphans.empty()) claim_progress();
         return;
     }
-    hand_back(*job, log_severity::error, "spawn failed: " + e.message);
+    // Handed back, it would come straight back to this worker and fail again without end: the
+    // attempt is over, failed, and the failure rules and max_retries decide what follows.
+    pool.release(reservation_id{e.job_id});
+    auto r = attempt_result(*job);
+    r.status = result_status::failed;
+    r.return_code = spawn_failed_exit_code;
+    say(log_severity::error, job_name(e.job_id) + ": failed rc=" + std::to_string(r.return_code) +
+                                 " (its process could not start: " + e.message + ")");
+    claim_progress();
+    attempt_over(*job, std::move(r));
+}
+
+// The identity and times of the job's attempt ending now; status and return code are the
+// caller's.
+job_result worker_fsm::impl::attempt_result(job_entry const& job) const
+{
+    job_result r{};
+    r.job_id = job.job.id;
+    r.workflow_id = workflow_id;
+    r.run_id = startup.run_id;
+    r.attempt_id = job.job.attempt_id;
+    r.compute_node_id = startup.compute_node_id.value_or(0);
+    r.completion_time = unix_at(now);
+    return r;
 }
 
 // The attempt's status and return code from how it ended and why the worker stopped it
@@ -80,14 +103,8 @@ void worker_fsm::impl::on(worker::spawn_failed const& e)
 job_result worker_fsm::impl::classify(job_entry const& job, job_state::running const& run,
                                       worker::job_exited const& e) const
 {
-    job_result r{};
-    r.job_id = e.job_id;
-    r.workflow_id = workflow_id;
-    r.run_id = startup.run_id;
-    r.attempt_id = job.job.attempt_id;
-    r.compute_node_id = startup.compute_node_id.value_or(0);
+    auto r = attempt_result(job);
     r.exec_time_minutes = std::chrono::duration<double>(now - run.spawned_at).count() / 60;
-    r.completion_time = unix_at(now);
     r.usage = e.usage;
     auto const timeout_code = cfg.termination.timeout_exit_code;
     r.return_code = e.step ? e.step->return_code : e.status.return_code();

@@ -146,6 +146,9 @@ core::result<core::claimed_job> decode_job(json::value const& v, std::string con
     job.attempt_id = r.count("attempt_id", 1, 1);
     job.output_file_ids = r.ids("output_file_ids");
     job.env = r.variables("env");
+    // Only a running job was started by the claim; a status in any other form is not read.
+    if (auto const* status = v.get_object().if_contains("status"); status && status->is_string())
+        job.started = status->get_string() == "running";
     if (!r.ok()) return *r.error();
     return job;
 }

@@ -168,9 +168,11 @@ wire_request claim_request(w::claim_jobs const& a, wire_context const& c)
         }
         // The request id is the claim's key: a claim re-sent after a lost reply keeps its id, so
         // the server answers it with the jobs the first one took.
+        // With `start` the server starts what it hands out, for this node, in the claim.
         if (c.compute_node_id != 0)
             target += separator + std::string("compute_node_id=") + to_string(c.compute_node_id) +
-                      "&request_key=" + to_string(static_cast<std::uint64_t>(a.request));
+                      "&request_key=" + to_string(static_cast<std::uint64_t>(a.request)) +
+                      (a.start ? "&start=true" : "");
     }
     out.target = std::move(target);
     return out;

@@ -22,11 +22,16 @@ worker_args() {
         --poll-interval 0.5 --set limits.idle_timeout_seconds=20
 }
 
+# job_id JOB_NAME: the id of the job of $wf with that name.
+job_id() {
+    "$torcrun" jobs --url "$base" "$wf" --json |
+        python3 -c 'import json,sys; print([j["id"] for j in json.load(sys.stdin) if j["name"] == sys.argv[1]][0])' "$1"
+}
+
 # attempt_dir JOB_NAME ATTEMPT: the log directory of that attempt (one run).
 attempt_dir() {
     local id
-    id=$("$torcrun" jobs --url "$base" "$wf" --json |
-        python3 -c 'import json,sys; print([j["id"] for j in json.load(sys.stdin) if j["name"] == sys.argv[1]][0])' "$1")
+    id=$(job_id "$1")
     local dirs=("$tmp/out/jobs/wf${wf}_j${id}"/r*_a"$2")
     [ -d "${dirs[0]}" ] || fail "no log directory for $1 attempt $2: $(find "$tmp/out" | head -50)"
     echo "${dirs[0]}"

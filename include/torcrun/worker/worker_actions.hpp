@@ -33,7 +33,8 @@ struct read_pending_actions { request_id request{}; action_trigger trigger{}; };
 struct claim_action { request_id request{}; std::int64_t action_id = 0; };
 // claim_jobs_based_on_resources: what one node could still take (each dimension the largest
 // over the nodes), the number of nodes a multi-node job may take, every node's free resources
-// for servers that place per node, and the long-poll wait (0 = answer at once).
+// for servers that place per node, and the long-poll wait (0 = answer at once). `start`: the
+// server may mark the jobs it hands out running for this node (claim and start, extension).
 struct claim_jobs {
     request_id request{};
     std::uint32_t limit = 0;
@@ -42,6 +43,7 @@ struct claim_jobs {
     std::optional<double> time_limit_seconds;  // nullopt = no end known
     double wait_seconds = 0;
     std::vector<node_availability> nodes;
+    bool start = false;
 };
 struct read_requirements { request_id request{}; std::int64_t requirements_id = 0; };
 // The job transitions carry the attempt they act for (the fence, with the compute node: a server

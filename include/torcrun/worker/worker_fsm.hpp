@@ -29,6 +29,18 @@
 //     --> retrying{result, rule} (back to ready)  or  reporting (result in the report queue)
 //   awaiting_requirements, starting, spawning --refused, no fit, stopping--> handing_back
 //   running --signal, grace, SIGKILL (cause, kill_at, killed)--> exit as above
+//   spawning --spawn_failed (placement released)--> a failed attempt, spawn_failed_exit_code:
+//     [fetching_handler] --> retrying or reporting, as after an exit
+//
+// Claim and start: with use_extensions every claim asks the server to start what it hands out
+// (start=true); a job the reply lists `running` was started by the claim and goes from its
+// reservation straight to spawning, without start_job, when it is placed in the event of the
+// claim's answer (its requirements known already). One placed later (after a requirements read)
+// and one a reply lists `pending` (a server without the extension) get start_job as before: for
+// the first the server answers a repeat, or 409 when the node lost it meanwhile. A claim re-sent after a lost answer is
+// answered with the first answer's jobs, running: they are adopted the same way, never started
+// twice; the ones a forgetful server does not list again are found by reconciliation and handed
+// back (running -> ready, fenced by node and attempt).
 //
 // Placement: a job starts only when resource_pool::reserve succeeds; its GPU ids come from the
 // reservation; what a claim asks for comes from the same pool. Resources are released when the
@@ -88,6 +100,10 @@ enum class stop_reason {
 
 // The worker's exit status when every job left can never run in this allocation.
 inline constexpr int never_fits_exit_code = 3;
+
+// The return code of an attempt whose process could not be started (its attempt directory or
+// files could not be written, exec failed): 126, the shells' "cannot execute".
+inline constexpr int spawn_failed_exit_code = 126;
 
 std::string_view to_string(worker_stage stage);
 std::string_view to_string(stop_reason reason);

@@ -15,7 +15,8 @@
 
 namespace torcrun::core {
 
-// A job as a claim reply returns it (its server status is `pending` by then).
+// A job as a claim reply returns it: `pending` on the server, or `running` when the claim also
+// started it (a claim with start=true, extension): then no start_job follows.
 struct claimed_job {
     std::int64_t id = 0;
     std::string name;
@@ -26,6 +27,7 @@ struct claimed_job {
     std::uint32_t attempt_id = 1;
     std::vector<std::int64_t> output_file_ids;  // checked after a zero exit
     env_map env;  // the job's own `env` (newer Torc); the workflow's is applied under it
+    bool started = false;  // the reply's status is "running": the claim started it
 
     bool operator==(claimed_job const&) const = default;
 };

@@ -5,6 +5,12 @@
 // (never every ready job), core::select_claim / select_next_jobs choose, and the chosen rows
 // become pending, noted with the claimant when the worker names itself.
 //
+// Claim and start (extension): with `start=true` (and `compute_node_id`) the chosen jobs become
+// running for the claimant in the claim's transaction, as start_job would make them one by one:
+// held by that node on their current attempt, which the answer carries, so every later transition
+// of the worker is fenced as after start_job. A claim resent under its key answers the jobs the
+// first one started that the node still holds running (or pending).
+//
 // Reading the candidates: jobs that share resource_requirements_id and scheduler_id look the same
 // to core::select_claim but for their priorities and ids, and it prefers the higher priority, then
 // the lower id, so at most `limit` of each such group (the first in that order) can be chosen. The groups are found by seeking the
@@ -213,6 +219,7 @@ struct claim_params {
     double wait_seconds = 0;
     std::optional<std::int64_t> claimant;
     std::optional<std::string> key;  // request_key: a retried claim sends the same
+    bool start = false;  // start=true: the chosen jobs become running, not pending
 };
 
 constexpr std::size_t max_key_bytes = 128;
@@ -266,6 +273,13 @@ api_result<claim_params> common_params(job_changes& changes, request const& req,
     auto key = key_param(req, node->has_value(), what);
     if (!key) return key.error();
     out.key = std::move(*key);
+    auto start = detail::flag_param(req, "start", false, what);
+    if (!start) return start.error();
+    if (*start && !*node) {
+        return api::unprocessable(std::string(what) +
+                                  ": query parameter \"start\" needs \"compute_node_id\"");
+    }
+    out.start = *start;
     if (!*node) return out;
     auto const id = std::get<std::int64_t>(**node);
     if (auto ok = detail::require_active_node(changes.db(), id, wf, what,
@@ -284,7 +298,8 @@ api::response job_list(std::vector<api::record> const& rows)
 }
 
 // A claim sent again under the key of the node's last one: the jobs it handed out that the node
-// still holds pending (none once they moved on); nullopt for a claim not seen before.
+// still holds pending, or with `start` running (none once they moved on); nullopt for a claim not
+// seen before.
 api_result<std::optional<api::response>> repeated_claim(job_changes& changes,
                                                         claim_params const& params)
 {
@@ -297,7 +312,9 @@ api_result<std::optional<api::response>> repeated_claim(job_changes& changes,
     for (auto id : **ids) {
         auto job = changes.job_state(id);
         if (!job) return job.error();
-        if (!*job || (*job)->status != job_status::pending || (*job)->holder != params.claimant)
+        if (!*job || (*job)->holder != params.claimant) continue;
+        auto const status = (*job)->status;
+        if (status != job_status::pending && !(params.start && status == job_status::running))
             continue;
         auto row = changes.db().get_job(id, changes.source());
         if (!row) return row.error();
@@ -306,9 +323,9 @@ api_result<std::optional<api::response>> repeated_claim(job_changes& changes,
     return std::optional<api::response>{job_list(rows)};
 }
 
-// The chosen jobs become pending; the answer lists them as GET /jobs/{id} shows them
-// (invocation_script and the five id lists included, which Torc's claims leave out). A keyed
-// claim that hands out jobs is remembered for its repeats.
+// The chosen jobs become pending (running with `start`); the answer lists them as GET /jobs/{id}
+// shows them (invocation_script and the five id lists included, which Torc's claims leave out). A
+// keyed claim that hands out jobs is remembered for its repeats.
 api::outcome hand_out(job_changes& changes, request const& req, std::int64_t wf,
                       std::vector<std::int64_t> const& chosen, claim_params const& params)
 {
@@ -322,9 +339,9 @@ api::outcome hand_out(job_changes& changes, request const& req, std::int64_t wf,
     }
     std::vector<api::record> rows;
     rows.reserve(chosen.size());
+    auto const to = params.start ? job_status::running : job_status::pending;
     for (auto id : chosen) {
-        auto ok =
-            changes.set_status(wf, id, job_status::ready, job_status::pending, params.claimant);
+        auto ok = changes.set_status(wf, id, job_status::ready, to, params.claimant);
         if (!ok) return api::error_response(ok.error());
         auto job = changes.db().get_job(id, changes.source());
         if (!job) return api::error_response(job.error());

@@ -394,6 +394,12 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
     if (!launched) {
         if (guardian && !step.empty()) guardian->forget_step(self->settings_.slurm_job_id, step);
         self->jobs_.erase(id);
+        // The attempt directory exists: its stderr says why nothing ran (torcrun logs shows it).
+        if (!plan->paths.stderr_file.empty()) {
+            std::ofstream err(plan->paths.stderr_file, std::ios::app);
+            err << "torcrun: the job's process could not start: " << launched.error().message
+                << "\n";
+        }
         self->spawn_failed(id, launched.error().message);
         co_return;
     }

@@ -1,7 +1,7 @@
 // Fenced job transitions and idempotent claims through server_api on a real SQLite store: each
 // stale transition the fence refuses, with its message verbatim and nothing written; the repeats
 // of a transition already applied (a lost reply sent again) answered 200 without a second write;
-// claims sent again under their request_key.
+// claims sent again under their request_key; claims that also start (start=true).
 #include "lifecycle_fixture.hpp"
 
 #include <boost/json/parse.hpp>
@@ -42,6 +42,14 @@ struct fence_fixture : test::lifecycle_fixture {
         return ids_of(ok("POST", "/workflows/1/claim_jobs_based_on_resources/5",
                          node_body(8, 16, 0, 1),
                          {{"compute_node_id", std::to_string(node)}, {"request_key", key}}));
+    }
+
+    boost::json::value starting_claim(std::int64_t node, std::string const& key)
+    {
+        return ok("POST", "/workflows/1/claim_jobs_based_on_resources/5", node_body(8, 16, 0, 1),
+                  {{"compute_node_id", std::to_string(node)},
+                   {"request_key", key},
+                   {"start", "true"}});
     }
 
     std::string complete_path(std::int64_t job_id, std::string const& status = "completed")
@@ -306,6 +314,57 @@ BOOST_FIXTURE_TEST_CASE(a_claim_sent_again_after_a_restart_gets_the_same_jobs, f
     BOOST_TEST(deactivate_node(node_a).status == 200u);
     BOOST_TEST(scalar("SELECT COUNT(*) FROM claim_key") == 0);
     BOOST_TEST(status(a) == "ready");
+}
+
+// start=true: the claimed jobs run for the claimant at once, fenced as after start_job; the
+// same claim again (a lost reply) answers them running, never new ones, and never starts twice.
+BOOST_FIXTURE_TEST_CASE(a_claim_that_starts_its_jobs, fence_fixture)
+{
+    auto const c = job("c");
+    initialize();
+    auto const first = starting_claim(node_a, "7");
+    BOOST_TEST((ids_of(first) == std::vector<std::int64_t>{a, c}));
+    for (auto const& j : first.at("jobs").as_array()) {
+        BOOST_TEST(j.at("status").as_string() == "running");
+        BOOST_TEST(j.at("attempt_id").as_int64() == 1);
+    }
+    BOOST_TEST(status(a) == "running");
+    BOOST_TEST(scalar("SELECT active_compute_node_id FROM job WHERE id = 1") == node_a);
+    // One event per job: ready -> running, no pending step between.
+    BOOST_TEST(scalar("SELECT COUNT(*) FROM event WHERE data LIKE '%\"job_id\":1,%'") == 2);
+    auto const before = snapshot();
+    auto const again = starting_claim(node_a, "7");
+    BOOST_TEST((ids_of(again) == std::vector<std::int64_t>{a, c}));
+    BOOST_TEST(snapshot() == before);
+    // start_job from the claimant repeats (200, nothing written); any other node is fenced off.
+    ok("PUT", "/jobs/1/start_job/0/" + std::to_string(node_a), "", {{"attempt_id", "1"}});
+    BOOST_TEST(snapshot() == before);
+    BOOST_TEST(fails(409, "POST", complete_path(a), result_body(a, "completed", node_b), on(node_b)) ==
+               "complete_job: job 1 is held by compute node 1 on attempt 1, not by compute node 2");
+    // The holder completes one; the claim again answers only the one still running.
+    ok("POST", complete_path(a), result_body(a, "completed", node_a), on(node_a));
+    BOOST_TEST((ids_of(starting_claim(node_a, "7")) == std::vector<std::int64_t>{c}));
+    // A job started by a claim goes back to ready when its node hands it back.
+    ok("PUT", "/jobs/" + std::to_string(c) + "/manage_status_change/ready/0", "", on(node_a));
+    BOOST_TEST(status(c) == "ready");
+    BOOST_TEST(starting_claim(node_a, "7").at("jobs").as_array().empty());
+}
+
+BOOST_FIXTURE_TEST_CASE(a_starting_claim_needs_its_node, fence_fixture)
+{
+    auto const before = snapshot();
+    BOOST_TEST(fails(422, "POST", "/workflows/1/claim_next_jobs", "", {{"start", "true"}}) ==
+               "claim_next_jobs: query parameter \"start\" needs \"compute_node_id\"");
+    BOOST_TEST(fails(400, "POST", "/workflows/1/claim_jobs_based_on_resources/5",
+                     node_body(8, 16, 0, 1),
+                     {{"start", "soon"}, {"compute_node_id", std::to_string(node_a)}})
+                   .starts_with("claim_jobs_based_on_resources: query parameter \"start\""));
+    BOOST_TEST(snapshot() == before);
+    // claim_next_jobs starts as well; start=false is today's claim.
+    BOOST_TEST(ids_of(ok("POST", "/workflows/1/claim_next_jobs", "",
+                         {{"compute_node_id", std::to_string(node_a)}, {"start", "false"}}))
+                   .size() == 1);
+    BOOST_TEST(status(a) == "pending");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -176,6 +176,22 @@ BOOST_DATA_TEST_CASE(a_failed_spawn_is_reported_verbatim, bdata::make(failure_ca
     BOOST_TEST(f.logged("warning runner: job spawn failed job=12 error="));
 }
 
+// A launch that fails after the attempt directory was made says why in the attempt's stderr, the
+// file `torcrun logs` shows.
+BOOST_AUTO_TEST_CASE(a_failed_launch_says_why_in_the_attempt_stderr)
+{
+    test::runner_fixture f;
+    auto s = f.settings();
+    s.worker_env["PATH"] = "/nonexistent-torcrun";
+    auto const action = test::spawn_action(12, "true");
+    f.make(s);
+    f.call([&](io::job_runner& r) { r.spawn(action); });
+    f.wait_for<core::worker::spawn_failed>(12);
+    BOOST_TEST(test::read_file(f.paths(action).stderr_file) ==
+               "torcrun: the job's process could not start: spawn: \"bash\" was not found in PATH "
+               "\"/nonexistent-torcrun\"\n");
+}
+
 BOOST_AUTO_TEST_CASE(memory_is_reported_only_when_enforced)
 {
     for (bool const enforce : {true, false}) {

@@ -32,6 +32,13 @@ core::worker_config long_poll()
     return c;
 }
 
+// A job as a claim with start=true returns it: running on the server already.
+core::claimed_job started(core::claimed_job j)
+{
+    j.started = true;
+    return j;
+}
+
 std::string const refused_message = "PUT /jobs/42/start_job/1/9: 422 run_id 1 does not match";
 
 void ledger_is(harness& h, std::size_t claimed, std::size_t reported, std::size_t handed_back,
@@ -190,19 +197,77 @@ std::vector<scenario> const scenarios{
          {1.8, done("start_job 42"),
           {"info: server: answering again", "spawn 42#1 on n0 cpus=2 memory=0"}},
      }},
-    {"spawn failure: the job is handed back", test_config(), one_node(),
+    {"spawn failure: the attempt fails with rc 126 and is reported, not handed back",
+     test_config(), one_node(),
      opening(node_text, claim8) + std::vector<step>{
          {1, claimed({job(42)}), {"read_requirements 1"}},
          {1.1, requirements(1, needs(2)),
           {"start_job 42", "claim_jobs limit=6 cpus=6 memory=16g gpus=4 nodes=1"}},
          {1.2, done("start_job 42"), {"spawn 42#1 on n0 cpus=2 memory=0"}},
          {1.3, ev(worker::spawn_failed{42, "spawn: chdir /nope: No such file or directory"}),
-          {"error: job 42: handed back: spawn failed: spawn: chdir /nope: No such file or "
-           "directory",
-           "hand_back 42"}},
-         {1.4, done("hand_back 42"), {}},
+          {"error: job 42: failed rc=126 (its process could not start: spawn: chdir /nope: No "
+           "such file or directory)",
+           "complete_jobs 42#1 failed rc=126"}},
+         {1.4, batch_ok({42}), {}},
      },
-     [](harness& h) { ledger_is(h, 1, 0, 1, 0); }},
+     [](harness& h) {
+         ledger_is(h, 1, 1, 0, 0);
+         BOOST_TEST(h.fsm().pool().idle());
+     }},
+    {"spawn failure with a failure rule: retried until max_retries, then failed", test_config(),
+     one_node(),
+     opening(node_text, claim8) + std::vector<step>{
+         {1, claimed({job(42, 1, 8)}), {"read_requirements 1"}},
+         {1.1, requirements(1, needs(2)),
+          {"start_job 42", "claim_jobs limit=6 cpus=6 memory=16g gpus=4 nodes=1"}},
+         {1.2, done("start_job 42"), {"spawn 42#1 on n0 cpus=2 memory=0"}},
+         {1.3, ev(worker::spawn_failed{42, "spawn: mkdir: Permission denied"}),
+          {"error: job 42: failed rc=126 (its process could not start: spawn: mkdir: Permission "
+           "denied)",
+           "read_failure_handler 8"}},
+         {1.4, reply<worker::failure_handler_read>("read_failure_handler 8",
+                                                   core::failure_handler{8, {{{126}, false, {}, 2}}}),
+          {"retry_job 42 max_retries=2"}},
+         {1.5, done("retry_job 42"),
+          {"info: job 42: retried after rc=126 (attempt 1 of 2)", "record_result 42#1 failed rc=126"}},
+         {1.6, claimed({job(42, 1, 8, 2)}),
+          {"start_job 42", "claim_jobs limit=6 cpus=6 memory=16g gpus=4 nodes=1"}},
+         {1.7, done("start_job 42"), {"spawn 42#2 on n0 cpus=2 memory=0"}},
+         {1.8, ev(worker::spawn_failed{42, "spawn: mkdir: Permission denied"}),
+          {"error: job 42: failed rc=126 (its process could not start: spawn: mkdir: Permission "
+           "denied)",
+           "info: job 42: attempt 2 reached max_retries=2; failed",
+           "complete_jobs 42#2 failed rc=126"}},
+     }},
+    {"claim and start: a job the claim started is spawned without start_job", test_config(),
+     one_node(),
+     opening(node_text, claim8) + std::vector<step>{
+         // Placed after a requirements read: start_job asks whether the node still holds it.
+         {1, claimed({started(job(42)), job(43)}), {"read_requirements 1"}},
+         {1.1, requirements(1, needs(2)),
+          {"start_job 42", "start_job 43", "claim_jobs limit=4 cpus=4 memory=16g gpus=4 nodes=1"}},
+         {1.2, done("start_job 42"), {"spawn 42#1 on n0 cpus=2 memory=0"}},
+         {1.25, spawned(42), {"info: job 42: started attempt=1 on n0 cpus=2 memory=0"}},
+         // Placed in the event of the claim's answer: spawned at once.
+         {1.3, claimed({started(job(44))}),
+          {"spawn 44#1 on n0 cpus=2 memory=0",
+           "claim_jobs limit=2 cpus=2 memory=16g gpus=4 nodes=1"}},
+     },
+     [](harness& h) { ledger_is(h, 3, 0, 0, 0); }},
+    {"claim and start: a started job that cannot run here goes back from running", test_config(),
+     one_node(),
+     opening(node_text, claim8) + std::vector<step>{
+         {1, claimed({started(job(42))}), {"read_requirements 1"}},
+         {1.1, requirements(1, needs(9)),
+          {"error: job 42: handed back: it can never run here: needs 9 CPUs per node, node n0 has "
+           "8 CPUs",
+           "hand_back 42", "arm_timer 1.6"}},
+         {1.2, done("hand_back 42"), {}},
+     },
+     [](harness& h) {
+         ledger_is(h, 1, 0, 1, 0);
+         BOOST_TEST(h.fsm().pool().idle());
+     }},
     {"requirements unreadable: those jobs are handed back, the others start", test_config(),
      one_node(),
      opening(node_text, claim8) + std::vector<step>{

@@ -175,9 +175,8 @@ std::vector<scenario> const scenarios{
          {1.4, claimed({with_outputs(job(5))}), {"..."}},  // its outputs never checked
          {1.42, done("start_job 5"), {"..."}},
          {1.43, spawned(5), {"..."}},
-         {1.5, claimed({job(6)}), {"..."}},                // spawn fails, hand back unanswered
-         {1.52, done("start_job 6"), {"..."}},
-         {1.53, ev(worker::spawn_failed{6, "x"}), {"..."}},
+         {1.5, claimed({job(6)}), {"..."}},                // start refused, hand back unanswered
+         {1.52, refused("start_job 6", 422, "x"), {"..."}},
          {1.6, claimed({job(7, 1, 8)}), {"..."}},          // fails, retry unanswered
          {1.62, done("start_job 7"), {"..."}},
          {1.63, spawned(7), {"..."}},

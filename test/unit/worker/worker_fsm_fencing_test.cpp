@@ -126,4 +126,34 @@ BOOST_AUTO_TEST_CASE(a_claim_resent_after_a_lost_reply_keeps_its_key)
     BOOST_TEST(h.fsm().ledger().claimed == 1u);
 }
 
+// Reconciliation hands back a job it finds held but unknown here; that hand-back's answer is
+// lost (the server may have applied it), and before it is re-sent a claim hands the same job to
+// this worker again, already running. Re-sent, the hand-back would return the new holding (same
+// node, same attempt) while its process runs: it is dropped instead.
+BOOST_AUTO_TEST_CASE(a_hand_back_of_an_earlier_holding_is_not_resent)
+{
+    harness h(test_config(), n0_pool());
+    for (auto const& st : start) h.feed(st.at, st.event(h));
+    h.feed(1, worker::request_failed{h.req("claim_jobs"), http_failure::reset, 0, "reset"});
+    h.feed(2, worker::tick{});
+    auto const quiet = h.feed(2.1, worker::jobs_claimed{h.req("claim_jobs"), {}});
+    BOOST_TEST(lines(quiet).find("read_held_jobs") != std::string::npos);
+    auto const found = h.feed(
+        2.2, worker::held_jobs_read{h.req("read_held_jobs"), {{42, "running", 1}}});
+    BOOST_TEST_REQUIRE(lines(found).find("hand_back 42") != std::string::npos);
+    h.feed(2.3, worker::request_failed{h.req("hand_back 42"), http_failure::reset, 0, "lost"});
+    auto j = job(42);
+    j.started = true;
+    // The server answers again: what waits is re-sent now, but not the hand-back.
+    auto const claimed = h.feed(2.4, worker::jobs_claimed{h.req("claim_jobs"), {j}});
+    BOOST_TEST(lines(claimed).find("hand_back 42") == std::string::npos, lines(claimed));
+    auto const placed = h.feed(2.5, worker::requirements_read{h.req("read_requirements 1"), needs(1)});
+    BOOST_TEST(lines(placed).find("start_job 42") != std::string::npos);
+    for (double t = 3; t <= 40; t += 1) {
+        auto const later = h.feed(t, worker::tick{});
+        BOOST_TEST(lines(later).find("hand_back 42") == std::string::npos, "at " << t);
+    }
+    BOOST_TEST(h.fsm().ledger().claimed == 1u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

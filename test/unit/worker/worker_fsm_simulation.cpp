@@ -18,6 +18,7 @@ simulation::simulation(std::uint64_t seed, tally& seen, std::ostream* trace)
         workers_.push_back(std::make_unique<sim_worker>(random_config(), nodes_, jitter));
     }
     lease_ = static_cast<double>(std::array{10, 30, 120}[r_.in(0, 2)]);
+    starts_claims_ = r_.chance(0.8);
     random_workload();
     if (r_.chance(0.3)) {
         auto const from = r_.real(1, 60);

@@ -1,7 +1,8 @@
 // worker_fsm against a simulated server and shell: one to three workers share the server, with
 // random replies (transient failures, outages, refusals, replies lost after the server applied
 // the request, server restarts that restart every lease and fail what is in flight), random
-// process exits, signals and time jumps. The server fences job transitions by node and attempt,
+// process exits, signals and time jumps. The server starts what a claim with `start` hands out
+// (unless it is one that ignores the flag), fences job transitions by node and attempt,
 // answers a re-sent claim from its first answer, and expires the nodes whose heartbeats stop
 // (their jobs back to ready, as the real server does). After every step each state machine's
 // invariants hold and its actions are checked against the simulation: start_job only for jobs
@@ -67,7 +68,8 @@ struct tally {
     std::size_t spawns = 0, retries = 0, hand_backs = 0, journaled = 0, signals = 0, kills = 0,
                 deadline = 0, lost = 0, idle = 0, exit_1 = 0, steps = 0, replies_lost = 0,
                 restarts = 0, leases_expired = 0, leases_lost = 0, reregistered = 0,
-                reconciled = 0, multi = 0;
+                reconciled = 0, multi = 0, started_by_claims = 0,
+                started_again = 0;  // a re-sent claim's answer: jobs its first answer started
 };
 
 // One worker of a sequence: its state machine and what its shell owes it.
@@ -137,6 +139,7 @@ private:
     bool reliable_ = false;  // the finale: no failures, prompt exits
     bool canceled_ = false;
     double lease_ = 0;  // worker_lease_seconds of the server
+    bool starts_claims_ = true;  // honours a claim's `start` (a Torc server does not)
     std::pair<double, double> outage_{-1, -1};  // the server answers nothing in [first, second)
     std::map<std::int64_t, core::job_resources> rr_;
     core::failure_handler handler_{1, {}};

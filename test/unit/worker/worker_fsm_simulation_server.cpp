@@ -241,8 +241,9 @@ worker_event simulation::answer(sim_worker& w, core::request_id id, core::worker
 }
 
 // Mostly what fits the claim (per job against one node, then greedily); now and then more. A
-// claim re-sent under its key gets the first answer's jobs that are still pending for the node;
-// an inactive node gets a 409.
+// claim with `start` makes them running for the node (unless this server ignores it, as Torc's
+// does); a claim re-sent under its key gets the first answer's jobs that the node still holds
+// pending, or running when it starts; an inactive node gets a 409.
 worker_event simulation::claim_answer(sim_worker& w, core::request_id id,
                                       worker::claim_jobs const& c)
 {
@@ -252,10 +253,20 @@ worker_event simulation::claim_answer(sim_worker& w, core::request_id id,
         return worker::request_failed{id, http_failure::http_4xx, 409,
                                       "compute node " + std::to_string(by) + " is inactive"};
     worker::jobs_claimed reply{id, {}};
+    bool const start = c.start && starts_claims_;
+    auto const handed = [&](server_job const& j) {
+        auto out = j.job;
+        out.started = j.status == sstatus::running;
+        reply.jobs.push_back(out);
+    };
     if (auto const first = node.claims.find(id); first != node.claims.end()) {
         for (auto const job_id : first->second)
-            if (auto const& j = jobs_.at(job_id); j.status == sstatus::pending && j.holder == by)
-                reply.jobs.push_back(j.job);
+            if (auto const& j = jobs_.at(job_id);
+                j.holder == by && (j.status == sstatus::pending ||
+                                   (start && j.status == sstatus::running))) {
+                seen_.started_again += j.status == sstatus::running;
+                handed(j);
+            }
         return reply;
     }
     auto& keyed = node.claims[id];
@@ -274,11 +285,12 @@ worker_event simulation::claim_answer(sim_worker& w, core::request_id id,
             left.gpus -= need.num_gpus;
             left.memory_bytes -= need.memory_bytes;
         }
-        j.status = sstatus::pending;
+        j.status = start ? sstatus::running : sstatus::pending;
         j.holder = by;
+        seen_.started_by_claims += start;
         w.claimed.insert(job_id);
         keyed.push_back(job_id);
-        reply.jobs.push_back(j.job);
+        handed(j);
     }
     return reply;
 }

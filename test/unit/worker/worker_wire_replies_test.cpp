@@ -175,6 +175,17 @@ BOOST_AUTO_TEST_CASE(claimed_jobs_are_decoded_whole)
     BOOST_TEST((jobs[2] == core::claimed_job{43, "work_43", "bash my_script.sh", std::nullopt, 4,
                                              6, 2, {11, 12}, {}}));
     BOOST_TEST(as<w::jobs_claimed>(one(action, 200, R"({"jobs":[]})")).jobs.empty());
+    BOOST_TEST(!jobs[0].started);
+    // A claim with start=true lists its jobs running: started by the claim. A status that is not
+    // a string starts nothing and is no error.
+    auto const started = one(action, 200,
+                             R"({"jobs":[{"id":7,"name":"s","command":"c","status":"running",)"
+                             R"("resource_requirements_id":4},{"id":8,"name":"t","command":"c",)"
+                             R"("status":4,"resource_requirements_id":4}]})");
+    auto const& started_jobs = as<w::jobs_claimed>(started).jobs;
+    BOOST_TEST_REQUIRE(started_jobs.size() == 2u);
+    BOOST_TEST(started_jobs[0].started);
+    BOOST_TEST(!started_jobs[1].started);
     // Newer Torc's job env: its own map, applied over the workflow's by the launch plan.
     auto const with_env = one(action, 200, R"({"jobs":[)" +
                                                torc_job(44, R"(,"env":{"A":"1","B":""})") +

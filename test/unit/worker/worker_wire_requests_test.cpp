@@ -65,9 +65,10 @@ struct request_case {
     double wait_seconds = 0;
 };
 
-w::claim_jobs claim(double wait, std::optional<double> time_limit)
+w::claim_jobs claim(double wait, std::optional<double> time_limit, bool start = false)
 {
     w::claim_jobs c;
+    c.start = start;
     c.request = core::request_id{5};
     c.limit = 8;
     c.per_node = {8, 16 * gib, 2};
@@ -106,6 +107,12 @@ std::vector<request_case> request_cases()
          R"({"num_cpus":8,"memory_gb":16,"num_gpus":2,"num_nodes":2})", 0.25},
         {"claim_jobs no wait", claim(0, std::nullopt), true, "POST",
          "/workflows/3/claim_jobs_based_on_resources/8?compute_node_id=9&request_key=5",
+         R"({"num_cpus":8,"memory_gb":16,"num_gpus":2,"num_nodes":2})"},
+        {"claim_jobs that starts", claim(0, std::nullopt, true), true, "POST",
+         "/workflows/3/claim_jobs_based_on_resources/8?compute_node_id=9&request_key=5&start=true",
+         R"({"num_cpus":8,"memory_gb":16,"num_gpus":2,"num_nodes":2})"},
+        {"claim_jobs that starts, plain v0.10: no start", claim(0, std::nullopt, true), false,
+         "POST", "/workflows/3/claim_jobs_based_on_resources/8",
          R"({"num_cpus":8,"memory_gb":16,"num_gpus":2,"num_nodes":2})"},
         {"claim_jobs plain v0.10", claim(30, 7200), false, "POST",
          "/workflows/3/claim_jobs_based_on_resources/8",

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# A job whose process cannot start (here: its log directory cannot be created, a file is in its
+# place) fails its attempt with return code 126 and a log line naming the cause, so its failure
+# rule retries it up to max_retries and the run ends; before, it was handed back and claimed
+# again by the same worker without end. The other job runs as usual.
+set -euo pipefail
+torcrun=$1
+tmp=$(mktemp -d)
+source "$(dirname "$0")/server_lib.sh"
+source "$(dirname "$0")/worker_lib.sh"
+trap worker_test_cleanup EXIT
+
+start_server "$tmp/db"
+cat >"$tmp/spawn.json" <<SPEC
+{"name": "spawn-failure",
+ "failure_handlers": [{"name": "again", "rules": [{"exit_codes": [126], "max_retries": 2}]}],
+ "jobs": [{"name": "good", "command": "echo fine"},
+          {"name": "broken", "failure_handler": "again", "command": "echo never"}]}
+SPEC
+submit_spec "$tmp/spawn.json"
+broken=$(job_id broken)
+mkdir -p "$tmp/out/jobs"
+echo "in the way" >"$tmp/out/jobs/wf${wf}_j${broken}"  # no attempt directory can go there
+
+rc=0
+start=$SECONDS
+timeout 60 "$torcrun" worker "$wf" $(worker_args) 2>"$tmp/worker.log" || rc=$?
+[ "$rc" != 124 ] || fail "the worker did not end in 60 s: $(grep -c 'broken\|j'"$broken" "$tmp/worker.log") lines on the job"
+[ "$rc" = 0 ] || fail "worker exit $rc: $(cat "$tmp/worker.log")"
+(( SECONDS - start < 30 )) || fail "the worker took $((SECONDS - start)) s"
+[ "$(job_statuses)" = "broken=failed good=completed" ] ||
+    fail "statuses: $(job_statuses): $(cat "$tmp/worker.log")"
+
+# Two attempts, as max_retries says, each failed with 126 and kept on the server.
+expect GET "/results?workflow_id=$wf&all_runs=true" "" 200
+[ "$(field "$body" 'sorted((r["attempt_id"], r["return_code"], r["status"]) for r in d["items"] if r["job_id"] == '"$broken"')')" = \
+    '[[1, 126, "failed"], [2, 126, "failed"]]' ] || fail "results on the server: $body" "$(cat "$tmp/worker.log")"
+# The log names the cause, once per attempt; nothing was handed back.
+n=$(grep -c "job $broken: failed rc=126 (its process could not start: spawn: attempt directory \"$tmp/out/jobs/wf${wf}_j${broken}/r[0-9]*_a[12]\": " "$tmp/worker.log" || true)
+[ "$n" = 2 ] || fail "expected 2 lines naming the cause, got $n: $(cat "$tmp/worker.log")"
+! grep -q "handed back" "$tmp/worker.log" || fail "a job was handed back: $(cat "$tmp/worker.log")"
+grep -qx fine "$(attempt_dir good 1)/stdout" || fail "good's stdout"
+stop_server
+echo ok
