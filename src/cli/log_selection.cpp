@@ -37,12 +37,25 @@ result<named_job> find_job(std::span<named_job const> jobs, std::string_view tex
 
 result<attempt_key> pick_attempt(std::vector<attempt_key> attempts,
                                  std::optional<std::int64_t> wanted, std::string_view job,
-                                 std::string_view status)
+                                 std::string_view status, std::optional<std::int64_t> run)
 {
     if (attempts.empty())
         return error{cat(job, " has not run (status ", status, "): no logs yet")};
     std::sort(attempts.begin(), attempts.end());
     attempts.erase(std::unique(attempts.begin(), attempts.end()), attempts.end());
+    if (run) {
+        std::vector<attempt_key> of_run;
+        std::string runs;  // attempts are sorted by run: each run once
+        for (std::size_t i = 0; i < attempts.size(); ++i) {
+            if (attempts[i].run_id == *run) of_run.push_back(attempts[i]);
+            if (i == 0 || attempts[i - 1].run_id != attempts[i].run_id)
+                runs += cat(runs.empty() ? "" : ", ", std::to_string(attempts[i].run_id));
+        }
+        if (of_run.empty())
+            return error{cat(job, " has no attempt in run ", std::to_string(*run), " (its runs: ",
+                             runs, ")")};
+        attempts = std::move(of_run);
+    }
     if (!wanted) return attempts.back();
     for (auto it = attempts.rbegin(); it != attempts.rend(); ++it)
         if (it->attempt_id == *wanted) return *it;

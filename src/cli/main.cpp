@@ -38,6 +38,8 @@ constexpr subcommand subcommands[] = {
      "write a workflow's HTML report: timeline per node and GPU, utilisation, failures"},
     {"cancel", torcrun::apps::cmd_cancel,
      "cancel a workflow: no more claims, its running jobs stopped, its allocations scancel'ed"},
+    {"rerun", torcrun::apps::cmd_rerun,
+     "run a workflow's jobs again as a new run (--failed, --job NAME); earlier logs stay"},
     // -- worker shell
     {"worker", torcrun::apps::cmd_worker, "run a workflow's jobs on this allocation's resources"},
     // -- run command

@@ -83,6 +83,20 @@ decision<job_status> decide_complete_job(std::int64_t job_id, job_status request
     return requested;
 }
 
+canceled_result classify_canceled_result(job_state const& job, bool workflow_canceled,
+                                         job_status requested, std::int64_t current_run,
+                                         std::int64_t result_run, std::int64_t result_attempt,
+                                         std::optional<std::int64_t> kept_run,
+                                         std::optional<std::int64_t> kept_attempt)
+{
+    if (job.status != job_status::canceled || !workflow_canceled ||
+        !is_terminal_for_complete_job(requested) || result_run != current_run ||
+        result_attempt != job.attempt_id)
+        return canceled_result::not_one;
+    if (kept_run == result_run && kept_attempt == result_attempt) return canceled_result::repeat;
+    return canceled_result::record;
+}
+
 decision<status_change> decide_manage_status_change(std::int64_t job_id, job_status requested,
                                                     std::optional<job_state> const& job,
                                                     run_ids run)

@@ -49,7 +49,9 @@ std::vector<std::int64_t> failed_jobs_to_reset(std::span<reset_candidate const> 
 {
     std::vector<std::int64_t> ids;
     for (auto const& job : jobs) {
-        if (satisfies_dependency(job.status) && job.return_code && *job.return_code != 0) {
+        auto const s = job.status;
+        if (s == job_status::failed || s == job_status::canceled || s == job_status::terminated ||
+            s == job_status::pending_failed) {
             ids.push_back(job.job_id);
         }
     }

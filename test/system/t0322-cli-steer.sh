@@ -61,9 +61,9 @@ wait "$run_pid" || rc=$?
 run_pid=
 [ "$rc" = 1 ] || fail "run exit $rc after the cancel: $(cat run.err)"
 kill -0 "$sleeper" 2>/dev/null && fail "the canceled job's process $sleeper still runs"
-# It ran: the summary points to its logs though the server kept no result of it; the last
-# progress line counts it as the summary does.
-grep -qx "  sleeper (job 2): canceled, logs $tmp/D/jobs/wf1_j2/r0_a1" run.out \
+# It ran: the server kept the result its worker reported after stopping it (SIGTERM: 143), so
+# the summary has its return code and logs; the last progress line counts it as the summary does.
+grep -qx "  sleeper (job 2): canceled, return code 143, logs $tmp/D/jobs/wf1_j2/r0_a1" run.out \
     || fail "summary: $(cat run.out)"
 grep -qx '  after (job 3): blocked, never ran' run.out || fail "summary of after: $(cat run.out)"
 tail -n1 run.err | grep -q '  failed 0  canceled 1  remaining 1  ' || fail "progress: $(cat run.err)"

@@ -171,8 +171,20 @@ check GET "/workflows/$wf/is_complete" "" 200
 [ "$(field "$body" 'd["is_complete"]')" = true ] || fail "is_complete at the end: $body"
 check PUT "/compute_nodes/$node" "{\"workflow_id\": $wf, \"hostname\": \"node1\", \"pid\": 4242, \"start_time\": \"2026-01-19T22:41:30.123456789+00:00\", \"is_active\": false, \"duration_seconds\": 310.5, \"num_cpus\": 8, \"memory_gb\": 16.0, \"num_gpus\": 0, \"num_nodes\": 1, \"compute_node_type\": \"local\"}" 200
 
+# A rerun of what failed, as `torcrun rerun --failed` makes it (Torc's reset-status
+# --failed-only --reinitialize): reset_status, reset_job_status?failed_only=true, the run id
+# raised through PUT status, initialize_jobs?only_uninitialized=true. Two jobs are reset by their
+# status: the failed blocker and the report it canceled.
+check POST "/workflows/$wf/reset_status?force=false" "" 200
+check POST "/workflows/$wf/reset_job_status?failed_only=true" "" 200
+[ "$(field "$body" '[d["updated_count"], d["status"], d["reset_type"]]')" = '[2, "uninitialized", "failed_only"]' ] \
+    || fail "reset_job_status failed_only: $body"
+check GET "/workflows/$wf/status" "" 200
+check PUT "/workflows/$wf/status" "$(field "$body" 'json.dumps(dict(d, run_id=d["run_id"] + 1))')" 200
+[ "$(field "$body" 'd["run_id"]')" = 1 ] || fail "run id after the bump: $body"
+check POST "/workflows/$wf/initialize_jobs?only_uninitialized=true" "" 200
 # Reset, then cancel: a canceled workflow claims nothing and is complete.
-check POST "/workflows/$wf/reset_status" "" 200
+check POST "/workflows/$wf/reset_status?force=true" "" 200
 check POST "/workflows/$wf/reset_job_status?failed_only=false" "" 200
 check POST "/workflows/$wf/initialize_jobs" "" 200
 check PUT "/workflows/$wf/cancel" "" 200

@@ -22,6 +22,7 @@ int cmd_jobs(arguments const& args);
 int cmd_logs(arguments const& args);
 int cmd_workflows(arguments const& args);
 int cmd_cancel(arguments const& args);
+int cmd_rerun(arguments const& args);
 int cmd_report(arguments const& args);
 // -- worker shell
 int cmd_worker(arguments const& args);

@@ -37,9 +37,12 @@ struct attempt_key {
 // order, duplicates allowed): with `wanted`, the latest run's attempt of that number, else the
 // latest attempt. `job` names the job in messages (`"train" (job 4)`), `status` is its status.
 // Errors: `"train" (job 4) has not run (status blocked): no logs yet`, `"train" (job 4) has no
-// attempt 3 (its attempts: 1, 2)`.
+// attempt 3 (its attempts: 1, 2)`. With `run`, only that run's attempts count (a rerun starts
+// a new run, its attempts numbered from the job's attempt_id again): `"train" (job 4) has no
+// attempt in run 5 (its runs: 0, 1)`.
 result<attempt_key> pick_attempt(std::vector<attempt_key> attempts,
                                  std::optional<std::int64_t> wanted, std::string_view job,
-                                 std::string_view status);
+                                 std::string_view status,
+                                 std::optional<std::int64_t> run = std::nullopt);
 
 }  // namespace torcrun::core

@@ -55,6 +55,24 @@ decision<job_status> decide_complete_job(std::int64_t job_id, job_status request
                                          std::optional<job_state> const& job, run_ids run,
                                          result_ids result);
 
+// The result of an attempt that a workflow's cancel stopped (PUT cancel made the running job
+// `canceled` while its worker still ran it; the worker reports after it stopped the process).
+// What complete_job does with it instead of decide_complete_job's 422 "already complete".
+enum class canceled_result {
+    not_one,  // not such a result: decide_complete_job decides
+    record,   // store it; the job stays `canceled`, its dependents as the cancel left them
+    repeat,   // already stored (a resend after a lost reply): success, nothing written
+};
+
+// A result is one when the job is `canceled`, its workflow is canceled, the result is for the
+// current run and for the job's attempt, and its status is final. `kept` is the job's current
+// result: stored for this run and attempt already, the request repeats it.
+canceled_result classify_canceled_result(job_state const& job, bool workflow_canceled,
+                                         job_status requested, std::int64_t current_run,
+                                         std::int64_t result_run, std::int64_t result_attempt,
+                                         std::optional<std::int64_t> kept_run,
+                                         std::optional<std::int64_t> kept_attempt);
+
 struct status_change {
     job_status status = job_status::uninitialized;  // the job's status afterwards
     bool changed = false;             // false: the job already has it; write nothing

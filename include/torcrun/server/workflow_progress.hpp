@@ -56,17 +56,16 @@ bool is_uninitialized(status_counts const& counts);
 decision<workflow_flags> decide_reset_status(workflow_flags const& flags,
                                              status_counts const& counts, bool force);
 
-// One job as reset_job_status?failed_only=true sees it: its status and the return code of its
-// current result (workflow_result), if any.
+// One job as reset_job_status?failed_only=true sees it: its id and status.
 struct reset_candidate {
     std::int64_t job_id = 0;
     job_status status = job_status::uninitialized;
-    std::optional<std::int64_t> return_code;
 };
 
-// The jobs failed_only resets to uninitialized (Torc's "jobs that actually failed"): finished
-// (completed, failed, canceled or terminated) with a non-zero return code; sorted. Their
-// downstream_jobs() are reset too but are not counted in updated_count.
+// The jobs failed_only resets to uninitialized, as Torc v0.10's reset_failed_jobs_only: the
+// status decides (failed, canceled, terminated, pending_failed), whatever the return code, so a
+// job canceled before it ran is reset too; sorted. Their downstream_jobs() are reset too but are
+// not counted in updated_count.
 std::vector<std::int64_t> failed_jobs_to_reset(std::span<reset_candidate const> jobs);
 
 // reset_job_status with failed_only=false resets every job that is not uninitialized,

@@ -1,8 +1,9 @@
-// `torcrun logs WF JOB [--stderr] [--follow] [--attempt N] [--url URL | --output-dir D]
+// `torcrun logs WF JOB [--stderr] [--follow] [--attempt N] [--run R] [--url URL | --output-dir D]
 // [--worker-output-dir D]`: the stdout (or stderr) of one attempt of a job, named by id or name.
 // The files are where the worker wrote them, <worker output dir>/jobs/wf<W>_j<J>/r<R>_a<A>/
 // (core::attempt_log_paths), under worker_output_dir_of(). --follow prints what the job
-// writes until it is no longer pending or running, polling the file and the job's status.
+// writes until it is no longer pending or running, polling the file and the job's status; on a
+// job that has not started yet it first says so and waits for a worker to start it.
 #include "torcrun/cli/commands.hpp"
 
 #include "json_fields.hpp"
@@ -36,6 +37,23 @@ int fail(std::string const& message, int status)
 
 bool in_flight(std::string_view status) { return status == "pending" || status == "running"; }
 
+// Statuses of a job no worker holds yet that will run: --follow waits for them to start.
+bool not_started(std::string_view status)
+{
+    return status == "uninitialized" || status == "blocked" || status == "ready";
+}
+
+// The job JOB names, by id or name.
+core::result<core::named_job> resolve_job(torc_client& client, std::int64_t wf,
+                                          std::string const& text)
+{
+    auto jobs = client.workflow_jobs(wf);
+    if (!jobs) return jobs.error();
+    std::vector<core::named_job> named;
+    for (auto const& j : *jobs) named.push_back({integer_of(j, "id"), text_of(field(j, "name"))});
+    return core::find_job(named, text, wf);
+}
+
 struct chosen_log {
     core::named_job job;
     std::string path;
@@ -43,15 +61,12 @@ struct chosen_log {
 
 // The job, its attempt and the file of the stream asked for.
 core::result<chosen_log> choose_log(torc_client& client, std::int64_t wf, std::string const& text,
-                                    std::optional<std::int64_t> attempt, bool want_stderr,
+                                    std::optional<std::int64_t> attempt,
+                                    std::optional<std::int64_t> run, bool want_stderr,
                                     std::string const& root)
 {
     auto const w = std::to_string(wf);
-    auto jobs = client.workflow_jobs(wf);
-    if (!jobs) return jobs.error();
-    std::vector<core::named_job> named;
-    for (auto const& j : *jobs) named.push_back({integer_of(j, "id"), text_of(field(j, "name"))});
-    auto job = core::find_job(named, text, wf);
+    auto job = resolve_job(client, wf, text);
     if (!job) return job.error();
     auto record = client.call("GET", "/jobs/" + std::to_string(job->id));
     if (!record) return record.error();
@@ -63,12 +78,12 @@ core::result<chosen_log> choose_log(torc_client& client, std::int64_t wf, std::s
         if (integer_of(r, "job_id") == job->id)
             attempts.push_back({integer_of(r, "run_id"), integer_of(r, "attempt_id", 1)});
     auto const status = text_of(field(*record, "status"));
-    // The attempt in flight has no result yet; nor has one canceled while it ran (the server
-    // refuses its result), but its logs are on disk.
+    // The attempt in flight has no result yet; nor has one canceled while it ran until its
+    // worker reports it (or when the worker is gone), but its logs are on disk.
     if (in_flight(status) || status == "canceled" || status == "terminated") {
-        auto run = client.call("GET", "/workflows/" + w + "/status");
-        if (!run) return run.error();
-        core::attempt_key const current{integer_of(*run, "run_id"),
+        auto flags = client.call("GET", "/workflows/" + w + "/status");
+        if (!flags) return flags.error();
+        core::attempt_key const current{integer_of(*flags, "run_id"),
                                         integer_of(*record, "attempt_id", 1)};
         auto const paths = core::attempt_log_paths(
             root, {wf, job->id, job->name, current.run_id, current.attempt_id, std::nullopt});
@@ -77,7 +92,7 @@ core::result<chosen_log> choose_log(torc_client& client, std::int64_t wf, std::s
             attempts.push_back(current);
     }
     auto const label = "\"" + job->name + "\" (job " + std::to_string(job->id) + ")";
-    auto picked = core::pick_attempt(std::move(attempts), attempt, label, status);
+    auto picked = core::pick_attempt(std::move(attempts), attempt, label, status, run);
     if (!picked) return picked.error();
     auto const paths = core::attempt_log_paths(
         root, {wf, job->id, job->name, picked->run_id, picked->attempt_id, std::nullopt});
@@ -112,6 +127,27 @@ core::result<std::string> job_status(torc_client& client, std::int64_t job)
                                      text_of(field(*record, "status")));
 }
 
+// --follow on a job that has not started: one line saying so, then its status polled until a
+// worker holds it (or it ended some other way, canceled with its blocker, say).
+core::result<void> wait_for_start(torc_client& client, std::int64_t wf, std::string const& text)
+{
+    auto job = resolve_job(client, wf, text);
+    if (!job) return job.error();
+    bool said = false;
+    for (;;) {
+        auto status = job_status(client, job->id);
+        if (!status) return status.error();
+        if (!not_started(*status)) return {};
+        if (!said) {
+            std::cerr << "torcrun logs: \"" << job->name << "\" (job " << job->id
+                      << ") has not started (status " << *status
+                      << "); waiting for a worker to start it" << std::endl;
+            said = true;
+        }
+        std::this_thread::sleep_for(follow_poll);
+    }
+}
+
 int follow(torc_client& client, chosen_log const& log, std::ifstream& in)
 {
     for (;;) {
@@ -134,7 +170,9 @@ int cmd_logs(arguments const& args)
     options.add_options()("help,h", "print this help")("stderr", "the job's stderr, not stdout")(
         "follow,f", "keep printing what the job writes until it finishes")(
         "attempt", po::value<std::int64_t>()->value_name("N"),
-        "attempt N of the latest run that has one (default: the latest attempt)");
+        "attempt N of the latest run that has one (default: the latest attempt)")(
+        "run", po::value<std::int64_t>()->value_name("R"),
+        "an attempt of run R (a rerun is a new run; default: the latest run)");
     options.add(worker_output_dir_option());
     auto command_line = parse_workflow_command(args, options, "logs", "job");
     if (auto const* exit_status = std::get_if<int>(&command_line)) return *exit_status;
@@ -147,9 +185,19 @@ int cmd_logs(arguments const& args)
             return fail("--attempt: " + std::to_string(*attempt) + " is not an attempt (1 or more)",
                         2);
     }
+    std::optional<std::int64_t> run;
+    if (flags.count("run")) {
+        run = flags["run"].as<std::int64_t>();
+        if (*run < 0) return fail("--run: " + std::to_string(*run) + " is not a run (0 or more)", 2);
+    }
     auto const root = worker_output_dir_of(flags);
     torc_client client(std::move(command.settings));
-    auto log = choose_log(client, command.workflow_id, flags["job"].as<std::string>(), attempt,
+    if (flags.count("follow")) {
+        auto const& job = flags["job"].as<std::string>();
+        auto started = wait_for_start(client, command.workflow_id, job);
+        if (!started) return fail(started.error().message, 1);
+    }
+    auto log = choose_log(client, command.workflow_id, flags["job"].as<std::string>(), attempt, run,
                           flags.count("stderr") > 0, root);
     if (!log) return fail(log.error().message, 1);
     std::ifstream in(log->path, std::ios::binary);

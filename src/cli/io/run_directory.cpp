@@ -13,12 +13,9 @@ namespace torcrun::apps {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-// The live server of the run in `dir`: its URL file names a server that answers GET /ping
-// within a second. A URL file left by a run that was killed names nothing, or a port some
-// other program took since; either way the database is served here instead.
-std::optional<io::client_settings> live_server(std::string const& dir)
+// A URL file left by a run that was killed names nothing, or a port some other program took
+// since; either way it is not a live server.
+std::optional<io::client_settings> live_run_server(std::string const& dir)
 {
     auto text = read_text_file(dir + "/" + run_url_name);
     if (!text) return std::nullopt;
@@ -35,11 +32,9 @@ std::optional<io::client_settings> live_server(std::string const& dir)
     return settings;
 }
 
-}  // namespace
-
 core::result<client_target> open_run_directory(std::string const& dir)
 {
-    if (auto live = live_server(dir)) return client_target{std::move(*live), nullptr};
+    if (auto live = live_run_server(dir)) return client_target{std::move(*live), nullptr};
     auto const database = dir + "/" + run_database_name;
     std::error_code ec;
     if (!fs::is_regular_file(database, ec))

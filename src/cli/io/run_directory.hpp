@@ -9,6 +9,7 @@
 #include "torcrun/common/io/http_client.hpp"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace torcrun::apps {
@@ -21,6 +22,10 @@ struct client_target {
     io::client_settings settings;
     std::shared_ptr<embedded_server> local;
 };
+
+// The server of the `torcrun run` serving `dir` now: `D/url` names a server that answers GET /ping
+// within a second.
+std::optional<io::client_settings> live_run_server(std::string const& dir);
 
 // Errors: `--output-dir D: no torcrun run here (D/torcrun.db does not exist)`, or the store's.
 core::result<client_target> open_run_directory(std::string const& dir);

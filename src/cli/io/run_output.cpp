@@ -46,7 +46,7 @@ std::string string_field(json::value const& v, std::string_view key)
 core::result<io::logger> file_logger(std::string const& path, io::log_level level)
 {
     auto file = std::make_shared<log_file>();
-    file->out.open(path, std::ios::trunc);
+    file->out.open(path, std::ios::app);
     if (!file->out) return core::error{path + ": cannot open: " + std::strerror(errno)};
     return io::logger{level, [file](io::log_level, std::string_view line) {
                           auto const now = std::chrono::duration<double>(

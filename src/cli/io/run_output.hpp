@@ -16,8 +16,8 @@
 
 namespace torcrun::apps {
 
-// A logger appending one line per event to `path` (created or truncated), each after its UTC
-// time as Torc writes times ("2026-01-19T22:55:01.123Z "). Lines from several
+// A logger appending one line per event to `path` (created, or appended to: a rerun in the same
+// output directory keeps the earlier runs' lines), each after its UTC time as Torc writes times ("2026-01-19T22:55:01.123Z "). Lines from several
 // threads never interleave. Error: `PATH: cannot open: REASON`.
 core::result<io::logger> file_logger(std::string const& path, io::log_level level);
 

@@ -79,6 +79,38 @@ api_result<void> check_fence_node(job_changes& changes, core::job_fence const& f
                                        field);
 }
 
+// The result of an attempt the workflow's cancel stopped (core::classify_canceled_result): stored,
+// the job left `canceled`. Returns whether it was one (then the request is answered 200). The
+// reporting node must not hold another job's claim on it: a fenced result names the job's
+// attempt and its node's own result.
+api_result<bool> canceled_attempt_result(job_changes& changes, core::job_state const& job,
+                                         job_status requested, std::int64_t path_run,
+                                         api::record const& result, core::job_fence const& fence)
+{
+    auto flags = changes.flags(job.workflow_id);
+    if (!flags) return flags.error();
+    auto kept = changes.kept_result(job.id);
+    if (!kept) return kept.error();
+    std::optional<std::int64_t> kept_run, kept_attempt;
+    if (*kept) {
+        kept_run = (*kept)->run_id;
+        kept_attempt = (*kept)->attempt_id;
+    }
+    auto const result_run = result.int64("run_id");
+    auto const result_attempt = result.int64("attempt_id");
+    if (!result_run || !result_attempt || *result_run != path_run) return false;
+    if (fence.attempt && *fence.attempt != *result_attempt) return false;
+    if (fence.node && result.int64("compute_node_id") != fence.node) return false;
+    auto const verdict = core::classify_canceled_result(
+        job, flags->is_canceled, requested, flags->run_id, *result_run, *result_attempt, kept_run,
+        kept_attempt);
+    if (verdict == core::canceled_result::not_one) return false;
+    if (verdict == core::canceled_result::record) {
+        if (auto ok = changes.record_result(result); !ok) return ok.error();
+    }
+    return true;
+}
+
 // complete_job for one job: a repeat of a completion already applied is success; else
 // core::decide_complete_job, the holder (core::check_holder), the result's status and node equal
 // to the request's, then the result row, the new status and job_changes::finished. Shared by
@@ -94,6 +126,11 @@ api_result<void> complete_one(job_changes& changes, std::int64_t job_id, job_sta
     if (job) {
         if (auto ok = check_fence_node(changes, fence, job->workflow_id, "compute_node_id"); !ok)
             return ok;
+        if (job->status == job_status::canceled) {
+            auto late = canceled_attempt_result(changes, *job, requested, run_id, result, fence);
+            if (!late) return late.error();
+            if (*late) return {};
+        }
         if (fence.fenced() && job->status == requested) {  // maybe a repeat: read its result
             auto kept = changes.kept_result(job_id);
             if (!kept) return kept.error();

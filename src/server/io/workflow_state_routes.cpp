@@ -133,26 +133,15 @@ api::response reset_status(server_api& api, request const& req, std::int64_t wf)
     return status_reply(api.db(), wf, changes.source());
 }
 
-// The jobs failed_only resets: core::failed_jobs_to_reset over each job's current result.
+// The jobs failed_only resets: core::failed_jobs_to_reset over each job's status.
 api_result<std::vector<std::int64_t>> failed_roots(store& db, std::int64_t wf,
                                                    std::string_view what)
 {
+    auto all = jobs_in(db, wf, {core::all_job_statuses.begin(), core::all_job_statuses.end()},
+                       what);
+    if (!all) return all.error();
     std::vector<core::reset_candidate> jobs;
-    auto stmt = db.db().cached("SELECT j.id, j.status, r.return_code FROM job j "
-                               "LEFT JOIN workflow_result w ON "
-                               "w.job_id = j.id LEFT JOIN result r ON r.id = "
-                               "w.result_id WHERE j.workflow_id = ?");
-    if (!stmt) return detail::to_api_error(stmt.error(), what);
-    (*stmt)->bind(1, wf);
-    while (true) {
-        auto row = (*stmt)->step();
-        if (!row) return detail::to_api_error(row.error(), what);
-        if (!*row) break;
-        core::reset_candidate c{(*stmt)->int64(0), job_status{static_cast<int>((*stmt)->int64(1))},
-                                std::nullopt};
-        if (!(*stmt)->is_null(2)) c.return_code = (*stmt)->int64(2);
-        jobs.push_back(c);
-    }
+    for (auto [id, s] : *all) jobs.push_back({id, s});
     return core::failed_jobs_to_reset(jobs);
 }
 

@@ -133,6 +133,38 @@ BOOST_FIXTURE_TEST_CASE(cancel_and_reset, lifecycle_fixture)
     ok("POST", "/workflows/1/reset_status", "", {{"force", "true"}});
 }
 
+// A job running when the workflow is canceled: its worker stops it and reports it afterwards.
+// That result is stored (the attempt's return code and times are kept) and the job stays
+// canceled; a resend is answered alike and stores nothing; a result for a job the cancel did not
+// stop, or once the workflow is no longer canceled, is still refused.
+BOOST_FIXTURE_TEST_CASE(a_canceled_running_jobs_result_is_kept, lifecycle_fixture)
+{
+    auto const running = job("running");
+    auto const never = job("never", R"("depends_on_job_ids":[1])");
+    auto const cn = node();
+    initialize();
+    ok("PUT", "/jobs/1/manage_status_change/pending/0");
+    start(running, cn);
+    ok("PUT", "/workflows/1/cancel");
+    auto const body = result_body(running, "canceled", cn, 143);
+    ok("POST", "/jobs/1/complete_job/canceled/0", body);
+    BOOST_TEST(status(running) == "canceled");
+    BOOST_TEST(scalar("SELECT COUNT(*) FROM result") == 1);
+    BOOST_TEST(scalar("SELECT r.return_code FROM workflow_result w JOIN result r ON "
+                      "r.id = w.result_id WHERE w.job_id = 1") == 143);
+    auto const before = snapshot();
+    ok("POST", "/jobs/1/complete_job/canceled/0", body);  // a resend after a lost reply
+    BOOST_TEST(snapshot() == before);
+    BOOST_TEST(status(never) == "blocked");
+    BOOST_TEST(fails(409, "POST", "/jobs/2/complete_job/canceled/0",
+                     result_body(never, "canceled", cn, 1)) ==
+               "complete_job: job 2 is \"blocked\"; nobody claimed it, so only a pending, "
+               "running or pending_failed job can complete");
+    ok("POST", "/workflows/1/reset_status");
+    BOOST_TEST(fails(422, "POST", "/jobs/1/complete_job/canceled/0", body) ==
+               "complete_job: job 1 is already complete (\"canceled\")");
+}
+
 BOOST_FIXTURE_TEST_CASE(reset_failed_jobs_only, lifecycle_fixture)
 {
     auto const ok_job = job("ok");

@@ -69,4 +69,21 @@ BOOST_AUTO_TEST_CASE(missing_attempts_are_refused_by_name)
     BOOST_TEST(third.error().message == "\"t\" (job 5) has no attempt 3 (its attempts: 1, 2)");
 }
 
+BOOST_AUTO_TEST_CASE(a_run_narrows_the_attempts)
+{
+    std::vector<core::attempt_key> const attempts{{1, 1}, {0, 1}, {0, 2}, {1, 2}};
+    auto first_run = core::pick_attempt(attempts, std::nullopt, "\"t\" (job 5)", "failed", 0);
+    BOOST_TEST_REQUIRE(first_run.has_value());
+    BOOST_TEST((*first_run == core::attempt_key{0, 2}));
+    auto one = core::pick_attempt(attempts, 1, "\"t\" (job 5)", "failed", 0);
+    BOOST_TEST_REQUIRE(one.has_value());
+    BOOST_TEST((*one == core::attempt_key{0, 1}));
+    auto none = core::pick_attempt(attempts, 1, "\"t\" (job 5)", "failed", 4);
+    BOOST_TEST_REQUIRE(!none.has_value());
+    BOOST_TEST(none.error().message == "\"t\" (job 5) has no attempt in run 4 (its runs: 0, 1)");
+    auto third = core::pick_attempt(attempts, 3, "\"t\" (job 5)", "failed", 1);
+    BOOST_TEST_REQUIRE(!third.has_value());
+    BOOST_TEST(third.error().message == "\"t\" (job 5) has no attempt 3 (its attempts: 1, 2)");
+}
+
 BOOST_AUTO_TEST_SUITE_END()

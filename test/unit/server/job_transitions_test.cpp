@@ -283,4 +283,31 @@ BOOST_AUTO_TEST_CASE(a_rejection_thrown_carries_status_and_message)
     });
 }
 
+// A result for the attempt a cancel stopped: recorded once, a resend is a repeat, anything else is
+// left to decide_complete_job (its 422 "already complete").
+BOOST_AUTO_TEST_CASE(a_canceled_attempts_result_is_recorded_once)
+{
+    using cr = core::canceled_result;
+    core::job_state const job{7, 1, st::canceled, 2, std::nullopt};
+    auto const classify = [&](core::job_state const& j, bool wf_canceled, st requested,
+                              std::int64_t result_run, std::int64_t result_attempt,
+                              std::optional<std::int64_t> kept_run = std::nullopt,
+                              std::optional<std::int64_t> kept_attempt = std::nullopt) {
+        return core::classify_canceled_result(j, wf_canceled, requested, 3, result_run,
+                                              result_attempt, kept_run, kept_attempt);
+    };
+    BOOST_TEST((classify(job, true, st::canceled, 3, 2) == cr::record));
+    BOOST_TEST((classify(job, true, st::terminated, 3, 2) == cr::record));
+    BOOST_TEST((classify(job, true, st::canceled, 3, 2, 3, 1) == cr::record));  // attempt 1's kept
+    BOOST_TEST((classify(job, true, st::canceled, 3, 2, 2, 2) == cr::record));  // run 2's kept
+    BOOST_TEST((classify(job, true, st::canceled, 3, 2, 3, 2) == cr::repeat));
+    BOOST_TEST((classify(job, false, st::canceled, 3, 2) == cr::not_one));  // not the cancel's
+    BOOST_TEST((classify(job, true, st::running, 3, 2) == cr::not_one));
+    BOOST_TEST((classify(job, true, st::canceled, 2, 2) == cr::not_one));  // an earlier run
+    BOOST_TEST((classify(job, true, st::canceled, 3, 1) == cr::not_one));  // another attempt
+    auto failed = job;
+    failed.status = st::failed;
+    BOOST_TEST((classify(failed, true, st::canceled, 3, 2) == cr::not_one));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -94,13 +94,15 @@ struct failed_reset_case {
 std::ostream& operator<<(std::ostream& os, failed_reset_case const& c) { return os << c.name; }
 
 std::vector<failed_reset_case> const failed_reset_cases{
-    {"non-zero return codes of finished jobs",
-     {{3, st::failed, 1}, {1, st::terminated, -15}, {2, st::completed, 0}, {4, st::canceled, 137}},
-     {1, 3, 4}},
-    {"a failed status with return code 0 is kept", {{1, st::failed, 0}}, {}},
-    {"no result: nothing to judge", {{1, st::failed, std::nullopt}}, {}},
-    {"unfinished jobs are not reset",
-     {{1, st::running, 1}, {2, st::pending_failed, 1}, {3, st::disabled, 1}}, {}},
+    {"failed, canceled, terminated and pending_failed, as Torc v0.10",
+     {{3, st::failed}, {1, st::terminated}, {2, st::completed}, {4, st::canceled},
+      {5, st::pending_failed}},
+     {1, 3, 4, 5}},
+    {"the status decides, not a return code", {{1, st::completed}, {2, st::failed}}, {2}},
+    {"jobs that did not finish are not reset",
+     {{1, st::running}, {2, st::pending}, {3, st::disabled}, {4, st::ready}, {5, st::blocked},
+      {6, st::uninitialized}},
+     {}},
 };
 
 std::string show(core::decision<core::workflow_flags> const& d)
