@@ -113,7 +113,8 @@ BOOST_FIXTURE_TEST_CASE(listing_shows_what_the_user_may_see, access_fixture)
     as("carol", "POST", "/workflows", R"({"name":"c","user":"carol"})");
     auto names = [&](std::string const& user) {
         std::vector<std::string> out;
-        for (auto const& w : json::parse(as(user, "GET", "/workflows").body).at("items").as_array())
+        auto const listing = json::parse(as(user, "GET", "/workflows").body);
+        for (auto const& w : listing.at("items").as_array())
             out.emplace_back(w.at("name").as_string());
         return out;
     };
