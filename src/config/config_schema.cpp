@@ -241,6 +241,13 @@ constexpr auto server_keys = std::to_array<detail::key_spec<s>>({
     key<s, &s::auth, &s::auth_settings::htpasswd_file>(
         "auth.htpasswd_file", nullable(rule(k::string)),
         "htpasswd file for HTTP basic authentication; null = no authentication."),
+    key<s, &s::auth, &s::auth_settings::enforce_access_control>(
+        "auth.enforce_access_control", rule(k::boolean),
+        "Each workflow only for its owner (the user who created it), members of the access "
+        "groups it is shared with, and admin_users; needs htpasswd_file."),
+    key<s, &s::auth, &s::auth_settings::admin_users>(
+        "auth.admin_users", rule(k::string_list),
+        "Users of the built-in admin group: they manage access groups and see every workflow."),
     key<s, &s::max_body_bytes>("max_body_bytes", rule(k::memory, 1 << 10, 1 << 30),
                                "Largest request body accepted."),
     key<s, &s::max_connections>(
@@ -269,6 +276,12 @@ std::vector<detail::cross_problem> server_cross_check(server_config const& c)
         problems.push_back({"tls.certificate", "is set but tls.key is not", "tls.key"});
     if (c.tls.key && !c.tls.certificate)
         problems.push_back({"tls.key", "is set but tls.certificate is not", "tls.certificate"});
+    if (c.auth.enforce_access_control && !c.auth.htpasswd_file) {
+        problems.push_back({"auth.enforce_access_control",
+                            "is true but auth.htpasswd_file is null: access control needs "
+                            "authenticated users",
+                            "auth.htpasswd_file"});
+    }
     return problems;
 }
 

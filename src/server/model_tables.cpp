@@ -394,6 +394,31 @@ constexpr field_spec job_user_data_relationship_fields[] = {
     {.name = "workflow_id", .kind = k::integer},
 };
 
+// -- access control (the contract's access-group schemas). created_at is the server's clock.
+constexpr std::string_view membership_roles[] = {"member", "admin"};
+
+constexpr field_spec access_group_fields[] = {
+    id_field,
+    {.name = "name", .required = true},
+    {.name = "description"},
+    {.name = "created_at", .read_only = true},
+};
+constexpr std::string_view access_group_hidden[] = {"is_system"};
+
+constexpr field_spec user_group_membership_fields[] = {
+    id_field,
+    {.name = "user_name", .required = true},
+    {.name = "group_id", .kind = k::integer, .required = true},
+    {.name = "role", .default_value = "member", .choices = membership_roles},
+    {.name = "created_at", .read_only = true},
+};
+
+constexpr field_spec workflow_access_group_fields[] = {
+    {.name = "workflow_id", .kind = k::integer, .required = true},
+    {.name = "group_id", .kind = k::integer, .required = true},
+    {.name = "created_at", .read_only = true},
+};
+
 }  // namespace
 
 model_spec const workflow_model{"workflow_model", "workflow", workflow_fields};
@@ -429,6 +454,15 @@ model_spec const job_file_relationship_model{"job_file_relationship_model", "",
 model_spec const job_user_data_relationship_model{"job_user_data_relationship_model", "",
                                                   job_user_data_relationship_fields};
 
+model_spec const access_group_model{"access_group_model", "access_group", access_group_fields,
+                                    access_group_hidden};
+model_spec const user_group_membership_model{"user_group_membership_model",
+                                             "user_group_membership",
+                                             user_group_membership_fields};
+model_spec const workflow_access_group_model{"workflow_access_group_model",
+                                             "workflow_access_group",
+                                             workflow_access_group_fields};
+
 std::span<model_spec const* const> all_models()
 {
     static model_spec const* const models[] = {&workflow_model,
@@ -448,7 +482,10 @@ std::span<model_spec const* const> all_models()
                                                &compute_nodes_resources,
                                                &job_dependency_model,
                                                &job_file_relationship_model,
-                                               &job_user_data_relationship_model};
+                                               &job_user_data_relationship_model,
+                                               &access_group_model,
+                                               &user_group_membership_model,
+                                               &workflow_access_group_model};
     return models;
 }
 

@@ -87,16 +87,18 @@ std::string_view path_params::text(std::string_view name) const
     return {};
 }
 
-void router::add(std::string_view method, std::string_view pattern, route_handler handler)
+void router::add(std::string_view method, std::string_view pattern, access_rule access,
+                 route_handler handler)
 {
     for (auto& r : routes_) {
         if (r.method == method && r.pattern == pattern) {
+            r.access = access;
             r.handler = std::move(handler);
             return;
         }
     }
-    routes_.push_back(
-        {std::string(method), std::string(pattern), split(pattern), std::move(handler)});
+    routes_.push_back({std::string(method), std::string(pattern), split(pattern), access,
+                       std::move(handler)});
 }
 
 api_result<router::match> router::find(std::string_view method, std::string_view path) const
@@ -113,7 +115,7 @@ api_result<router::match> router::find(std::string_view method, std::string_view
             allowed.push_back(r.method);
             continue;
         }
-        match m{&r.handler, {}};
+        match m{&r.handler, {}, r.access};
         for (std::size_t i = 0; i < segments.size(); ++i) {
             if (!is_placeholder(r.segments[i])) continue;
             auto const name = placeholder_name(r.segments[i]);

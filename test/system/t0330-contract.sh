@@ -4,7 +4,10 @@
 # contract (test/data/torc-openapi-v0.10.0-prism.yaml): create a workflow with files, user data,
 # resource requirements and jobs (single and bulk), initialize, claim both ways, start, complete,
 # results, compute nodes create/get/update/list, status, is_complete, actions, retry, cancel,
-# delete, and the 404 answers. Any violation fails: Prism then answers with an error status and,
+# delete, the access groups (create, list, get, members, a user's groups, sharing a workflow,
+# access_check, revoke, delete; the 403, 404 and 409 the contract declares for them), and the 404
+# answers. The server runs with access control on (an htpasswd file, alice the owner, ops the
+# admin), so the session also shows torcrun's owner passes everywhere. Any violation fails: Prism then answers with an error status and,
 # for a response, an `sl-violations` header. Prism comes from build/prism (scripts/test.sh
 # installs the pinned version there, or TORCRUN_PRISM names the executable); a missing Prism or
 # Node fails this test, it never skips.
@@ -27,7 +30,14 @@ fi
 [ -n "$prism" ] && [ -x "$prism" ] || fail "Prism not found: run scripts/test.sh (it installs it) or set TORCRUN_PRISM"
 command -v node >/dev/null || fail "node not found (Prism needs Node.js >= 18.20)"
 
-start_server "$tmp/db"
+# bcrypt (cost 4) of "<user>-pw".
+cat >"$tmp/users" <<'EOF'
+alice:$2b$04$KBXsZ1ZzXqr5KvF2RoTzxu9HLy0hvCGtr8//S1XAFeCIWnwtFY2o2
+bob:$2b$04$gL.o8/MJXgn6zCVmHhwr5Oaevs9r/SZRGh99O0j3RxqwVF2Nef3gO
+ops:$2b$04$K/0N0djr9h.LJbXh0gr9oOL1OYamoSVYGAGlMSUVbGEvOejZDcGQ2
+EOF
+start_server "$tmp/db" --set auth.htpasswd_file="$tmp/users" \
+    --set auth.enforce_access_control=true --set auth.admin_users=ops
 upstream=$base
 # Prism on a free port: bind-and-release, then retry once on a collision.
 for attempt in 1 2; do
@@ -48,8 +58,10 @@ base=http://127.0.0.1:$prism_port
 
 # Every call goes through Prism; a violation or an unexpected status fails with Prism's answer.
 calls=0
+as=alice  # the user of the next calls
 check() {  # check METHOD PATH BODY STATUS
-    local args=(-s -D "$tmp/head" -o "$tmp/body" -w '%{http_code}' -H 'Expect:' -X "$1" "$base$2")
+    local args=(-s -D "$tmp/head" -o "$tmp/body" -w '%{http_code}' -H 'Expect:' -u "$as:$as-pw"
+                -X "$1" "$base$2")
     [ -n "$3" ] && args+=(-H 'Content-Type: application/json' --data-binary "$3")
     code=$(curl "${args[@]}") || fail "curl $1 $2 failed"
     body=$(cat "$tmp/body")
@@ -61,7 +73,7 @@ check() {  # check METHOD PATH BODY STATUS
 }
 
 # Prism validates: a request the contract forbids never reaches the server.
-curl -s -o "$tmp/body" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+curl -s -o "$tmp/body" -w '%{http_code}' -X POST -H 'Content-Type: application/json' -u alice:alice-pw \
     --data-binary '{"workflow_id": 1, "name": "no path"}' "$base/files" >"$tmp/code"
 [ "$(cat "$tmp/code")" = 422 ] && grep -q 'prism/errors#UNPROCESSABLE_ENTITY' "$tmp/body" \
     && grep -q "must have required property 'path'" "$tmp/body" \
@@ -202,7 +214,8 @@ check POST "/workflows/$wf/actions/$action/claim" "{\"compute_node_id\": $node}"
 check POST "/jobs/$prepare/retry/0?max_retries=1" "" 422
 refusals=0
 refused() {  # refused METHOD PATH BODY STATUS MESSAGE
-    local args=(-s -D "$tmp/head" -o "$tmp/body" -w '%{http_code}' -H 'Expect:' -X "$1" "$base$2")
+    local args=(-s -D "$tmp/head" -o "$tmp/body" -w '%{http_code}' -H 'Expect:' -u "$as:$as-pw"
+                -X "$1" "$base$2")
     [ -n "$3" ] && args+=(-H 'Content-Type: application/json' --data-binary "$3")
     code=$(curl "${args[@]}") || fail "curl $1 $2 failed"
     body=$(cat "$tmp/body")
@@ -229,6 +242,45 @@ refused POST "/workflows/999999/claim_next_jobs?limit=1" "" 404 \
     'claim_next_jobs: no workflow with id 999999'
 refused POST "/workflows/$wf/actions/999999/claim" "{\"compute_node_id\": $node}" 404 \
     "claim_action: workflow $wf has no action 999999"
+
+# Access groups: the admin manages them, the owner shares the workflow, bob may then read it.
+as=ops
+check POST /access_groups '{"name": "team", "description": "alice and bob"}' 200
+team=$(field "$body" 'd["id"]')
+check POST /access_groups '{"name": "team"}' 409
+check GET "/access_groups?offset=0&limit=10" "" 200
+check GET "/access_groups/$team" "" 200
+check GET /access_groups/999999 "" 404
+check POST "/access_groups/$team/members" "{\"user_name\": \"bob\", \"group_id\": $team, \"role\": \"member\"}" 200
+check POST "/access_groups/$team/members" "{\"user_name\": \"bob\", \"group_id\": $team}" 409
+check POST /access_groups/999999/members '{"user_name": "bob", "group_id": 999999}' 404
+check GET "/access_groups/$team/members?offset=0&limit=10" "" 200
+check GET /users/bob/groups "" 200
+[ "$(field "$body" '[g["name"] for g in d["items"]]')" = '["team"]' ] || fail "bob's groups: $body"
+as=alice
+check POST /access_groups '{"name": "mine"}' 403
+check DELETE "/access_groups/$team" "" 403
+check POST "/workflows/$wf/access_groups" "{\"workflow_id\": $wf, \"group_id\": $team}" 200
+check POST "/workflows/$wf/access_groups" "{\"workflow_id\": $wf, \"group_id\": $team}" 409
+check POST "/workflows/$wf/access_groups" "{\"workflow_id\": $wf, \"group_id\": 999999}" 404
+check GET "/workflows/$wf/access_groups" "" 200
+check GET "/access_check/$wf/bob" "" 200
+[ "$(field "$body" 'd["has_access"]')" = true ] || fail "access_check bob: $body"
+check GET "/access_check/$wf/carol" "" 200
+[ "$(field "$body" 'd["has_access"]')" = false ] || fail "access_check carol: $body"
+as=bob
+check GET "/workflows/$wf" "" 200
+check POST "/workflows/$wf/access_groups" "{\"workflow_id\": $wf, \"group_id\": $team}" 403
+check DELETE "/workflows/$wf/access_groups/$team" "" 403
+as=alice
+check DELETE "/workflows/$wf/access_groups/$team" "" 200
+check DELETE "/workflows/$wf/access_groups/$team" "" 404
+as=ops
+check DELETE "/access_groups/$team/members/bob" "" 200
+check DELETE "/access_groups/$team/members/bob" "" 404
+check DELETE "/access_groups/$team" "" 200
+check DELETE "/access_groups/$team" "" 404
+as=alice
 
 # Not found answers, then delete.
 check GET /workflows/999999 "" 404

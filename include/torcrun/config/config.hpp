@@ -142,6 +142,10 @@ struct server_config {
     };
     struct auth_settings {
         std::optional<std::string> htpasswd_file;  // nullopt = no authentication
+        // Torc's access control: a workflow is seen and changed only by its owner, members of
+        // the access groups it is shared with, and admins. Needs htpasswd_file.
+        bool enforce_access_control = false;
+        std::vector<std::string> admin_users;  // the members of the built-in `admin` group
         bool operator==(auth_settings const&) const = default;
     };
     std::string host = "127.0.0.1";

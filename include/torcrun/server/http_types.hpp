@@ -23,6 +23,12 @@ struct request {
     // True on the first attempt of a long-poll claim; false when the wait has run out (the
     // handler must then answer, with an empty claim if nothing is claimable).
     bool may_wait = true;
+    // Set by access control for GET /workflows: only the workflows this user owns or shares
+    // through a group; nullopt = every workflow.
+    std::optional<std::string> visible_to = std::nullopt;
+    // Set by access control for POST /workflows: the owner recorded, the authenticated user,
+    // in place of the body's `user`.
+    std::optional<std::string> owner = std::nullopt;
 };
 
 struct response {

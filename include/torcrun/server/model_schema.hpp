@@ -94,6 +94,9 @@ extern model_spec const compute_nodes_resources;  // the claim body (job-lifecyc
 extern model_spec const job_dependency_model;
 extern model_spec const job_file_relationship_model;
 extern model_spec const job_user_data_relationship_model;
+extern model_spec const access_group_model;
+extern model_spec const user_group_membership_model;
+extern model_spec const workflow_access_group_model;  // no id: (workflow_id, group_id) is the key
 
 // Every table above, for tests that walk them all.
 std::span<model_spec const* const> all_models();

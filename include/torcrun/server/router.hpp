@@ -5,6 +5,7 @@
 // method, 400 for an id segment that is not a non-negative integer.
 #pragma once
 
+#include "torcrun/server/access_rule.hpp"
 #include "torcrun/server/api_error.hpp"
 #include "torcrun/server/http_types.hpp"
 
@@ -36,12 +37,15 @@ using route_handler = std::function<outcome(request const&, path_params const&)>
 class router {
 public:
     // A second route for the same method and pattern replaces the first, so a later layer can
-    // take over an endpoint.
-    void add(std::string_view method, std::string_view pattern, route_handler handler);
+    // take over an endpoint. `access` says how the server finds the workflow a request touches
+    // (access_rule.hpp); every route must say it.
+    void add(std::string_view method, std::string_view pattern, access_rule access,
+             route_handler handler);
 
     struct match {
         route_handler const* handler = nullptr;
         path_params params;
+        access_rule access;
     };
     // The route for (method, path), or the routing error that dispatch would send.
     api_result<match> find(std::string_view method, std::string_view path) const;
@@ -55,6 +59,7 @@ private:
         std::string method;
         std::string pattern;
         std::vector<std::string> segments;
+        access_rule access;
         route_handler handler;
     };
     std::vector<route> routes_;

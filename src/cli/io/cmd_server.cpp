@@ -55,6 +55,7 @@ io::server_options api_options(core::server_config const& config)
     o.lost_worker_jobs = config.lost_worker_jobs == core::lost_job_policy::failed
                              ? core::orphan_policy::failed
                              : core::orphan_policy::ready;
+    o.enforce_access_control = config.auth.enforce_access_control;
     return o;
 }
 
@@ -135,6 +136,14 @@ int serve(core::server_config const& config, io::tls_context tls)
         return 1;
     }
     io::server_api api(*db, api_options(config));
+    if (auto synced = io::sync_admin_group(*db, config.auth.admin_users, api.timestamp());
+        !synced) {
+        std::cerr << "torcrun server: " << synced.error().message << "\n";
+        return 1;
+    }
+    if (config.auth.enforce_access_control)
+        log.write(io::log_level::info, "server", "access control is on",
+                  {{"admin_users", std::to_string(config.auth.admin_users.size())}});
     io::server_hooks hooks;
     hooks.on_listening = [host = config.host, https = tls != nullptr](std::uint16_t port) {
         std::cerr << "torcrun server: listening on " << listening_url(host, port, https)

@@ -98,11 +98,12 @@ api::response claim_action(server_api& api, request const& req, std::int64_t wf,
 
 void add_action_routes(server_api& api)
 {
-    api.add_route("GET", "/workflows/{id}/actions/pending",
+    api.add_route("GET", "/workflows/{id}/actions/pending", api::access::workflow_in_path(),
                   [&api](request const& req, path_params const& p) {
                       return pending_actions(api.db(), req, p.id("id"));
                   });
     api.add_route("POST", "/workflows/{id}/actions/{action_id}/claim",
+                  api::access::workflow_in_path(),
                   [&api](request const& req, path_params const& p) {
                       return claim_action(api, req, p.id("id"), p.id("action_id"));
                   });

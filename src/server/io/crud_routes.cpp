@@ -81,6 +81,14 @@ constexpr filter_spec workflow_filters[] = {
      "id IN (SELECT id FROM workflow_status WHERE is_archived = ?)"},
 };
 
+// Access control's narrowing of GET /workflows: owned by the user (?) or shared with a group
+// the user is in; one parameter, named once.
+constexpr std::string_view visible_workflows =
+    "id IN (SELECT w.id FROM workflow w JOIN (SELECT ? AS name) me "
+    "WHERE w.user = me.name OR EXISTS (SELECT 1 FROM workflow_access_group wag "
+    "JOIN user_group_membership m ON m.group_id = wag.group_id "
+    "WHERE wag.workflow_id = w.id AND m.user_name = me.name))";
+
 api::response create_action(store& db, request const& req, std::int64_t workflow_id)
 {
     constexpr std::string_view actions = "actions";
@@ -126,14 +134,15 @@ api::response list_failure_handlers(store& db, request const& req, std::int64_t 
 
 void add_system_routes(server_api& api)
 {
-    api.add_route("GET", "/ping", [](request const&, path_params const&) {
+    api.add_route("GET", "/ping", api::access::open(), [](request const&, path_params const&) {
         return api::json_response(200, R"({"status":"ok"})");
     });
-    api.add_route("GET", "/version", [&api](request const&, path_params const&) {
-        return api::json_response(
-            200, "{\"version\":" + api::json_quote(api.options().version) +
-                     ",\"api_version\":" + api::json_quote(api.options().api_version) + "}");
-    });
+    api.add_route(
+        "GET", "/version", api::access::open(), [&api](request const&, path_params const&) {
+            return api::json_response(
+                200, "{\"version\":" + api::json_quote(api.options().version) +
+                         ",\"api_version\":" + api::json_quote(api.options().api_version) + "}");
+        });
 }
 
 void add_workflow_routes(server_api& api)
@@ -141,39 +150,47 @@ void add_workflow_routes(server_api& api)
     auto& db = api.db();
     auto const& model = api::workflow_model;
     api.add_route(
-        "POST", "/workflows", [&api, &db, &model](request const& req, path_params const&) {
+        "POST", "/workflows", api::access::workflow_creation(),
+        [&api, &db, &model](request const& req, path_params const&) {
             auto fields = api::decode_body(model, req.body, api::decode_mode::create, workflows);
             if (!fields) return api::error_response(fields.error());
+            if (req.owner) fields->set("user", *req.owner);  // access control: the requester
             return detail::reply(db.create_workflow(*fields, api.timestamp(), workflows), model);
         });
-    api.add_route("GET", "/workflows", [&db, &model](request const& req, path_params const&) {
-        auto query = detail::build_query(req, model, workflow_filters, std::nullopt, workflows);
-        if (!query) return api::error_response(query.error());
-        return detail::reply_list(db.list(model, *query, workflows), model, query->page);
-    });
-    api.add_route("GET", "/workflows/{id}", [&db, &model](request const&, path_params const& p) {
-        return detail::reply(db.get(model, p.id("id"), workflows), model);
-    });
     api.add_route(
-        "PUT", "/workflows/{id}", [&db, &model](request const& req, path_params const& p) {
-            auto fields = api::decode_body(model, req.body, api::decode_mode::update, workflows);
-            if (!fields) return api::error_response(fields.error());
-            return detail::reply(db.update(model, p.id("id"), *fields, workflows), model);
+        "GET", "/workflows", api::access::workflow_listing(),
+        [&db, &model](request const& req, path_params const&) {
+            auto query = detail::build_query(req, model, workflow_filters, std::nullopt, workflows);
+            if (!query) return api::error_response(query.error());
+            if (req.visible_to)
+                query->where.push_back({std::string(visible_workflows), *req.visible_to});
+            return detail::reply_list(db.list(model, *query, workflows), model, query->page);
         });
-    api.add_route("DELETE", "/workflows/{id}",
+    api.add_route("GET", "/workflows/{id}", api::access::workflow_in_path(),
+                  [&db, &model](request const&, path_params const& p) {
+                      return detail::reply(db.get(model, p.id("id"), workflows), model);
+                  });
+    api.add_route("PUT", "/workflows/{id}", api::access::workflow_update(),
+                  [&db, &model](request const& req, path_params const& p) {
+                      auto fields =
+                          api::decode_body(model, req.body, api::decode_mode::update, workflows);
+                      if (!fields) return api::error_response(fields.error());
+                      return detail::reply(db.update(model, p.id("id"), *fields, workflows), model);
+                  });
+    api.add_route("DELETE", "/workflows/{id}", api::access::workflow_in_path(),
                   [&api, &db, &model](request const&, path_params const& p) {
                       auto removed = db.remove(model, p.id("id"), workflows);
                       if (removed) api.notify(p.id("id"));  // wakes long-poll claims parked on it
                       return detail::reply(removed, model);
                   });
-    api.add_route("POST", "/workflows/{id}/actions",
+    api.add_route("POST", "/workflows/{id}/actions", api::access::workflow_in_path(),
                   [&db](request const& req, path_params const& p) {
                       return create_action(db, req, p.id("id"));
                   });
-    api.add_route("GET", "/workflows/{id}/actions", [&db](request const&, path_params const& p) {
-        return list_actions(db, p.id("id"));
-    });
-    api.add_route("GET", "/workflows/{id}/failure_handlers",
+    api.add_route(
+        "GET", "/workflows/{id}/actions", api::access::workflow_in_path(),
+        [&db](request const&, path_params const& p) { return list_actions(db, p.id("id")); });
+    api.add_route("GET", "/workflows/{id}/failure_handlers", api::access::workflow_in_path(),
                   [&db](request const& req, path_params const& p) {
                       return list_failure_handlers(db, req, p.id("id"));
                   });
@@ -270,47 +287,54 @@ void add_resource(server_api& api, resource const& r)
 {
     auto& db = api.db();
     auto const item = std::string(r.path) + "/{id}";
-    api.add_route("POST", r.path, [&db, r](request const& req, path_params const&) {
-        auto fields = api::decode_body(*r.model, req.body, api::decode_mode::create, r.what);
-        if (!fields) return api::error_response(fields.error());
-        return detail::reply(db.insert(*r.model, *fields, r.what), *r.model);
-    });
-    api.add_route("GET", item, [&db, r](request const&, path_params const& p) {
+    auto const row = api::access::record_in_path(r.model->table);
+    api.add_route("POST", r.path, api::access::workflow_in_body(),
+                  [&db, r](request const& req, path_params const&) {
+                      auto fields =
+                          api::decode_body(*r.model, req.body, api::decode_mode::create, r.what);
+                      if (!fields) return api::error_response(fields.error());
+                      return detail::reply(db.insert(*r.model, *fields, r.what), *r.model);
+                  });
+    api.add_route("GET", item, row, [&db, r](request const&, path_params const& p) {
         return detail::reply(db.get(*r.model, p.id("id"), r.what), *r.model);
     });
-    api.add_route("DELETE", item, [&db, r](request const&, path_params const& p) {
+    api.add_route("DELETE", item, row, [&db, r](request const&, path_params const& p) {
         return detail::reply(db.remove(*r.model, p.id("id"), r.what), *r.model);
     });
     if (r.has_update) {
-        api.add_route("PUT", item, [&db, r](request const& req, path_params const& p) {
+        api.add_route("PUT", item, row, [&db, r](request const& req, path_params const& p) {
             auto fields = api::decode_body(*r.model, req.body, api::decode_mode::update, r.what);
             if (!fields) return api::error_response(fields.error());
             return detail::reply(db.update(*r.model, p.id("id"), *fields, r.what), *r.model);
         });
     }
     if (!r.has_collection) return;
-    api.add_route("GET", r.path, [&db, r](request const& req, path_params const&) {
-        auto wf = detail::workflow_param(req, r.what);
-        if (!wf) return api::error_response(wf.error());
-        auto query = detail::build_query(req, *r.model, r.filters, *wf, r.what);
-        if (!query) return api::error_response(query.error());
-        // Results: only each job's current result unless all_runs=true, as Torc does.
-        if (r.model == &api::result_model) {
-            auto all = api::query_value(req, {"all_runs", param_kind::boolean}, r.what);
-            if (!all) return api::error_response(all.error());
-            if (!*all || std::get<std::int64_t>(**all) == 0) {
-                query->where.push_back({"id IN (SELECT result_id FROM workflow_result)", {}});
+    api.add_route(
+        "GET", r.path, api::access::workflow_in_query(),
+        [&db, r](request const& req, path_params const&) {
+            auto wf = detail::workflow_param(req, r.what);
+            if (!wf) return api::error_response(wf.error());
+            auto query = detail::build_query(req, *r.model, r.filters, *wf, r.what);
+            if (!query) return api::error_response(query.error());
+            // Results: only each job's current result unless all_runs=true, as Torc does.
+            if (r.model == &api::result_model) {
+                auto all = api::query_value(req, {"all_runs", param_kind::boolean}, r.what);
+                if (!all) return api::error_response(all.error());
+                if (!*all || std::get<std::int64_t>(**all) == 0) {
+                    query->where.push_back({"id IN (SELECT result_id FROM workflow_result)", {}});
+                }
             }
-        }
-        return detail::reply_list(db.list(*r.model, *query, r.what), *r.model, query->page);
-    });
-    api.add_route("DELETE", r.path, [&db, r](request const& req, path_params const&) {
-        auto wf = detail::workflow_param(req, r.what);
-        if (!wf) return api::error_response(wf.error());
-        auto removed = db.remove_all(*r.model, *wf, r.what);
-        if (!removed) return api::error_response(removed.error());
-        return api::json_response(200, "{\"count\":" + std::to_string(*removed) + "}");
-    });
+            return detail::reply_list(db.list(*r.model, *query, r.what), *r.model, query->page);
+        });
+    api.add_route("DELETE", r.path, api::access::workflow_in_query(),
+                  [&db, r](request const& req, path_params const&) {
+                      auto wf = detail::workflow_param(req, r.what);
+                      if (!wf) return api::error_response(wf.error());
+                      auto removed = db.remove_all(*r.model, *wf, r.what);
+                      if (!removed) return api::error_response(removed.error());
+                      return api::json_response(200,
+                                                "{\"count\":" + std::to_string(*removed) + "}");
+                  });
 }
 
 // POST /user_data?consumer_job_id=&producer_job_id= also links the new row to those jobs.
@@ -361,12 +385,12 @@ api::response create_result(store& db, request const& req)
 void add_resource_routes(server_api& api)
 {
     for (auto const& r : resources) add_resource(api, r);
-    api.add_route("POST", "/results", [&api](request const& req, path_params const&) {
-        return create_result(api.db(), req);
-    });
-    api.add_route("POST", "/user_data", [&api](request const& req, path_params const&) {
-        return create_user_data(api.db(), req);
-    });
+    api.add_route(
+        "POST", "/results", api::access::workflow_in_body(),
+        [&api](request const& req, path_params const&) { return create_result(api.db(), req); });
+    api.add_route(
+        "POST", "/user_data", api::access::workflow_in_body(),
+        [&api](request const& req, path_params const&) { return create_user_data(api.db(), req); });
 }
 
 namespace {
@@ -409,7 +433,7 @@ void add_relation_route(server_api& api, std::string_view name, relation_query q
                         api::model_spec const& rows)
 {
     auto& db = api.db();
-    api.add_route("GET", "/workflows/{id}/" + std::string(name),
+    api.add_route("GET", "/workflows/{id}/" + std::string(name), api::access::workflow_in_path(),
                   [&db, name, query, &rows](request const& req, path_params const& p) {
                       auto const wf = p.id("id");
                       if (auto ok = db.require_workflow(wf, name); !ok)
@@ -425,43 +449,53 @@ void add_relation_route(server_api& api, std::string_view name, relation_query q
 void add_job_routes(server_api& api)
 {
     auto& db = api.db();
-    api.add_route("POST", "/jobs", [&db](request const& req, path_params const&) {
-        auto fields = api::decode_body(model, req.body, api::decode_mode::create, what);
-        if (!fields) return api::error_response(fields.error());
-        return detail::reply(db.create_job(std::move(*fields), what), model);
-    });
-    api.add_route("POST", "/bulk_jobs",
+    api.add_route("POST", "/jobs", api::access::workflow_in_body(),
+                  [&db](request const& req, path_params const&) {
+                      auto fields =
+                          api::decode_body(model, req.body, api::decode_mode::create, what);
+                      if (!fields) return api::error_response(fields.error());
+                      return detail::reply(db.create_job(std::move(*fields), what), model);
+                  });
+    api.add_route("POST", "/bulk_jobs", api::access::workflows_in_batch("jobs"),
                   [&db](request const& req, path_params const&) { return bulk_create(db, req); });
-    api.add_route("GET", "/jobs",
+    api.add_route("GET", "/jobs", api::access::workflow_in_query(),
                   [&db](request const& req, path_params const&) { return list_jobs(db, req); });
-    api.add_route("DELETE", "/jobs", [&db](request const& req, path_params const&) {
-        auto wf = detail::workflow_param(req, what);
-        if (!wf) return api::error_response(wf.error());
-        auto removed = db.remove_all(model, *wf, what);
-        if (!removed) return api::error_response(removed.error());
-        return api::json_response(200, "{\"count\":" + std::to_string(*removed) + "}");
-    });
-    api.add_route("GET", "/jobs/{id}", [&db](request const&, path_params const& p) {
-        return detail::reply(db.get_job(p.id("id"), what), model);
-    });
-    api.add_route("PUT", "/jobs/{id}", [&db](request const& req, path_params const& p) {
-        auto fields = api::decode_body(model, req.body, api::decode_mode::update, what);
-        if (!fields) return api::error_response(fields.error());
-        return detail::reply(db.update_job(p.id("id"), *fields, what), model);
-    });
-    api.add_route("DELETE", "/jobs/{id}", [&db](request const&, path_params const& p) {
-        auto job = db.get_job(p.id("id"), what);
-        if (!job) return api::error_response(job.error());
-        auto removed = db.remove(model, p.id("id"), what);
-        if (!removed) return api::error_response(removed.error());
-        return detail::reply(job, model);
-    });
-    api.add_route("GET", "/workflows/{id}/job_ids", [&db](request const&, path_params const& p) {
-        auto ids = db.job_ids(p.id("id"));
-        if (!ids) return api::error_response(ids.error());
-        return api::json_response(200, "{\"job_ids\":" + api::json_ids(*ids) +
-                                           ",\"count\":" + std::to_string(ids->size()) + "}");
-    });
+    api.add_route("DELETE", "/jobs", api::access::workflow_in_query(),
+                  [&db](request const& req, path_params const&) {
+                      auto wf = detail::workflow_param(req, what);
+                      if (!wf) return api::error_response(wf.error());
+                      auto removed = db.remove_all(model, *wf, what);
+                      if (!removed) return api::error_response(removed.error());
+                      return api::json_response(200,
+                                                "{\"count\":" + std::to_string(*removed) + "}");
+                  });
+    api.add_route("GET", "/jobs/{id}", api::access::record_in_path("job"),
+                  [&db](request const&, path_params const& p) {
+                      return detail::reply(db.get_job(p.id("id"), what), model);
+                  });
+    api.add_route("PUT", "/jobs/{id}", api::access::record_in_path("job"),
+                  [&db](request const& req, path_params const& p) {
+                      auto fields =
+                          api::decode_body(model, req.body, api::decode_mode::update, what);
+                      if (!fields) return api::error_response(fields.error());
+                      return detail::reply(db.update_job(p.id("id"), *fields, what), model);
+                  });
+    api.add_route("DELETE", "/jobs/{id}", api::access::record_in_path("job"),
+                  [&db](request const&, path_params const& p) {
+                      auto job = db.get_job(p.id("id"), what);
+                      if (!job) return api::error_response(job.error());
+                      auto removed = db.remove(model, p.id("id"), what);
+                      if (!removed) return api::error_response(removed.error());
+                      return detail::reply(job, model);
+                  });
+    api.add_route("GET", "/workflows/{id}/job_ids", api::access::workflow_in_path(),
+                  [&db](request const&, path_params const& p) {
+                      auto ids = db.job_ids(p.id("id"));
+                      if (!ids) return api::error_response(ids.error());
+                      return api::json_response(
+                          200, "{\"job_ids\":" + api::json_ids(*ids) +
+                                   ",\"count\":" + std::to_string(ids->size()) + "}");
+                  });
     add_relation_route(api, "job_dependencies", &store::job_dependencies,
                        api::job_dependency_model);
     add_relation_route(api, "job_file_relationships", &store::job_file_relationships,

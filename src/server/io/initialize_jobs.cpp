@@ -236,7 +236,7 @@ api::response initialize(server_api& api, request const& req, std::int64_t wf)
 
 void add_initialize_routes(server_api& api)
 {
-    api.add_route("POST", "/workflows/{id}/initialize_jobs",
+    api.add_route("POST", "/workflows/{id}/initialize_jobs", api::access::workflow_in_path(),
                   [&api](request const& req, api::path_params const& p) {
                       return initialize(api, req, p.id("id"));
                   });

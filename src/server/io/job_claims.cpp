@@ -469,10 +469,11 @@ api::outcome claim_next(server_api& api, request const& req, std::int64_t wf)
 void add_claim_routes(server_api& api)
 {
     api.add_route("POST", "/workflows/{id}/claim_jobs_based_on_resources/{limit}",
+                  api::access::workflow_in_path(),
                   [&api](request const& req, api::path_params const& p) {
                       return claim_by_resources(api, req, p.id("id"), p.id("limit"));
                   });
-    api.add_route("POST", "/workflows/{id}/claim_next_jobs",
+    api.add_route("POST", "/workflows/{id}/claim_next_jobs", api::access::workflow_in_path(),
                   [&api](request const& req, api::path_params const& p) {
                       return claim_next(api, req, p.id("id"));
                   });

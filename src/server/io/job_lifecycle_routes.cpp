@@ -400,17 +400,20 @@ void add_job_lifecycle_routes(server_api& api)
 {
     api.add_route(
         "PUT", "/jobs/{id}/start_job/{run_id}/{compute_node_id}",
+        api::access::record_in_path("job"),
         [&api](request const& req, path_params const& p) { return start_job(api, req, p); });
     api.add_route(
         "POST", "/jobs/{id}/complete_job/{status:string}/{run_id}",
+        api::access::record_in_path("job"),
         [&api](request const& req, path_params const& p) { return complete_job(api, req, p); });
     api.add_route("PUT", "/jobs/{id}/manage_status_change/{status:string}/{run_id}",
+                  api::access::record_in_path("job"),
                   [&api](request const& req, path_params const& p) {
                       return manage_status_change(api, req, p);
                   });
-    api.add_route("POST", "/jobs/{id}/retry/{run_id}",
+    api.add_route("POST", "/jobs/{id}/retry/{run_id}", api::access::record_in_path("job"),
                   [&api](request const& req, path_params const& p) { return retry(api, req, p); });
-    api.add_route("POST", "/workflows/{id}/batch_complete_jobs",
+    api.add_route("POST", "/workflows/{id}/batch_complete_jobs", api::access::workflow_in_path(),
                   [&api](api::request const& req, api::path_params const& p) {
                       return batch_complete(api, req, p.id("id"));
                   });

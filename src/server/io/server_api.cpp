@@ -13,7 +13,8 @@
 
 namespace torcrun::io {
 
-server_api::server_api(store& db, server_options options) : store_(db), options_(std::move(options))
+server_api::server_api(store& db, server_options options)
+    : store_(db), options_(std::move(options)), access_(db)
 {
     if (!options_.clock) options_.clock = [] { return std::chrono::system_clock::now(); };
     if (!options_.lease_clock)
@@ -29,12 +30,14 @@ server_api::server_api(store& db, server_options options) : store_(db), options_
     add_claim_routes(*this);
     add_action_routes(*this);
     add_lease_routes(*this);
+    add_access_group_routes(*this);
     // The stream itself is the HTTP server's; this route only checks the workflow exists.
-    add_route("GET", "/workflows/{id}/events/stream",
+    add_route("GET", "/workflows/{id}/events/stream", api::access::workflow_in_path(),
               [this](api::request const&, api::path_params const& p) -> api::outcome {
                   auto const id = p.id("id");
                   auto found = store_.db().cached("SELECT 1 FROM workflow WHERE id = ?");
-                  if (!found) return api::error_response(api::internal_error(found.error().message));
+                  if (!found)
+                      return api::error_response(api::internal_error(found.error().message));
                   (*found)->bind(1, id);
                   auto row = (*found)->step();
                   if (!row) return api::error_response(api::internal_error(row.error().message));
@@ -91,9 +94,9 @@ void server_api::publish_events()
 }
 
 void server_api::add_route(std::string_view method, std::string_view pattern,
-                           api::route_handler handler)
+                           api::access_rule access, api::route_handler handler)
 {
-    router_.add(method, pattern, std::move(handler));
+    router_.add(method, pattern, access, std::move(handler));
 }
 
 void server_api::set_change_listener(std::function<void(std::int64_t)> listener)
@@ -122,10 +125,26 @@ std::string server_api::timestamp() const
     return std::string(text, n) + millis;
 }
 
+// With access control on, the route's rule decides before the handler runs; a refused request
+// reaches no handler, so it changes nothing.
+api::outcome server_api::authorized(api::request const& req, api::router::match const& m)
+{
+    if (!options_.enforce_access_control) return (*m.handler)(req, m.params);
+    auto grant = access_.check(req, m.access, m.params);
+    if (!grant) return api::error_response(grant.error());
+    if (!grant->visible_to && !grant->owner) return (*m.handler)(req, m.params);
+    auto narrowed = req;  // a listing or a creation: small bodies
+    narrowed.visible_to = std::move(grant->visible_to);
+    narrowed.owner = std::move(grant->owner);
+    return (*m.handler)(narrowed, m.params);
+}
+
 api::outcome server_api::run(api::request const& req)
 {
     try {
-        return router_.dispatch(req);
+        auto m = router_.find(req.method, req.path);
+        if (!m) return api::error_response(m.error());
+        return authorized(req, *m);
     } catch (std::exception const& e) {
         return api::error_response(api::internal_error("internal: " + std::string(e.what())));
     }

@@ -248,9 +248,43 @@ constexpr std::string_view schema_v6 = R"sql(
 DROP INDEX job_workflow_status;
 )sql";
 
+// -- access control: Torc's three tables (migrations 20251229000000 and 20251230000000, with
+// is_system in the first place) and its built-in `admin` group, whose members the server sets
+// from auth.admin_users at each start. The unique (user_name, group_id) and the primary key
+// (workflow_id, group_id) serve the per-request access query; workflow_user serves the
+// filtered workflow listing.
+constexpr std::string_view schema_v7 = R"sql(
+CREATE TABLE access_group (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  name TEXT NOT NULL UNIQUE,
+  description TEXT,
+  created_at TEXT NOT NULL,
+  is_system INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE user_group_membership (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  user_name TEXT NOT NULL,
+  group_id INTEGER NOT NULL REFERENCES access_group(id) ON DELETE CASCADE,
+  role TEXT NOT NULL DEFAULT 'member',
+  created_at TEXT NOT NULL,
+  UNIQUE (user_name, group_id)
+);
+CREATE INDEX user_group_membership_group ON user_group_membership(group_id);
+CREATE TABLE workflow_access_group (
+  workflow_id INTEGER NOT NULL REFERENCES workflow(id) ON DELETE CASCADE,
+  group_id INTEGER NOT NULL REFERENCES access_group(id) ON DELETE CASCADE,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (workflow_id, group_id)
+);
+CREATE INDEX workflow_access_group_group ON workflow_access_group(group_id);
+CREATE INDEX workflow_user ON workflow(user);
+INSERT INTO access_group (name, description, created_at, is_system)
+  VALUES ('admin', 'System administrators', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 1);
+)sql";
+
 // Append new versions; never edit one that has shipped.
-constexpr std::array<std::string_view, 6> migrations{schema_v1, schema_v2, schema_v3,
-                                                     schema_v4, schema_v5, schema_v6};
+constexpr std::array<std::string_view, 7> migrations{schema_v1, schema_v2, schema_v3, schema_v4,
+                                                     schema_v5, schema_v6, schema_v7};
 
 }  // namespace
 

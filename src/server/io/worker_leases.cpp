@@ -286,11 +286,12 @@ api_result<lease_sweep> expire_lost_workers(server_api& api,
 void add_lease_routes(server_api& api)
 {
     api.add_route("POST", "/compute_nodes/{id}/heartbeat",
+                  api::access::record_in_path("compute_node"),
                   [&api](request const& req, api::path_params const& p) {
                       return heartbeat(api, req, p.id("id"));
                   });
     // Replaces the plain record update of add_resource_routes.
-    api.add_route("PUT", "/compute_nodes/{id}",
+    api.add_route("PUT", "/compute_nodes/{id}", api::access::record_in_path("compute_node"),
                   [&api](request const& req, api::path_params const& p) {
                       return update_compute_node(api, req, p.id("id"));
                   });

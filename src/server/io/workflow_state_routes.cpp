@@ -256,7 +256,7 @@ void add_workflow_state_routes(server_api& api)
         {"GET", "/workflows/{id}/ready_job_requirements", ready_job_requirements},
     };
     for (auto const& r : routes) {
-        api.add_route(r.method, r.pattern,
+        api.add_route(r.method, r.pattern, api::access::workflow_in_path(),
                       [&api, run = r.run](request const& req, path_params const& p) {
                           return api::outcome{run(api, req, p.id("id"))};
                       });

@@ -218,12 +218,13 @@ BOOST_FIXTURE_TEST_CASE(a_failing_handler_is_rolled_back, error_fixture)
 {
     auto const before = snapshot();
     server.add_route(
-        "POST", "/test/write_then_fail", [this](api::request const&, api::path_params const&) {
+        "POST", "/test/write_then_fail", api::access::open(),
+        [this](api::request const&, api::path_params const&) {
             (void)db.db().exec("INSERT INTO file (workflow_id, name, path) VALUES (1, 'x', 'y')");
             server.notify(1);
             return api::error_response(api::unprocessable("test: refused after writing"));
         });
-    server.add_route("POST", "/test/throw",
+    server.add_route("POST", "/test/throw", api::access::open(),
                      [this](api::request const&, api::path_params const&) -> api::outcome {
                          (void)db.db().exec(
                              "INSERT INTO file (workflow_id, name, path) VALUES (1, 'x', 'y')");
@@ -238,7 +239,7 @@ BOOST_FIXTURE_TEST_CASE(a_failing_handler_is_rolled_back, error_fixture)
 
 BOOST_FIXTURE_TEST_CASE(notifications_follow_commits, error_fixture)
 {
-    server.add_route("POST", "/workflows/{id}/poke",
+    server.add_route("POST", "/workflows/{id}/poke", api::access::workflow_in_path(),
                      [this](api::request const&, api::path_params const& p) {
                          server.notify(p.id("id"));
                          return api::json_response(200, "{}");
@@ -250,7 +251,7 @@ BOOST_FIXTURE_TEST_CASE(notifications_follow_commits, error_fixture)
 
 BOOST_FIXTURE_TEST_CASE(a_parked_request_passes_through, error_fixture)
 {
-    server.add_route("POST", "/workflows/{id}/claim_next_jobs",
+    server.add_route("POST", "/workflows/{id}/claim_next_jobs", api::access::workflow_in_path(),
                      [](api::request const&, api::path_params const& p) {
                          return api::outcome{api::wait_for_workflow{p.id("id"), 30}};
                      });

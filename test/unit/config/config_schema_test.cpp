@@ -100,6 +100,8 @@ std::map<std::string, std::string> const server_samples{
     {"tls.key", "/k.pem"},
     {"tls.handshake_timeout_seconds", "5"},
     {"auth.htpasswd_file", "/etc/htpasswd"},
+    {"auth.enforce_access_control", "true"},
+    {"auth.admin_users", "ops,root"},
     {"max_body_bytes", "1m"},
     {"max_connections", "500"},
     {"long_poll_max_seconds", "10"},
@@ -211,7 +213,7 @@ BOOST_AUTO_TEST_CASE(example_file_comments_every_key)
     BOOST_TEST(
         example.find("    // Who may use the REST API.\n    \"auth\": {\n        // htpasswd "
                      "file for HTTP basic authentication; null = no authentication. "
-                     "(string or null)\n        \"htpasswd_file\": null\n    },\n")
+                     "(string or null)\n        \"htpasswd_file\": null,\n")
         != std::string::npos);
     BOOST_TEST(example.find("    // TCP port; 0 = any free port. (integer; 0 to 65535)\n"
                             "    \"port\": 8080,\n")

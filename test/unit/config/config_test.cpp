@@ -166,6 +166,9 @@ std::vector<accepted_case> const accepted{
     {which::server, R"({"auth": {"htpasswd_file": "/etc/torcrun.htpasswd"}})",
      "auth.htpasswd_file", R"("/etc/torcrun.htpasswd")"},
     {which::server, R"({"host": "::"})", "host", R"("::")"},
+    {which::server,
+     R"({"auth": {"htpasswd_file": "/h", "enforce_access_control": true, "admin_users": ["ops"]}})",
+     "auth.admin_users", R"(["ops"])"},
 };
 
 BOOST_DATA_TEST_CASE(file_values_are_accepted, bdata::make(accepted), sample)
@@ -243,6 +246,15 @@ BOOST_AUTO_TEST_CASE(check_config_applies_the_rules_between_keys)
                == "poll.min_interval_seconds: 0.5 is greater than poll.interval_seconds (0.1)\n"
                   "server.password_file: is set but server.username is not");
     BOOST_TEST(core::check_config(core::server_config{}).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(access_control_needs_an_htpasswd_file)
+{
+    auto const r = parsed(which::server, R"({"auth": {"enforce_access_control": true}})", {});
+    BOOST_TEST_REQUIRE(!r.has_value());
+    BOOST_TEST(r.error().message ==
+               "server.json:1:37: auth.enforce_access_control: is true but auth.htpasswd_file is "
+               "null: access control needs authenticated users");
 }
 
 BOOST_AUTO_TEST_CASE(to_json_reads_back_as_the_same_config)

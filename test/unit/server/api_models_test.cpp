@@ -85,6 +85,9 @@ std::vector<contract_case> const contract{
      "user_data_id user_data_name producer_job_id producer_job_name consumer_job_id "
      "consumer_job_name workflow_id",
      "-"},
+    {"access_group_model", "id name description created_at", "name"},
+    {"user_group_membership_model", "id user_name group_id role created_at", "group_id user_name"},
+    {"workflow_access_group_model", "workflow_id group_id created_at", "group_id workflow_id"},
 };
 
 std::vector<std::string> words(std::string const& text)

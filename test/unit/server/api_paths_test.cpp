@@ -26,15 +26,16 @@ api::router make_router()
             return api::outcome{api::json_response(200, body)};
         };
     };
-    r.add("GET", "/ping", echo("/ping", {}));
-    r.add("GET", "/workflows", echo("/workflows", {}));
-    r.add("POST", "/workflows", echo("POST /workflows", {}));
-    r.add("GET", "/workflows/{id}", echo("/workflows/{id}", {"id"}));
-    r.add("PUT", "/workflows/{id}", echo("PUT /workflows/{id}", {"id"}));
-    r.add("DELETE", "/workflows/{id}", echo("DELETE /workflows/{id}", {"id"}));
-    r.add("GET", "/workflows/{id}/actions/pending", echo("pending", {"id"}));
-    r.add("GET", "/workflows/{id}/actions/{action_id}", echo("action", {"id", "action_id"}));
-    r.add("POST", "/jobs/{id}/complete_job/{status:string}/{run_id}",
+    r.add("GET", "/ping", api::access::open(), echo("/ping", {}));
+    r.add("GET", "/workflows", api::access::open(), echo("/workflows", {}));
+    r.add("POST", "/workflows", api::access::open(), echo("POST /workflows", {}));
+    r.add("GET", "/workflows/{id}", api::access::open(), echo("/workflows/{id}", {"id"}));
+    r.add("PUT", "/workflows/{id}", api::access::open(), echo("PUT /workflows/{id}", {"id"}));
+    r.add("DELETE", "/workflows/{id}", api::access::open(), echo("DELETE /workflows/{id}", {"id"}));
+    r.add("GET", "/workflows/{id}/actions/pending", api::access::open(), echo("pending", {"id"}));
+    r.add("GET", "/workflows/{id}/actions/{action_id}", api::access::open(),
+          echo("action", {"id", "action_id"}));
+    r.add("POST", "/jobs/{id}/complete_job/{status:string}/{run_id}", api::access::open(),
           echo("complete", {"id", "status", "run_id"}));
     return r;
 }
@@ -122,7 +123,7 @@ BOOST_AUTO_TEST_CASE(a_later_route_replaces_an_earlier_one)
 {
     auto r = make_router();
     auto const before = r.size();
-    r.add("GET", "/ping", [](api::request const&, api::path_params const&) {
+    r.add("GET", "/ping", api::access::open(), [](api::request const&, api::path_params const&) {
         return api::outcome{api::json_response(200, "replaced")};
     });
     BOOST_TEST(r.size() == before);
@@ -135,7 +136,7 @@ BOOST_AUTO_TEST_CASE(a_later_route_replaces_an_earlier_one)
 BOOST_AUTO_TEST_CASE(a_handler_may_park_a_request)
 {
     api::router r;
-    r.add("POST", "/workflows/{id}/claim_next_jobs",
+    r.add("POST", "/workflows/{id}/claim_next_jobs", api::access::open(),
           [](api::request const&, api::path_params const& p) {
               return api::outcome{api::wait_for_workflow{p.id("id"), 5.0}};
           });

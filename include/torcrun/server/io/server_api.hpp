@@ -16,6 +16,7 @@
 #include "torcrun/server/http_types.hpp"
 #include "torcrun/server/router.hpp"
 #include "torcrun/server/worker_lease.hpp"
+#include "torcrun/server/io/access_control.hpp"
 #include "torcrun/server/io/store.hpp"
 
 #include <chrono>
@@ -41,6 +42,8 @@ struct server_options {
     double long_poll_max_seconds = 30;  // a claim's wait_seconds is cut to this (and to 60)
     double worker_lease_seconds = 120;  // a heartbeat older than this loses the worker
     core::orphan_policy lost_worker_jobs = core::orphan_policy::ready;
+    // auth.enforce_access_control: every route's access rule is applied before its handler.
+    bool enforce_access_control = false;
 };
 
 class server_api : public api::request_handler {
@@ -55,8 +58,10 @@ public:
     void set_event_listener(
         std::function<void(std::int64_t workflow_id, std::string const& frame)> listener) override;
 
-    // Adds an endpoint, or replaces the one with the same method and pattern.
-    void add_route(std::string_view method, std::string_view pattern, api::route_handler handler);
+    // Adds an endpoint, or replaces the one with the same method and pattern; `access` says how
+    // the workflow a request touches is found, and access control applies it before `handler`.
+    void add_route(std::string_view method, std::string_view pattern, api::access_rule access,
+                   api::route_handler handler);
 
     store& db() { return store_; }
     server_options const& options() const { return options_; }
@@ -73,12 +78,14 @@ public:
 
 private:
     api::outcome run(api::request const& req);
+    api::outcome authorized(api::request const& req, api::router::match const& m);
     void publish_events();
 
     store& store_;
     server_options options_;
     core::lease_book leases_;
     api::router router_;
+    access_control access_;
     std::function<void(std::int64_t)> listener_;
     std::vector<std::int64_t> changed_;
     std::function<void(std::int64_t, std::string const&)> event_listener_;
@@ -90,5 +97,8 @@ void add_system_routes(server_api& api);    // ping, version
 void add_workflow_routes(server_api& api);  // workflows, actions, failure handler listing
 void add_resource_routes(server_api& api);  // files, user data, schedulers, nodes, results, ...
 void add_job_routes(server_api& api);       // jobs, bulk_jobs, relationships, job_ids
+// access_group_routes.cpp: access groups, their members, workflows shared with them, and
+// access_check.
+void add_access_group_routes(server_api& api);
 
 }  // namespace torcrun::io
