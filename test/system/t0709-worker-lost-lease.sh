@@ -16,13 +16,7 @@ trap frozen_test_cleanup EXIT
 
 start_server "$tmp/db" --set worker_lease_seconds=10
 ran=$tmp/ran.txt
-python3 - "$tmp/lease.json" "$ran" <<'PY'
-import json, sys
-command = 'sleep 30; echo "$TORC_JOB_NAME $TORC_ATTEMPT_ID" >> ' + sys.argv[2]
-jobs = [{"name": f"job{i}", "command": command} for i in range(4)]
-json.dump({"name": "lost-lease", "jobs": jobs}, open(sys.argv[1], "w"))
-PY
-submit_spec "$tmp/lease.json"
+submit_appending_jobs lost-lease 'sleep 30; APPEND'
 
 "$torcrun" worker "$wf" $(worker_args) --set resources.cpus=4 --set server.retry_window_seconds=5 \
     --set limits.idle_timeout_seconds=40 2>"$tmp/worker.log" &

@@ -18,13 +18,7 @@ trap frozen_test_cleanup EXIT
 
 start_server "$tmp/db" --set worker_lease_seconds=10
 ran=$tmp/ran.txt
-python3 - "$tmp/lease.json" "$ran" <<'PY'
-import json, sys
-command = 'echo "$TORC_JOB_NAME $TORC_ATTEMPT_ID" >> ' + sys.argv[2] + '; sleep 25'
-jobs = [{"name": f"job{i}", "command": command} for i in range(4)]
-json.dump({"name": "lost-lease-finish", "jobs": jobs}, open(sys.argv[1], "w"))
-PY
-submit_spec "$tmp/lease.json"
+submit_appending_jobs lost-lease-finish 'APPEND; sleep 25'
 
 "$torcrun" worker "$wf" $(worker_args) --set resources.cpus=4 --set server.retry_window_seconds=5 \
     --set server.lost_lease_policy=finish --set limits.idle_timeout_seconds=40 \

@@ -17,13 +17,7 @@ trap worker_test_cleanup EXIT
 
 start_server "$tmp/db" --set worker_lease_seconds=300
 ran=$tmp/ran.txt
-python3 - "$tmp/restart.json" "$ran" <<'PY'
-import json, sys
-command = 'echo "$TORC_JOB_NAME $TORC_ATTEMPT_ID" >> ' + sys.argv[2] + '; sleep 4'
-jobs = [{"name": f"job{i}", "command": command} for i in range(4)]
-json.dump({"name": "restart", "jobs": jobs}, open(sys.argv[1], "w"))
-PY
-submit_spec "$tmp/restart.json"
+submit_appending_jobs restart 'APPEND; sleep 4'
 
 "$torcrun" worker "$wf" $(worker_args) --set resources.cpus=4 2>"$tmp/worker.log" &
 worker_pid=$!

@@ -117,6 +117,20 @@ wait_exit_0() {
     second_pid=""
 }
 
+# submit_appending_jobs NAME COMMAND: submits workflow NAME of 4 jobs job0..job3, each running
+# COMMAND with APPEND in it replaced by an append of "name attempt" to $ran (see
+# once_per_attempt); sets wf.
+submit_appending_jobs() {
+    python3 - "$tmp/$1.json" "$ran" "$1" "$2" <<'PY'
+import json, sys
+path, ran, name, command = sys.argv[1:]
+append = 'echo "$TORC_JOB_NAME $TORC_ATTEMPT_ID" >> ' + ran
+jobs = [{"name": f"job{i}", "command": command.replace("APPEND", append)} for i in range(4)]
+json.dump({"name": name, "jobs": jobs}, open(path, "w"))
+PY
+    submit_spec "$tmp/$1.json"
+}
+
 # once_per_attempt FILE LINES: FILE (each job appends "name attempt") has LINES lines and none
 # twice: no (job, attempt) ran twice.
 once_per_attempt() {
