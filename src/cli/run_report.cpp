@@ -432,7 +432,9 @@ std::string usage_series_svg(report_attempt const& a)
 {
     if (a.series.empty()) return {};
     constexpr double width = 160, height = 32, top = 2;
-    double peak_cpu_seen = 0, end = a.series.back().seconds;
+    // The chart spans the attempt's life; its last sample may come a sampling interval early.
+    double peak_cpu_seen = 0;
+    double end = std::max(a.series.back().seconds, a.end_seconds - a.start_seconds);
     std::uint64_t peak_memory_seen = 0;
     for (auto const& p : a.series) {
         peak_cpu_seen = std::max(peak_cpu_seen, p.cpu_percent);

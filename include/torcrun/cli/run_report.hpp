@@ -86,7 +86,8 @@ gpu_lane_plan plan_gpu_lanes(std::vector<report_attempt> const& attempts,
 
 // A small chart of one attempt's series: `<svg class="series" data-attempt="J.R.A"
 // data-points="N">` with CPU % (path "cpu", scaled to at least 100) and memory (path "mem",
-// scaled to its peak) as steps over the attempt's life; empty text when the series is empty.
+// scaled to its peak) as steps over the attempt's life (end - start, or the last point if later);
+// empty text when the series is empty.
 std::string usage_series_svg(report_attempt const& attempt);
 
 // Per attempt (input order), its row within its node's lane: the lowest row free at its start.

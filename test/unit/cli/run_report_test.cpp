@@ -126,9 +126,11 @@ BOOST_AUTO_TEST_CASE(an_attempts_series_is_a_small_chart)
                std::string::npos);
     BOOST_TEST(svg.find("<title>2 points over 2.0 s: CPU up to 200.0 % (blue), memory up to "
                         "4.0 MiB (orange)</title>") != std::string::npos);
-    a.series = {{1, 25, 0}};  // below 100 %: the scale stays at 100; no memory: a flat line
-    BOOST_TEST(core::usage_series_svg(a).find("d=\"M0,26.00 V26.00 H160.00\"") !=
-               std::string::npos);
+    // Below 100 %: the scale stays at 100; no memory: a flat line; the chart spans the 2 s the
+    // attempt lived, the one sample at 1 s ends half way.
+    a.series = {{1, 25, 0}};
+    BOOST_TEST(core::usage_series_svg(a).find(
+                   "<path class=\"cpu\" d=\"M0,26.00 V26.00 H80.00\"") != std::string::npos);
 
     core::report_input in;
     in.nodes = {{1, "n1", 1, 0}};
