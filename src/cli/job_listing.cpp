@@ -30,9 +30,22 @@ result<std::vector<job_status>> parse_status_list(std::string_view text)
     }
 }
 
+namespace {
+
+std::string gpu_cell(std::optional<std::vector<std::string>> const& ids)
+{
+    if (!ids) return "-";
+    if (ids->empty()) return "none";
+    std::string out;
+    for (auto const& id : *ids) out += (out.empty() ? "" : ",") + id;
+    return out;
+}
+
+}  // namespace
+
 std::vector<std::string> attempt_headings()
 {
-    return {"ATTEMPTS", "START", "DURATION", "NODE", "PEAK_RSS", "PEAK_CPU", "LOGS"};
+    return {"ATTEMPTS", "START", "DURATION", "NODE", "GPUS", "PEAK_RSS", "PEAK_CPU", "LOGS"};
 }
 
 std::vector<std::string> attempt_cells(attempt_facts const& f)
@@ -48,6 +61,7 @@ std::vector<std::string> attempt_cells(attempt_facts const& f)
             f.start_unix ? format_date_time(std::floor(*f.start_unix)) : "-",
             f.seconds ? format_elapsed(*f.seconds) : "-",
             or_dash(f.node),
+            gpu_cell(f.gpu_ids),
             f.peak_memory_bytes ? format_size(*f.peak_memory_bytes) : "-",
             or_dash(cpu),
             f.log_dir.value_or("-")};

@@ -196,49 +196,46 @@ std::string node_label(std::map<std::int64_t, report_node> const& nodes, std::in
            std::to_string(id);
 }
 
-std::string timeline_svg(report_input const& in, std::map<std::int64_t, report_node> const& nodes)
+std::string timeline_svg(report_input const& in, std::map<std::int64_t, report_node> const& nodes,
+                         gpu_lane_plan const& plan)
 {
     auto const& attempts = in.attempts;
     auto const span = span_of(attempts);
     auto const rows = assign_node_rows(attempts);
-    auto const lanes = assign_gpu_lanes(attempts);
     std::set<std::int64_t> node_ids;
     for (auto const& a : attempts) node_ids.insert(a.compute_node_id);
     std::string body;
     double y = 4;
+    auto const x_of = [&](double t) {
+        return time_to_x(t, span.begin, span.end, chart_left, chart_width);
+    };
     for (auto const node : node_ids) {
-        std::int64_t row_count = 1, lane_count = 0;
-        if (auto it = nodes.find(node); it != nodes.end()) lane_count = it->second.num_gpus;
-        for (std::size_t i = 0; i < attempts.size(); ++i) {
-            if (attempts[i].compute_node_id != node) continue;
-            row_count = std::max(row_count, rows[i] + 1);
-            if (lanes[i] >= 0) lane_count = std::max(lane_count, lanes[i] + attempts[i].num_gpus);
-        }
+        std::int64_t row_count = 1;
+        for (std::size_t i = 0; i < attempts.size(); ++i)
+            if (attempts[i].compute_node_id == node) row_count = std::max(row_count, rows[i] + 1);
         auto const label = node_label(nodes, node);
         body += "<text class=\"lane\" x=\"4\" y=\"" + fixed(y + 13, 1) + "\">" +
                 html_escape(label) + "</text>";
         for (std::size_t i = 0; i < attempts.size(); ++i) {
             auto const& a = attempts[i];
             if (a.compute_node_id != node) continue;
-            auto const x0 = time_to_x(a.start_seconds, span.begin, span.end, chart_left, chart_width);
-            auto const x1 = time_to_x(a.end_seconds, span.begin, span.end, chart_left, chart_width);
-            body += bar(x0, x1, y + static_cast<double>(rows[i]) * row_height, "attempt", a,
+            body += bar(x_of(a.start_seconds), x_of(a.end_seconds),
+                        y + static_cast<double>(rows[i]) * row_height, "attempt", a,
                         attempt_title(a, label));
         }
         y += static_cast<double>(row_count) * row_height + 4;
-        for (std::int64_t g = 0; g < lane_count; ++g) {
+        auto const lanes = plan.lanes.find(node);
+        auto const lane_count = lanes == plan.lanes.end() ? 0 : lanes->second.size();
+        for (std::size_t g = 0; g < lane_count; ++g) {
             body += "<text class=\"lane\" x=\"14\" y=\"" + fixed(y + 13, 1) + "\">" +
-                    html_escape(label) + " GPU " + std::to_string(g) + "</text>";
+                    html_escape(label + " GPU " + lanes->second[g]) + "</text>";
             for (std::size_t i = 0; i < attempts.size(); ++i) {
                 auto const& a = attempts[i];
-                if (a.compute_node_id != node || lanes[i] < 0 || g < lanes[i] ||
-                    g >= lanes[i] + a.num_gpus)
+                auto const& held = plan.held[i];
+                if (a.compute_node_id != node || std::ranges::find(held, g) == held.end())
                     continue;
-                auto const x0 =
-                    time_to_x(a.start_seconds, span.begin, span.end, chart_left, chart_width);
-                auto const x1 =
-                    time_to_x(a.end_seconds, span.begin, span.end, chart_left, chart_width);
-                body += bar(x0, x1, y, "gpu-bar", a, attempt_title(a, label));
+                body += bar(x_of(a.start_seconds), x_of(a.end_seconds), y, "gpu-bar", a,
+                            attempt_title(a, label));
             }
             y += row_height;
         }
@@ -303,12 +300,31 @@ std::string log_anchor(report_attempt const& a)
     return out + "<a href=\"" + href + "/\">directory</a>";
 }
 
+std::string join_ids(std::vector<std::string> const& ids)
+{
+    std::string out;
+    for (auto const& id : ids) out += (out.empty() ? "" : ",") + id;
+    return out;
+}
+
+// Device ids in numeric order when both are numbers ("2" before "10"), else as text.
+bool gpu_id_less(std::string const& l, std::string const& r)
+{
+    auto const numeric = [](std::string const& s) {
+        return !s.empty() && std::ranges::all_of(s, [](char c) { return c >= '0' && c <= '9'; });
+    };
+    if (numeric(l) && numeric(r) && l.size() != r.size()) return l.size() < r.size();
+    return l < r;
+}
+
 constexpr char const* style = R"(body{font:14px sans-serif;margin:20px;color:#222}
 h1{font-size:20px}h2{font-size:16px;margin-top:28px}
 table{border-collapse:collapse;font-size:12px}
 td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}
 th{background:#eee}.axis line{stroke:#ddd}.axis text,.lane{font-size:11px;fill:#444}
-.busy{fill:none;stroke:#1565c0;stroke-width:2}.total{stroke:#c62828;stroke-dasharray:4 3}
+.busy{fill:none;stroke:#1565c0;stroke-width:2}
+.series path{fill:none;stroke-width:1.5}.series .cpu{stroke:#1565c0}.series .mem{stroke:#ef6c00}
+.series{background:#fafafa}.total{stroke:#c62828;stroke-dasharray:4 3}
 .key span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:middle}
 tr.failed td{background:#fdecea}.note{color:#555}
 )";
@@ -367,6 +383,87 @@ std::vector<std::int64_t> assign_node_rows(std::vector<report_attempt> const& at
     return assign_slots(attempts, [](report_attempt const&) { return std::int64_t{1}; });
 }
 
+gpu_lane_plan plan_gpu_lanes(std::vector<report_attempt> const& attempts,
+                             std::map<std::int64_t, std::int64_t> const& node_gpus)
+{
+    gpu_lane_plan plan;
+    plan.held.resize(attempts.size());
+    std::map<std::int64_t, bool> recorded;  // node with GPU attempts -> all of them have ids
+    for (auto const& a : attempts)
+        if (a.num_gpus > 0 || !a.gpu_ids.empty()) {
+            auto const [it, fresh] = recorded.try_emplace(a.compute_node_id, true);
+            it->second = it->second && !a.gpu_ids.empty();
+        }
+    auto const assigned_lanes = assign_gpu_lanes(attempts);
+    for (auto const& [node, all_recorded] : recorded) {
+        auto& names = plan.lanes[node];
+        if (all_recorded) {
+            std::set<std::string, decltype(&gpu_id_less)> ids(&gpu_id_less);
+            for (auto const& a : attempts)
+                if (a.compute_node_id == node) ids.insert(a.gpu_ids.begin(), a.gpu_ids.end());
+            names.assign(ids.begin(), ids.end());
+            continue;
+        }
+        plan.assigned.insert(node);
+        std::int64_t count = 0;
+        if (auto it = node_gpus.find(node); it != node_gpus.end()) count = it->second;
+        for (std::size_t i = 0; i < attempts.size(); ++i)
+            if (attempts[i].compute_node_id == node && assigned_lanes[i] >= 0)
+                count = std::max(count, assigned_lanes[i] + attempts[i].num_gpus);
+        for (std::int64_t g = 0; g < count; ++g) names.push_back(std::to_string(g));
+    }
+    for (std::size_t i = 0; i < attempts.size(); ++i) {
+        auto const& a = attempts[i];
+        auto const lanes = plan.lanes.find(a.compute_node_id);
+        if (lanes == plan.lanes.end()) continue;
+        if (!plan.assigned.contains(a.compute_node_id)) {
+            for (auto const& id : a.gpu_ids)
+                plan.held[i].push_back(static_cast<std::size_t>(
+                    std::ranges::find(lanes->second, id) - lanes->second.begin()));
+        } else if (assigned_lanes[i] >= 0) {
+            for (std::int64_t g = 0; g < a.num_gpus; ++g)
+                plan.held[i].push_back(static_cast<std::size_t>(assigned_lanes[i] + g));
+        }
+    }
+    return plan;
+}
+
+std::string usage_series_svg(report_attempt const& a)
+{
+    if (a.series.empty()) return {};
+    constexpr double width = 160, height = 32, top = 2;
+    // The chart spans the attempt's life; its last sample may come a sampling interval early.
+    double peak_cpu_seen = 0;
+    double end = std::max(a.series.back().seconds, a.end_seconds - a.start_seconds);
+    std::uint64_t peak_memory_seen = 0;
+    for (auto const& p : a.series) {
+        peak_cpu_seen = std::max(peak_cpu_seen, p.cpu_percent);
+        peak_memory_seen = std::max(peak_memory_seen, p.memory_bytes);
+    }
+    double const cpu_peak = std::max(100.0, peak_cpu_seen);
+    auto const memory_peak = std::max<std::uint64_t>(1, peak_memory_seen);
+    if (!(end > 0)) end = 1;
+    auto const x_of = [&](double t) { return fixed(width * std::clamp(t / end, 0.0, 1.0), 2); };
+    auto const steps = [&](auto value_of) {
+        // Each point's value holds over its stretch, from the previous point (the spawn first).
+        std::string d = "M0," + fixed(top + height * (1 - value_of(a.series.front())), 2);
+        for (auto const& p : a.series)
+            d += " V" + fixed(top + height * (1 - value_of(p)), 2) + " H" + x_of(p.seconds);
+        return d;
+    };
+    auto const cpu = steps([&](usage_point const& p) { return p.cpu_percent / cpu_peak; });
+    auto const memory = steps([&](usage_point const& p) {
+        return static_cast<double>(p.memory_bytes) / static_cast<double>(memory_peak);
+    });
+    return "<svg class=\"series\" data-attempt=\"" + attempt_key(a) + "\" data-points=\"" +
+           std::to_string(a.series.size()) +
+           "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"160\" height=\"36\"><title>" +
+           std::to_string(a.series.size()) + " points over " + fixed(a.series.back().seconds, 1) +
+           " s: CPU up to " + fixed(peak_cpu_seen, 1) + " % (blue), memory up to " +
+           memory_text(peak_memory_seen) + " (orange)</title><path class=\"cpu\" d=\"" + cpu +
+           "\"/><path class=\"mem\" d=\"" + memory + "\"/></svg>";
+}
+
 std::vector<usage_step> usage_steps(std::vector<report_attempt> const& attempts)
 {
     std::map<double, std::pair<std::int64_t, std::int64_t>> change;  // time -> cpus, gpus delta
@@ -404,6 +501,9 @@ std::string render_report_html(report_input const& in)
     }
     std::int64_t used_gpus = 0;
     for (auto const& a : in.attempts) used_gpus += a.num_gpus;
+    std::map<std::int64_t, std::int64_t> node_gpus;
+    for (auto const& n : in.nodes) node_gpus[n.id] = n.num_gpus;
+    auto const lanes = plan_gpu_lanes(in.attempts, node_gpus);
     auto const title = "workflow " + std::to_string(in.workflow_id) + ": " + in.workflow_name;
     std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" +
                       html_escape("torcrun report: " + title) + "</title><style>" + style +
@@ -425,16 +525,22 @@ std::string render_report_html(report_input const& in)
                fixed(span.end - span.begin, 1) + " s)";
     out += ".</p>\n";
 
-    out += "<h2>Timeline</h2>\n<p class=\"key\">one bar per attempt, by compute node and GPU "
-           "lane:";
+    out += "<h2>Timeline</h2>\n<p class=\"key\">one bar per attempt, by compute node and GPU:";
     for (auto const* s : {"completed", "failed", "terminated", "canceled"})
         out += "<span style=\"background:" + std::string(outcome_colour(s)) + "\"></span>" + s;
     out += "</p>\n";
-    if (used_gpus > 0)
-        out += "<p class=\"note\">GPU lanes: the results do not name the device ids a job "
-               "held, so each node's GPU jobs are laid onto lanes lowest-free-first in start "
-               "order, as the worker hands out ids.</p>\n";
-    out += timeline_svg(in, nodes) + "\n";
+    if (!lanes.assigned.empty()) {
+        std::string which;
+        for (auto const node : lanes.assigned)
+            which += (which.empty() ? "" : ", ") + node_label(nodes, node);
+        out += "<p class=\"note\">GPU lanes of " + html_escape(which) +
+               ": the device ids the jobs held are not at hand (result.json in the output "
+               "directory records them), so the GPU jobs are laid onto lanes lowest-free-first "
+               "in start order, as the worker hands out ids.</p>\n";
+    } else if (used_gpus > 0) {
+        out += "<p class=\"note\">GPU lanes are the device ids each attempt held.</p>\n";
+    }
+    out += timeline_svg(in, nodes, lanes) + "\n";
 
     auto const steps = usage_steps(in.attempts);
     out += "<h2>Allocation use</h2>\n<p class=\"note\">CPUs and GPUs held by running attempts "
@@ -457,12 +563,14 @@ std::string render_report_html(report_input const& in)
                      failures + "</table>\n";
 
     out += "<h2>Attempts</h2>\n<p class=\"note\">CPU and memory as the worker measured each "
-           "attempt: peak and time-weighted average (it keeps these figures, not a series over "
-           "time). CPU % counts all cores, so 200 is two busy cores.</p>\n"
+           "attempt: peak and time-weighted average, and over its life (CPU blue, scaled to at "
+           "least 100 %; memory orange, scaled to its peak; hover for the figures). CPU % counts "
+           "all cores, so 200 is two busy cores.</p>\n"
            "<table class=\"attempts\"><tr><th>job</th><th>id</th><th>run</th><th>attempt</th>"
            "<th>node</th><th>status</th><th>rc</th><th>start</th><th>seconds</th>"
            "<th>CPUs</th><th>GPUs</th><th>peak CPU %</th><th>avg CPU %</th>"
-           "<th>peak memory</th><th>avg memory</th><th>logs</th></tr>";
+           "<th>peak memory</th><th>avg memory</th><th>GPU ids</th><th>over time</th>"
+           "<th>logs</th></tr>";
     for (auto const& a : in.attempts)
         out += std::string(a.status == "completed" ? "<tr>" : "<tr class=\"failed\">") +
                cell(html_escape(a.job_name)) + cell(std::to_string(a.job_id)) +
@@ -474,7 +582,10 @@ std::string render_report_html(report_input const& in)
                cell(std::to_string(a.num_gpus)) + cell(optional_percent(a.peak_cpu_percent)) +
                cell(optional_percent(a.avg_cpu_percent)) +
                cell(optional_memory(a.peak_memory_bytes)) +
-               cell(optional_memory(a.avg_memory_bytes)) + cell(log_anchor(a)) + "</tr>";
+               cell(optional_memory(a.avg_memory_bytes)) +
+               cell(a.gpu_ids.empty() ? std::string("-") : html_escape(join_ids(a.gpu_ids))) +
+               cell(a.series.empty() ? std::string("-") : usage_series_svg(a)) +
+               cell(log_anchor(a)) + "</tr>";
     out += "</table>\n</body></html>\n";
     return out;
 }

@@ -138,7 +138,8 @@ attempt_paths attempt_log_paths(std::string_view output_dir, torc_job_identity c
                         join_path(dir, "stderr"),
                         join_path(dir, "command.txt"),
                         join_path(dir, "environment.txt"),
-                        join_path(dir, "result.json")};
+                        join_path(dir, "result.json"),
+                        join_path(dir, "usage.json")};
     switch (stdio) {
         case stdio_mode::separate: break;
         case stdio_mode::combined:

@@ -106,6 +106,8 @@ job_result worker_fsm::impl::classify(job_entry const& job, job_state::running c
     auto r = attempt_result(job);
     r.exec_time_minutes = std::chrono::duration<double>(now - run.spawned_at).count() / 60;
     r.usage = e.usage;
+    for (auto const& share : run.placement.nodes)
+        r.gpu_ids.insert(r.gpu_ids.end(), share.gpu_ids.begin(), share.gpu_ids.end());
     auto const timeout_code = cfg.termination.timeout_exit_code;
     r.return_code = e.step ? e.step->return_code : e.status.return_code();
     if (e.step && e.step->cause == step_cause::time_limit) r.return_code = timeout_code;

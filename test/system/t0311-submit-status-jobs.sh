@@ -57,11 +57,11 @@ expect POST "/jobs/$job/complete_job/completed/0" "{\"job_id\": $job, \"workflow
 
 "$torcrun" jobs "${auth[@]}" "$wf" >"$tmp/out"
 diff -u - "$tmp/out" <<EOF || fail "jobs table"
-ID  NAME         STATUS     RC  ATTEMPTS  START                 DURATION  NODE  PEAK_RSS  PEAK_CPU  LOGS                           COMMAND
-$job   preprocess   completed  0   1         2026-01-01T00:00:30Z  30s       h     -         -         torc_output/jobs/wf${wf}_j${job}/r0_a1  bash tests/scripts/preprocess.sh -i /Users/dthom/repos/torc/f1.json -o /Users/dthom/repos/torc/f2.json -o /Users/dthom/repos/torc/f3.json
-$((job + 1))   work1        ready      -   0         -                     -         -     -         -         -                              bash tests/scripts/work.sh -i /Users/dthom/repos/torc/f2.json -o /Users/dthom/repos/torc/f4.json
-$((job + 2))   work2        ready      -   0         -                     -         -     -         -         -                              bash tests/scripts/work.sh -i /Users/dthom/repos/torc/f3.json -o /Users/dthom/repos/torc/f5.json
-$((job + 3))   postprocess  blocked    -   0         -                     -         -     -         -         -                              bash tests/scripts/postprocess.sh -i /Users/dthom/repos/torc/f4.json -i /Users/dthom/repos/torc/f5.json -o /Users/dthom/repos/torc/f6.json
+ID  NAME         STATUS     RC  ATTEMPTS  START                 DURATION  NODE  GPUS  PEAK_RSS  PEAK_CPU  LOGS                           COMMAND
+$job   preprocess   completed  0   1         2026-01-01T00:00:30Z  30s       h     -     -         -         torc_output/jobs/wf${wf}_j${job}/r0_a1  bash tests/scripts/preprocess.sh -i /Users/dthom/repos/torc/f1.json -o /Users/dthom/repos/torc/f2.json -o /Users/dthom/repos/torc/f3.json
+$((job + 1))   work1        ready      -   0         -                     -         -     -     -         -         -                              bash tests/scripts/work.sh -i /Users/dthom/repos/torc/f2.json -o /Users/dthom/repos/torc/f4.json
+$((job + 2))   work2        ready      -   0         -                     -         -     -     -         -         -                              bash tests/scripts/work.sh -i /Users/dthom/repos/torc/f3.json -o /Users/dthom/repos/torc/f5.json
+$((job + 3))   postprocess  blocked    -   0         -                     -         -     -     -         -         -                              bash tests/scripts/postprocess.sh -i /Users/dthom/repos/torc/f4.json -i /Users/dthom/repos/torc/f5.json -o /Users/dthom/repos/torc/f6.json
 EOF
 out=$("$torcrun" jobs "${auth[@]}" "$wf" --status ready --json)
 [ "$(field "$out" '[(j["name"], j["return_code"]) for j in d]')" = '[["work1", null], ["work2", null]]' ] \

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# The HTML report (issue 13 §5): `torcrun run` on 2 fake GPUs (CUDA_VISIBLE_DEVICES=0,1, as a
-# direct worker reads them) with a failing job, a retried job (2 attempts) and GPU jobs writes
-# D/report.html; `torcrun report WF --html FILE --output-dir D` writes the same page elsewhere,
-# its log links relative to FILE; against a `torcrun server` on a copy of the run's database
-# (`--url`) the page has the same bars and no log links. Headless Chromium (Debian's `chromium`) opens the page: no
+# The HTML report (issue 13 §5): `torcrun run` on 2 fake GPUs (CUDA_VISIBLE_DEVICES=3,5, as a
+# direct worker reads them: ids that lowest-free-first lanes 0, 1 would not guess) with a
+# failing job, a retried job (2 attempts), GPU jobs that echo the CUDA_VISIBLE_DEVICES they got
+# and a job busy for 2.2 s (the jobs sampled every second) writes D/report.html; `torcrun report WF --html FILE --output-dir D`
+# writes the same page elsewhere, its log links relative to FILE; against a `torcrun server` on
+# a copy of the run's database (`--url`) the page has the same bars, no log links, and GPU lanes
+# 0 and 1 assigned (the ids are in the output directory's result.json files) with a note saying
+# so. With the output directory the GPU lanes are the ids each job echoed, the busy job's chart
+# has more than one point (its usage.json too), and `torcrun jobs` shows the same GPU ids. Headless Chromium (Debian's `chromium`) opens the page: no
 # console message (the check is first shown to catch one on a page with a script error), the
 # DOM has one timeline bar per result row of the database (same job.run.attempt keys), GPU lane
 # bars, the failed attempt's stderr link resolves to its file, and the screenshot is not blank:
@@ -39,14 +43,18 @@ console_messages "$tmp/bad.err" | grep -q 'nonexistent_function' ||
 
 cat >"$tmp/wf.json" <<SPEC
 {"name": "report <&> test",
+ "resource_monitor": {"enabled": true, "granularity": "summary", "sample_interval_seconds": 1},
  "failure_handlers": [{"name": "again", "rules": [{"exit_codes": [10], "max_retries": 2}]}],
  "resource_requirements": [
    {"name": "g1", "num_cpus": 1, "num_gpus": 1, "num_nodes": 1, "memory": "1m", "runtime": "PT1M"},
    {"name": "g2", "num_cpus": 1, "num_gpus": 2, "num_nodes": 1, "memory": "1m", "runtime": "PT1M"},
    {"name": "c1", "num_cpus": 1, "num_gpus": 0, "num_nodes": 1, "memory": "1m", "runtime": "PT1M"}],
  "jobs": [
-   {"name": "gpu_<one>", "command": "sleep 0.4", "resource_requirements": "g1"},
-   {"name": "gpu_two", "command": "sleep 0.3", "resource_requirements": "g2"},
+   {"name": "gpu_<one>", "command": "echo cvd=\$CUDA_VISIBLE_DEVICES; sleep 0.4", "resource_requirements": "g1"},
+   {"name": "gpu_two", "command": "echo cvd=\$CUDA_VISIBLE_DEVICES; sleep 0.3", "resource_requirements": "g2"},
+   {"name": "gpu_three", "command": "echo cvd=\$CUDA_VISIBLE_DEVICES; sleep 0.2", "resource_requirements": "g1"},
+   {"name": "two_seconds", "resource_requirements": "c1",
+    "command": "python3 -c 'import time\nt = time.time()\nwhile time.time() - t < 2.2: pass'"},
    {"name": "broken", "command": "echo broken-stderr >&2; exit 3", "resource_requirements": "c1"},
    {"name": "after_broken", "command": "true", "depends_on": ["broken"], "resource_requirements": "c1"},
    {"name": "flaky", "failure_handler": "again", "resource_requirements": "c1",
@@ -55,7 +63,7 @@ cat >"$tmp/wf.json" <<SPEC
 SPEC
 
 rc=0
-env -u SLURM_JOB_ID -u SLURM_JOBID CUDA_VISIBLE_DEVICES=0,1 timeout 120 \
+env -u SLURM_JOB_ID -u SLURM_JOBID CUDA_VISIBLE_DEVICES=3,5 timeout 120 \
     "$torcrun" run "$tmp/wf.json" --output-dir "$tmp/D" >"$tmp/run.out" 2>"$tmp/run.err" || rc=$?
 [ "$rc" = 1 ] || fail "run exit $rc, expected 1: $(cat "$tmp/run.err")"
 grep -qx "report:     $tmp/D/report.html" "$tmp/run.out" ||
@@ -79,8 +87,34 @@ start_server "$tmp/copy.db"
 out=$("$torcrun" report 1 --url "$base" --html "$tmp/url.html")
 [ "$out" = "torcrun report: wrote $tmp/url.html" ] || fail "report --url: '$out'"
 grep -q 'class="log"' "$tmp/url.html" && fail "log links without the output directory"
-[ "$(grep -o '<rect class="attempt"' "$tmp/url.html" | wc -l)" = 6 ] ||
+[ "$(grep -o '<rect class="attempt"' "$tmp/url.html" | wc -l)" = 8 ] ||
     fail "report --url: $(grep -o '<rect class="attempt"' "$tmp/url.html" | wc -l) bars"
+grep -q 'GPU 1</text>' "$tmp/url.html" && grep -q 'the device ids the jobs held are not at hand' "$tmp/url.html" ||
+    fail "report --url: no assigned GPU lanes with their note"
+grep -q 'class="series"' "$tmp/url.html" && fail "report --url: series charts without usage.json"
+
+# The GPU ids each job echoed, as recorded in result.json and shown by torcrun jobs.
+python3 - "$tmp/D" "$("$torcrun" jobs 1 --output-dir "$tmp/D" --json)" <<'PY' || fail "GPU ids (above)"
+import glob, json, os, sys
+d, jobs = sys.argv[1], json.loads(sys.argv[2])
+for j in jobs:
+    if j["attempts"] == 0:  # after_broken never ran
+        assert j["gpu_ids"] is None, f"{j['name']}: GPU ids {j['gpu_ids']} without an attempt"
+        continue
+    out = glob.glob(f"{d}/jobs/wf1_j{j['id']}/r0_a*/stdout")
+    echoed = [l[4:] for o in out for l in open(o).read().splitlines() if l.startswith("cvd=")]
+    want = echoed[0].split(",") if echoed else []
+    assert j["gpu_ids"] == want, f"{j['name']}: torcrun jobs says {j['gpu_ids']}, it echoed {want}"
+    if j["name"].startswith("gpu_"):
+        assert want and set(want) <= {"3", "5"}, f"{j['name']} echoed {want}"
+busy = next(j for j in jobs if j["name"] == "two_seconds")
+usage = json.load(open(os.path.join(busy["log_dir"], "usage.json")))
+assert len(usage["seconds"]) > 1, f"two_seconds' usage.json: {usage}"
+assert max(usage["cpu_percent"]) > 20, f"two_seconds was busy: {usage}"
+PY
+table=$("$torcrun" jobs 1 --output-dir "$tmp/D")
+echo "$table" | head -1 | grep -q ' NODE  *GPUS  *PEAK_RSS ' || fail "jobs heading: $(echo "$table" | head -1)"
+echo "$table" | grep -Eq '^[0-9]+ +gpu_two .* (3,5|5,3) ' || fail "jobs: gpu_two's GPUs: $table"
 
 # The page needs nothing from the network: no external URL in src or href.
 ! grep -Eo '(src|href)="[a-z]+://[^"]*' "$tmp/D/report.html" | grep -v 'http://www.w3.org/2000/svg' ||
@@ -99,11 +133,29 @@ rows = sqlite3.connect(db).execute(
     "SELECT job_id, run_id, attempt_id FROM result WHERE workflow_id = 1").fetchall()
 expected = sorted(f"{j}.{r}.{a}" for j, r, a in rows)
 bars = sorted(re.findall(r'<rect class="attempt" data-attempt="([0-9.]+)"', dom))
-assert len(rows) == 6, f"{len(rows)} results in the database, expected 6 (flaky twice)"
+assert len(rows) == 8, f"{len(rows)} results in the database, expected 8 (flaky twice)"
 assert bars == expected, f"timeline bars {bars}, results {expected}"
 gpu = re.findall(r'<rect class="gpu-bar"', dom)
-assert len(gpu) == 3, f"{len(gpu)} GPU lane bars, expected 3 (1 + 2)"
-assert "GPU 1</text>" in dom, "no lane for GPU 1"
+assert len(gpu) == 4, f"{len(gpu)} GPU lane bars, expected 4 (1 + 2 + 1)"
+assert "GPU 0</text>" not in dom and "GPU 1</text>" not in dom, "assigned lanes, not the ids"
+# Each GPU bar lies on the lanes of the ids its job echoed: walk lane labels and bars in order.
+d = os.path.dirname(db)
+lanes = {}
+lane = None
+for m in re.finditer(r'GPU ([^<]+)</text>|<rect class="gpu-bar" data-attempt="([0-9.]+)"', dom):
+    if m.group(1): lane = m.group(1)
+    else: lanes.setdefault(m.group(2), set()).add(lane)
+for key, held in lanes.items():
+    j, r, a = key.split(".")
+    out = open(f"{d}/jobs/wf1_j{j}/r{r}_a{a}/stdout").read()
+    echoed = set(next(l[4:] for l in out.splitlines() if l.startswith("cvd=")).split(","))
+    assert held == echoed, f"attempt {key}: bars on GPU {held}, the job echoed {echoed}"
+assert "GPU lanes are the device ids each attempt held." in dom
+# The busy job's chart has more than one point.
+busy = sqlite3.connect(db).execute("SELECT id FROM job WHERE name = 'two_seconds'").fetchone()[0]
+points = re.findall(rf'<svg class="series" data-attempt="{busy}\.[0-9]+\.1" data-points="([0-9]+)"', dom)
+assert points and int(points[0]) > 1, f"two_seconds' series: {points}"
+
 assert "report &lt;&amp;&gt; test" in dom and "gpu_&lt;one&gt;" in dom, "names not escaped"
 assert dom.count('class="usage cpus"') == 1 and dom.count('class="usage gpus"') == 1
 failed = re.findall(r'<rect class="attempt" data-attempt="[0-9.]+" data-status="failed"', dom)

@@ -1,5 +1,6 @@
 // The facts `torcrun jobs` shows beside each job, from the server's records: its attempts, the
-// latest attempt's start, duration, node, peak memory and CPU, and that attempt's log directory;
+// latest attempt's start, duration, node, GPU ids, peak memory and CPU, and that attempt's log
+// directory;
 // and the `--status` list. Pure: the records come in as read.
 #pragma once
 
@@ -25,13 +26,15 @@ struct attempt_facts {
     std::optional<double> start_unix;  // completion_time - exec_time
     std::optional<double> seconds;     // exec_time_minutes x 60
     std::string node;                  // the compute node's hostname; empty: unknown
+    // The GPU ids it held (result.json in its directory); nothing: not known.
+    std::optional<std::vector<std::string>> gpu_ids;
     std::optional<std::uint64_t> peak_memory_bytes;
     std::optional<double> peak_cpu_percent;
     std::optional<std::string> log_dir;
 };
 
-// The table cells: start "2026-01-19T22:55:01Z", duration "1m05s", "512 MiB", "97.5%", "-"
-// for what is unknown.
+// The table cells: start "2026-01-19T22:55:01Z", duration "1m05s", GPUs "0,3" ("none" for an
+// attempt that held none), "512 MiB", "97.5%", "-" for what is unknown.
 std::vector<std::string> attempt_cells(attempt_facts const& facts);
 // Their headings, in the same order.
 std::vector<std::string> attempt_headings();

@@ -1,17 +1,24 @@
 // The HTML report of a workflow (`torcrun report WF --html FILE`, `D/report.html` after
 // `torcrun run`): one self-contained page (inline CSS and SVG, no script, nothing fetched) built
-// from the attempts' results. It shows a timeline per compute node and per GPU lane with one bar
-// per attempt coloured by outcome, the allocation's busy CPUs and GPUs over time against its
-// totals, each attempt's peak and average CPU and memory (the worker stores those figures, not
-// a series of samples), the failures with links to their logs, and the summary tables.
+// from the attempts' results. It shows a timeline per compute node and per GPU with one bar per
+// attempt coloured by outcome, the allocation's busy CPUs and GPUs over time against its totals,
+// each attempt's peak and average CPU and memory with a small chart of both over its life (the
+// series of its usage.json, where the output directory is at hand), the failures with links to
+// their logs, and the summary tables.
 //
-// GPU lanes: the results do not name the device ids a job held, so each node's attempts are
-// laid onto lanes 0..n-1 in start order, each taking the lowest lanes free at its start, as the
-// worker's pool hands out ids. Every name is HTML-escaped.
+// GPU lanes: a node's lanes are the device ids its attempts got (result.json's gpu_ids) when
+// every GPU attempt on it has them. Otherwise (no output directory, or results of a worker that
+// did not record them) its attempts are laid onto lanes 0..n-1 in start order, each taking the
+// lowest lanes free at its start, as the worker's pool hands out ids, and the page says so.
+// Every name is HTML-escaped.
 #pragma once
 
+#include "torcrun/worker/usage_series.hpp"
+
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -35,6 +42,8 @@ struct report_attempt {
     std::optional<double> peak_cpu_percent, avg_cpu_percent;
     std::string log_link;  // its log directory relative to the page; empty when not at hand
     std::vector<std::string> log_files;  // the files in it to link (stderr, stdout, output)
+    std::vector<std::string> gpu_ids;    // the ids it held (result.json); empty: not known
+    std::vector<usage_point> series;     // CPU and memory over its life (usage.json)
 };
 
 struct report_node {
@@ -62,6 +71,24 @@ std::optional<double> parse_utc_timestamp(std::string_view text);
 // node); -1 for attempts without GPUs. Lanes go beyond a node's num_gpus only when the attempts
 // overlap more than it has.
 std::vector<std::int64_t> assign_gpu_lanes(std::vector<report_attempt> const& attempts);
+
+// The GPU lanes of each node and the lanes each attempt's bars lie on.
+struct gpu_lane_plan {
+    std::map<std::int64_t, std::vector<std::string>> lanes;  // node -> lane names, in order
+    std::set<std::int64_t> assigned;  // nodes laid out by assign_gpu_lanes: ids not recorded
+    std::vector<std::vector<std::size_t>> held;  // per attempt, indices into its node's lanes
+};
+// A node whose GPU attempts all recorded their ids gets those ids as lanes (numeric ids in
+// numeric order); any other node with GPU attempts gets lanes "0".."n-1" from assign_gpu_lanes,
+// n being at least `node_gpus`' count for it.
+gpu_lane_plan plan_gpu_lanes(std::vector<report_attempt> const& attempts,
+                             std::map<std::int64_t, std::int64_t> const& node_gpus);
+
+// A small chart of one attempt's series: `<svg class="series" data-attempt="J.R.A"
+// data-points="N">` with CPU % (path "cpu", scaled to at least 100) and memory (path "mem",
+// scaled to its peak) as steps over the attempt's life (end - start, or the last point if later);
+// empty text when the series is empty.
+std::string usage_series_svg(report_attempt const& attempt);
 
 // Per attempt (input order), its row within its node's lane: the lowest row free at its start.
 std::vector<std::int64_t> assign_node_rows(std::vector<report_attempt> const& attempts);

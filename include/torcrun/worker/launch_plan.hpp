@@ -59,6 +59,7 @@ struct attempt_paths {
     std::string command_file;      // command.txt: render_command_line(argv)
     std::string environment_file;  // environment.txt: render_env_change(changes)
     std::string result_file;       // result.json
+    std::string usage_file;        // usage.json: the CPU and memory series (usage_series.hpp)
 
     bool operator==(attempt_paths const&) const = default;
 };

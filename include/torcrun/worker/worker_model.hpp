@@ -105,6 +105,9 @@ struct job_result {
     double completion_time = 0;
     result_status status = result_status::completed;
     std::optional<job_usage> usage;
+    // The GPU ids the attempt held (every node of its placement, in order); kept in result.json
+    // and the journal, not sent: Torc v0.10's result has no such field.
+    std::vector<std::string> gpu_ids;
 
     bool operator==(job_result const&) const = default;
 };

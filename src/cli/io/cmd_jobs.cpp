@@ -3,10 +3,11 @@
 // the facts of each job's latest result (the highest run id, then the latest row; GET /results
 // with all_runs, whose rows also count the attempts): return code, start (completion time less
 // the run time), duration, the compute node's hostname, peak memory and CPU, and the attempt's
-// log directory under the worker's output directory (worker_output_dir_of). The server records
-// no GPU ids of an attempt, so none are shown.
+// log directory under the worker's output directory (worker_output_dir_of), and the GPU ids the
+// attempt held as its result.json there records them (the server's result has no such field).
 #include "torcrun/cli/commands.hpp"
 
+#include "attempt_records.hpp"
 #include "json_fields.hpp"
 #include "torc_client.hpp"
 #include "torcrun/cli/job_listing.hpp"
@@ -121,6 +122,13 @@ json::array to_json(std::vector<job_row> const& rows)
                                        : json::value(nullptr);
         o["exec_seconds"] = or_null(a.seconds);
         o["node"] = a.node.empty() ? json::value(nullptr) : json::value(a.node);
+        if (a.gpu_ids) {
+            json::array ids;
+            for (auto const& id : *a.gpu_ids) ids.emplace_back(id);
+            o["gpu_ids"] = std::move(ids);
+        } else {
+            o["gpu_ids"] = nullptr;
+        }
         o["peak_memory_bytes"] = or_null(a.peak_memory_bytes);
         o["peak_cpu_percent"] = or_null(a.peak_cpu_percent);
         o["log_dir"] = or_null(a.log_dir);
@@ -130,9 +138,11 @@ json::array to_json(std::vector<job_row> const& rows)
     return out;
 }
 
-// The latest result's facts; `root` is the worker's output directory.
-core::attempt_facts facts_of(job_results const& results, std::int64_t wf, job_row const& job,
-                             std::map<std::int64_t, std::string> const& hosts,
+// The latest result's facts; `root` is the worker's output directory. Error: its result.json
+// does not read (attempt_records.hpp).
+core::result<core::attempt_facts> facts_of(job_results const& results, std::int64_t wf,
+                                           job_row const& job,
+                                           std::map<std::int64_t, std::string> const& hosts,
                              std::string const& root)
 {
     core::attempt_facts f;
@@ -147,9 +157,13 @@ core::attempt_facts facts_of(job_results const& results, std::int64_t wf, job_ro
         f.peak_memory_bytes = m->to_number<std::uint64_t>();
     if (auto const* c = field(r, "peak_cpu_percent"); c && c->is_number())
         f.peak_cpu_percent = c->to_number<double>();
-    f.log_dir = core::attempt_log_paths(root, {wf, job.id, job.name, integer_of(r, "run_id"),
-                                               integer_of(r, "attempt_id", 1), std::nullopt})
-                    .dir;
+    auto const paths = core::attempt_log_paths(
+        root, {wf, job.id, job.name, integer_of(r, "run_id"), integer_of(r, "attempt_id", 1),
+               std::nullopt});
+    f.log_dir = paths.dir;
+    auto gpus = read_recorded_gpu_ids(paths.result_file);
+    if (!gpus) return gpus.error();
+    f.gpu_ids = std::move(*gpus);
     return f;
 }
 
@@ -178,7 +192,9 @@ core::result<std::vector<job_row>> job_rows(torc_client& client, std::int64_t wf
         }
         if (auto it = by_job.find(row.id); it != by_job.end()) {
             row.return_code = integer_of(*it->second.latest, "return_code");
-            row.attempt = facts_of(it->second, wf, row, hosts, root);
+            auto facts = facts_of(it->second, wf, row, hosts, root);
+            if (!facts) return facts.error();
+            row.attempt = std::move(*facts);
         }
         rows.push_back(std::move(row));
     }

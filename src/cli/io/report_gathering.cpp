@@ -1,6 +1,7 @@
 // See report_gathering.hpp.
 #include "report_gathering.hpp"
 
+#include "attempt_records.hpp"
 #include "json_fields.hpp"
 #include "run_directory.hpp"
 #include "workflow_summary.hpp"
@@ -43,15 +44,33 @@ struct job_facts {
     std::int64_t gpus = 0;
 };
 
+core::attempt_paths paths_of(std::string const& output_dir, core::report_attempt const& a,
+                             std::int64_t workflow_id)
+{
+    return core::attempt_log_paths(
+        output_dir, {workflow_id, a.job_id, a.job_name, a.run_id, a.attempt_id, std::nullopt});
+}
+
+// The GPU ids and the series the worker wrote into the attempt's directory, where they are.
+core::result<void> read_attempt_files(std::string const& output_dir, core::report_attempt& a,
+                                      std::int64_t workflow_id)
+{
+    auto const paths = paths_of(output_dir, a, workflow_id);
+    auto gpus = read_recorded_gpu_ids(paths.result_file);
+    if (!gpus) return gpus.error();
+    if (*gpus) a.gpu_ids = std::move(**gpus);
+    auto series = read_usage_series(paths.usage_file);
+    if (!series) return series.error();
+    if (*series) a.series = std::move(**series);
+    return {};
+}
+
 // The attempt's log directory relative to the page's directory and the output files in it, when
 // it exists.
-void link_logs(std::optional<std::string> const& output_dir, std::string const& html_path,
+void link_logs(std::string const& output_dir, std::string const& html_path,
                core::report_attempt& a, std::int64_t workflow_id)
 {
-    if (!output_dir) return;
-    core::torc_job_identity const id{workflow_id, a.job_id, a.job_name, a.run_id, a.attempt_id,
-                                     std::nullopt};
-    auto const dir = fs::absolute(core::attempt_log_paths(*output_dir, id).dir);
+    auto const dir = fs::absolute(paths_of(output_dir, a, workflow_id).dir);
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) return;
     auto const page_dir = fs::absolute(html_path).parent_path();
@@ -125,7 +144,11 @@ core::result<core::report_input> gather_report(torc_client& client, std::int64_t
         a.avg_memory_bytes = bytes_of(r, "avg_memory_bytes");
         a.peak_cpu_percent = real_of(r, "peak_cpu_percent");
         a.avg_cpu_percent = real_of(r, "avg_cpu_percent");
-        if (a.status != "completed") link_logs(output_dir, html_path, a, workflow_id);
+        if (output_dir) {
+            if (auto read = read_attempt_files(*output_dir, a, workflow_id); !read)
+                return read.error();
+            if (a.status != "completed") link_logs(*output_dir, html_path, a, workflow_id);
+        }
         in.attempts.push_back(std::move(a));
     }
     return in;

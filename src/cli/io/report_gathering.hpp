@@ -1,7 +1,9 @@
 // The facts of a workflow's HTML report (run_report.hpp) read over the REST API: every attempt's
 // result (all runs), the jobs' names and resource requirements, the compute nodes, the job
-// counts; and the page written to a file. When the run's output directory is given, each failed
-// attempt's log directory that exists there is linked, relative to the page.
+// counts; and the page written to a file. When the run's output directory is given, each
+// attempt's GPU ids (result.json) and CPU and memory series (usage.json) are read from its
+// directory there, and each failed attempt's log directory that exists there is linked,
+// relative to the page.
 #pragma once
 
 #include "torc_client.hpp"
@@ -14,7 +16,8 @@
 
 namespace torcrun::apps {
 
-// Errors: the failed request's message, or `result N: completion_time "x" is not a UTC time`.
+// Errors: the failed request's message, `result N: completion_time "x" is not a UTC time`, or
+// a result.json or usage.json that does not read (attempt_records.hpp).
 core::result<core::report_input> gather_report(torc_client& client, std::int64_t workflow_id,
                                                std::optional<std::string> const& output_dir,
                                                std::string const& html_path);

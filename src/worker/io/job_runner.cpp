@@ -7,7 +7,8 @@
 //   limits.enforce_memory.
 // - One job attempt, from the spawn action to job_exited: the launch plan (core decides argv,
 //   environment and paths), the attempt directory with command.txt and environment.txt, the
-//   non-blocking launch, /proc tracking, and the exit with the usage of the whole tree.
+//   non-blocking launch, /proc tracking, and the exit with the usage of the whole tree (its
+//   bounded series of samples written to the attempt's usage.json, once).
 // - Failure-rule recovery scripts (docs/TORC-COMPATIBILITY.md §3.3; the result is only logged:
 //   as in Torc, a failing script does not undo the retry) and run_commands actions (each command in order with `bash -c` in the
 //   output directory, the first failure stops them). Both run as helper processes: launched
@@ -18,6 +19,7 @@
 #include "torcrun/worker/env_policy.hpp"
 #include "torcrun/worker/launch_plan.hpp"
 #include "torcrun/worker/step_exit.hpp"
+#include "torcrun/worker/usage_series.hpp"
 #include "torcrun/worker/io/launcher.hpp"
 #include "torcrun/worker/io/proc_sampler.hpp"
 #include "torcrun/worker/io/slurm_commands.hpp"
@@ -422,8 +424,15 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
 
     auto const report = co_await child->wait();
     if (guardian && !step.empty()) guardian->forget_step(self->settings_.slurm_job_id, step);
-    auto const usage = self->sampler_.finish(child->pid(), report);
+    auto const finished = self->sampler_.finish(child->pid(), report);
+    auto const& usage = finished.summary;
     self->jobs_.erase(id);
+    // Once per attempt, a few kilobytes at most (the series is bounded).
+    if (auto written = write_text(plan->paths.usage_file,
+                                  core::usage_series_json(finished.series) + "\n");
+        !written)
+        self->log_.write(log_level::warning, "runner", "usage series not written",
+                         {{"job", std::to_string(id)}, {"error", written.error().message}});
     auto const seconds = std::chrono::duration<double>(report.ended - report.started).count();
     self->log_.write(log_level::info, "runner", "job exited",
                      {{"job", std::to_string(id)},

@@ -69,18 +69,19 @@ proc_sampler::proc_sampler(std::string proc_root)
 
 void proc_sampler::track(pid_t session, clock::time_point started)
 {
-    jobs_.insert_or_assign(session, tracked_job{started, {}, std::nullopt});
+    jobs_.insert_or_assign(session, tracked_job{started, {}, core::usage_series{}, std::nullopt});
 }
 
-core::usage_summary proc_sampler::finish(pid_t session, exit_report const& exit)
+proc_sampler::finished_usage proc_sampler::finish(pid_t session, exit_report const& exit)
 {
     auto node = jobs_.extract(session);
     auto stats = node ? std::move(node.mapped().stats) : core::usage_stats{};
+    auto series = node ? node.mapped().series.points() : std::vector<core::usage_point>{};
     auto const started = node ? node.mapped().started : exit.started;
     // Rejected only for an exit stamped before the last sample; the samples then stand alone.
     [[maybe_unused]] auto const finished = stats.finish(core::exit_usage{
         seconds_between(started, exit.ended), exit.cpu_seconds, exit.max_rss_bytes});
-    return stats.summary();
+    return {stats.summary(), std::move(series)};
 }
 
 void proc_sampler::sample(clock::time_point now)
@@ -96,7 +97,10 @@ void proc_sampler::sample(clock::time_point now)
                                       usage.rss_pages * page_bytes_,
                                       static_cast<double>(usage.cpu_ticks) * seconds_per_tick_};
         // Two samples at one instant: the second is dropped.
-        if (tracked.stats.add(next)) tracked.latest = next;
+        if (tracked.stats.add(next)) {
+            tracked.latest = next;
+            tracked.series.add(next);
+        }
     }
 }
 

@@ -66,6 +66,9 @@ core::job_result result_from(json::object const& o)
                                   field(o, "peak_cpu_percent").to_number<double>(),
                                   field(o, "avg_cpu_percent").to_number<double>()};
     }
+    // Journals written before the GPU ids were kept have none.
+    if (auto const* gpus = o.if_contains("gpu_ids"))
+        for (auto const& id : gpus->as_array()) r.gpu_ids.emplace_back(id.as_string());
     return r;
 }
 
@@ -126,6 +129,9 @@ json::object result_json(core::job_result const& r)
         o["peak_cpu_percent"] = r.usage->peak_cpu_percent;
         o["avg_cpu_percent"] = r.usage->avg_cpu_percent;
     }
+    json::array gpus;
+    for (auto const& id : r.gpu_ids) gpus.emplace_back(id);
+    o["gpu_ids"] = std::move(gpus);
     return o;
 }
 

@@ -86,7 +86,15 @@ BOOST_AUTO_TEST_CASE(figures_come_from_every_process_of_the_session)
     exit.ended = start + 4s;
     exit.cpu_seconds = 80 * tick;
     exit.max_rss_bytes = 1;
-    auto const final_summary = sampler.finish(500, exit);
+    auto const finished = sampler.finish(500, exit);
+    auto const& final_summary = finished.summary;
+    // The series has the two samples: no CPU in the first second, 80 ticks in the second.
+    BOOST_TEST_REQUIRE(finished.series.size() == 2u);
+    BOOST_TEST(finished.series[0].cpu_percent == 0.0);
+    BOOST_TEST(finished.series[0].memory_bytes == 400 * page);
+    BOOST_TEST(finished.series[1].seconds == 2.0, tt::tolerance(1e-9));
+    BOOST_TEST(finished.series[1].cpu_percent == 80 * tick * 100, tt::tolerance(1e-9));
+    BOOST_TEST(finished.series[1].memory_bytes == 600 * page);
     BOOST_TEST(final_summary.avg_cpu_percent == 80 * tick / 4 * 100, tt::tolerance(1e-9));
     BOOST_TEST(final_summary.peak_memory_bytes == 600 * page);
     BOOST_TEST(sampler.tracked() == 0u);
@@ -114,7 +122,9 @@ BOOST_AUTO_TEST_CASE(an_untracked_exit_is_summarised_from_the_exit_alone)
     exit.ended = exit.started + 2s;
     exit.cpu_seconds = 1;
     exit.max_rss_bytes = 4096;
-    auto const summary = sampler.finish(1234, exit);
+    auto const finished = sampler.finish(1234, exit);
+    auto const& summary = finished.summary;
+    BOOST_TEST(finished.series.empty());
     BOOST_TEST(summary.peak_cpu_percent == 50.0, tt::tolerance(1e-9));
     BOOST_TEST(summary.avg_memory_bytes == 4096u);
     BOOST_TEST(io::read_process_table("/nonexistent-torcrun-proc").empty());
@@ -180,7 +190,7 @@ sampled sample_job(std::vector<std::string> args)
     stop.emit(boost::asio::cancellation_type::terminal);
     BOOST_TEST(test::run_until(
         ioc, [&] { return stopped; }, 1s));
-    return {while_running, sampler.finish(child->pid(), report), report};
+    return {while_running, sampler.finish(child->pid(), report).summary, report};
 }
 
 BOOST_AUTO_TEST_CASE(the_memory_of_a_job_that_holds_100_mib_is_seen)

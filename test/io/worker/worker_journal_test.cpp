@@ -37,7 +37,8 @@ core::job_report report(std::int64_t job, std::uint32_t attempt,
 {
     core::job_result r{.job_id = job, .workflow_id = 3, .run_id = 1, .attempt_id = attempt,
                        .compute_node_id = 7, .return_code = 0, .exec_time_minutes = 0.25,
-                       .completion_time = 1751302800.5, .status = status, .usage = std::nullopt};
+                       .completion_time = 1751302800.5, .status = status, .usage = std::nullopt,
+                       .gpu_ids = {}};
     return {kind, r};
 }
 
@@ -60,6 +61,11 @@ std::vector<core::job_report> const round_trips{
         auto r = report(6, 1);
         r.result.return_code = 137;
         r.result.usage = core::job_usage{1 << 20, 1 << 19, 99.5, 12.25};
+        return r;
+    }(),
+    [] {
+        auto r = report(7, 1);
+        r.result.gpu_ids = {"0", "3"};
         return r;
     }(),
 };

@@ -42,11 +42,14 @@ BOOST_AUTO_TEST_CASE(attempt_cells_show_what_is_known)
     f.peak_memory_bytes = 512ULL << 20;
     f.peak_cpu_percent = 97.54;
     f.log_dir = "D/jobs/wf1_j4/r0_a2";
+    f.gpu_ids = std::vector<std::string>{"1", "3"};
     BOOST_TEST((core::attempt_cells(f) ==
-                std::vector<std::string>{"2", "2025-06-30T17:00:00Z", "1m05s", "n1", "512.0 MiB",
-                                         "97.5%", "D/jobs/wf1_j4/r0_a2"}));
+                std::vector<std::string>{"2", "2025-06-30T17:00:00Z", "1m05s", "n1", "1,3",
+                                         "512.0 MiB", "97.5%", "D/jobs/wf1_j4/r0_a2"}));
+    f.gpu_ids = std::vector<std::string>{};
+    BOOST_TEST(core::attempt_cells(f)[4] == "none");
     BOOST_TEST((core::attempt_cells({}) ==
-                std::vector<std::string>{"0", "-", "-", "-", "-", "-", "-"}));
+                std::vector<std::string>{"0", "-", "-", "-", "-", "-", "-", "-"}));
     BOOST_TEST(core::attempt_headings().size() == core::attempt_cells({}).size());
 }
 

@@ -80,6 +80,65 @@ BOOST_AUTO_TEST_CASE(one_bar_per_attempt_and_gpu_bars_per_lane)
     BOOST_TEST(page.find("n2 #2 GPU") == std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(recorded_gpu_ids_are_the_lanes)
+{
+    // Node 1 recorded every GPU attempt's ids: lanes 2, 10 (numeric order), bars where the jobs
+    // really were, not where lowest-free-first would put them. Node 2 has one attempt without
+    // ids, so its lanes are assigned (and the page says so).
+    std::vector<core::report_attempt> a{attempt(1, 0, 4, 1), attempt(2, 1, 2, 1),
+                                        attempt(3, 0, 1, 0), attempt(4, 0, 1, 1, "completed", 2),
+                                        attempt(5, 0, 1, 1, "completed", 2)};
+    a[0].gpu_ids = {"10"};
+    a[1].gpu_ids = {"2"};
+    a[3].gpu_ids = {"7"};
+    auto const plan = core::plan_gpu_lanes(a, {{1, 4}, {2, 2}});
+    BOOST_TEST((plan.lanes.at(1) == std::vector<std::string>{"2", "10"}));
+    BOOST_TEST((plan.lanes.at(2) == std::vector<std::string>{"0", "1"}));
+    BOOST_TEST((plan.assigned == std::set<std::int64_t>{2}));
+    BOOST_TEST((plan.held == std::vector<std::vector<std::size_t>>{{1}, {0}, {}, {0}, {1}}));
+
+    core::report_input in;
+    in.nodes = {{1, "n1", 4, 4}, {2, "n2", 4, 2}};
+    in.attempts = a;
+    auto const page = core::render_report_html(in);
+    BOOST_TEST(page.find("n1 #1 GPU 10</text>") != std::string::npos);
+    BOOST_TEST(page.find("n1 #1 GPU 0</text>") == std::string::npos);
+    BOOST_TEST(page.find("GPU lanes of n2 #2: the device ids") != std::string::npos);
+    BOOST_TEST(count(page, "<rect class=\"gpu-bar\"") == 4u);
+    in.attempts.resize(3);
+    BOOST_TEST(core::render_report_html(in).find("GPU lanes are the device ids each attempt "
+                                                 "held.") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(an_attempts_series_is_a_small_chart)
+{
+    auto a = attempt(4, 0, 2);
+    a.run_id = 1;
+    BOOST_TEST(core::usage_series_svg(a).empty());  // no series: no chart
+    a.series = {{1, 50, 1u << 20}, {2, 200, 4u << 20}};
+    auto const svg = core::usage_series_svg(a);
+    BOOST_TEST(svg.starts_with("<svg class=\"series\" data-attempt=\"4.1.1\" data-points=\"2\""));
+    // CPU scaled to its peak 200 %: 50 % is three quarters down the 32-pixel chart, from 2 px.
+    BOOST_TEST(svg.find("<path class=\"cpu\" d=\"M0,26.00 V26.00 H80.00 V2.00 H160.00\"/>") !=
+               std::string::npos);
+    // Memory scaled to its peak 4 MiB.
+    BOOST_TEST(svg.find("<path class=\"mem\" d=\"M0,26.00 V26.00 H80.00 V2.00 H160.00\"/>") !=
+               std::string::npos);
+    BOOST_TEST(svg.find("<title>2 points over 2.0 s: CPU up to 200.0 % (blue), memory up to "
+                        "4.0 MiB (orange)</title>") != std::string::npos);
+    // Below 100 %: the scale stays at 100; no memory: a flat line; the chart spans the 2 s the
+    // attempt lived, the one sample at 1 s ends half way.
+    a.series = {{1, 25, 0}};
+    BOOST_TEST(core::usage_series_svg(a).find(
+                   "<path class=\"cpu\" d=\"M0,26.00 V26.00 H80.00\"") != std::string::npos);
+
+    core::report_input in;
+    in.nodes = {{1, "n1", 1, 0}};
+    in.attempts = {a, attempt(5, 0, 1)};
+    auto const page = core::render_report_html(in);
+    BOOST_TEST(count(page, "<svg class=\"series\"") == 1u);
+}
+
 BOOST_AUTO_TEST_CASE(no_gpu_chart_without_gpus)
 {
     core::report_input in;

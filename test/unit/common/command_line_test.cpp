@@ -113,7 +113,7 @@ BOOST_DATA_TEST_CASE(attempt_directory_layout, bdata::make(path_cases), c)
     auto const paths = core::attempt_log_paths(c.output_dir, c.id);
     BOOST_TEST((paths == core::attempt_paths{c.dir, c.dir + "/stdout", c.dir + "/stderr",
                                              c.dir + "/command.txt", c.dir + "/environment.txt",
-                                             c.dir + "/result.json"}));
+                                             c.dir + "/result.json", c.dir + "/usage.json"}));
 }
 
 BOOST_AUTO_TEST_CASE(step_names)

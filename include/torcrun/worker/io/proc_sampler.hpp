@@ -6,6 +6,7 @@
 #pragma once
 
 #include "torcrun/worker/proc_stat.hpp"
+#include "torcrun/worker/usage_series.hpp"
 #include "torcrun/worker/usage_stats.hpp"
 #include "torcrun/worker/io/launcher.hpp"
 
@@ -31,9 +32,15 @@ public:
 
     void track(pid_t session, clock::time_point started);
 
+    // What a finished job used: the summary and the bounded series of its samples.
+    struct finished_usage {
+        core::usage_summary summary;
+        std::vector<core::usage_point> series;  // empty for a job never sampled
+    };
+
     // Stops tracking and closes the record with the exit's exact totals (usage_stats::finish);
     // a session never tracked gets a summary from the exit alone.
-    core::usage_summary finish(pid_t session, exit_report const& exit);
+    finished_usage finish(pid_t session, exit_report const& exit);
 
     // One scan for every tracked job. A job without a living process adds no sample.
     void sample(clock::time_point now);
@@ -47,6 +54,7 @@ private:
     struct tracked_job {
         clock::time_point started;
         core::usage_stats stats;
+        core::usage_series series;
         std::optional<core::usage_sample> latest;
     };
 

@@ -1,0 +1,26 @@
+// What the worker wrote into an attempt's directory and the client commands read back: the GPU
+// ids of result.json (the server's result has no such field: Torc v0.10's model) and the CPU
+// and memory series of usage.json. Used by `torcrun jobs` (its GPUS column) and the report.
+#pragma once
+
+#include "torcrun/common/error.hpp"
+#include "torcrun/worker/usage_series.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace torcrun::apps {
+
+// result.json's `gpu_ids`; nothing when the file is absent or has no such field (a worker that
+// did not record them). Errors: `FILE: not JSON: ...`, `FILE: gpu_ids is not an array of
+// strings`.
+core::result<std::optional<std::vector<std::string>>> read_recorded_gpu_ids(
+    std::string const& result_file);
+
+// usage.json's points; nothing when the file is absent (the attempt never ran, or an older
+// worker). Errors: `FILE: ` and parse_usage_series's message.
+core::result<std::optional<std::vector<core::usage_point>>> read_usage_series(
+    std::string const& usage_file);
+
+}  // namespace torcrun::apps
