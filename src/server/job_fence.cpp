@@ -56,10 +56,22 @@ bool repeats_completion(job_status requested, std::int64_t run_id, job_state con
            (!fence.attempt || kept->attempt_id == *fence.attempt);
 }
 
-bool repeats_retry(job_state const& job, job_fence const& fence)
+bool repeats_retry(std::int64_t run_id, std::optional<applied_retry> const& applied,
+                   job_fence const& fence)
 {
-    return fence.fenced() && fence.attempt && job.status == job_status::ready &&
-           job.attempt_id == *fence.attempt + 1;
+    return fence.fenced() && fence.attempt && applied && applied->compute_node_id == *fence.node &&
+           applied->attempt_id == *fence.attempt && applied->run_id == run_id;
+}
+
+std::optional<rejection> check_retry_holder(job_state const& job, job_fence const& fence)
+{
+    if (!fence.fenced()) return std::nullopt;
+    if (job.holder) return check_holder("retry", job, fence);
+    if (attempt_matches(job, fence)) return std::nullopt;
+    return rejection{409, "retry: job " + std::to_string(job.id) + " is " + quoted(job.status) +
+                              " on attempt " + std::to_string(job.attempt_id) +
+                              ", held by no compute node, not on attempt " +
+                              std::to_string(*fence.attempt) + " of " + node_text(*fence.node)};
 }
 
 decision<status_change> decide_hand_back(std::int64_t job_id, job_status requested,

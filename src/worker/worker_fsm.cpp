@@ -284,7 +284,7 @@ void worker_fsm::impl::give_up(worker_action const& action, worker::request_fail
             },
             [&](worker::read_failure_handler const& a) { handler_failed(a.handler_id, why); },
             [&](worker::retry_job const& a) {
-                if (fenced) return fenced_off(a.job_id, why);
+                if (fenced) return retry_fenced_off(a.job_id, why);
                 on_retried(a.job_id, false, why);
             },
             [&](worker::complete_jobs const&) { batch_refused(e); },

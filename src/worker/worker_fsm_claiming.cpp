@@ -73,11 +73,22 @@ void worker_fsm::impl::on(worker::jobs_claimed const& e, worker_action const& se
     std::size_t accepted = 0;
     std::size_t extra = 0;
     for (auto const& job : e.jobs) {
-        if (auto const held = jobs.find(job.id); held != jobs.end() &&
-                                                  held->second.phase() == job_phase::retrying &&
-                                                  job.attempt_id > held->second.job.attempt_id) {
-            retries.reclaimed.insert_or_assign(job.id, job);
-            continue;
+        if (auto const held = jobs.find(job.id);
+            held != jobs.end() && job.attempt_id > held->second.job.attempt_id) {
+            auto const phase = held->second.phase();
+            if (phase == job_phase::retrying) {
+                retries.reclaimed.insert_or_assign(job.id, job);
+                continue;
+            }
+            // Exited here, its outcome not yet told: the server ended that attempt (the lease
+            // sweep), so whatever this worker would send of it is fenced off; the next attempt
+            // is this worker's.
+            if (phase == job_phase::outputs || phase == job_phase::handler ||
+                phase == job_phase::reporting)
+                fenced_off(job.id, "a claim returned its attempt " +
+                                       std::to_string(job.attempt_id) + ", so attempt " +
+                                       std::to_string(held->second.job.attempt_id) +
+                                       " is over on the server");
         }
         if (jobs.contains(job.id)) {
             say(log_severity::error,

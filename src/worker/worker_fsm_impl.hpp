@@ -76,7 +76,8 @@ struct retry_state {
     std::map<std::int64_t, failure_handler> handlers;  // by handler id
     std::set<std::int64_t> fetching_handlers;
     // A job's next attempt that a parked claim returned before the reply to its retry_job came
-    // (two connections, either answer may arrive first); admitted once the retry is accepted.
+    // (two connections, either answer may arrive first); admitted once the retry is accepted or
+    // fenced off.
     std::map<std::int64_t, claimed_job> reclaimed;
 };
 
@@ -220,6 +221,8 @@ struct worker_fsm::impl {
     void on(worker::failure_handler_read const& e, worker_action const& sent);
     void handler_failed(std::int64_t handler_id, std::string const& why);
     void on_retried(std::int64_t job_id, bool accepted, std::string const& why = {});
+    void retry_fenced_off(std::int64_t job_id, std::string const& why);
+    void admit_reclaimed(claimed_job next);
     void job_timers();
     void stop_job(std::int64_t job_id, job_state::running& run, stop_cause cause);
     // worker_fsm_running.cpp: reporting

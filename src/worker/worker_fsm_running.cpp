@@ -272,18 +272,35 @@ void worker_fsm::impl::on_retried(std::int64_t job_id, bool accepted, std::strin
                                            result.return_code, *rule.recovery_script});
     ++ledger.retried;
     jobs.erase(job_id);
-    if (auto const next = retries.reclaimed.extract(job_id)) {
-        ++ledger.claimed;
-        disown_requests(job_id);
-        auto& entry = jobs.emplace(job_id, job_entry{.job = next.mapped()}).first->second;
-        if (stage != worker_stage::running) {
-            hand_back(entry, log_severity::info, "the worker is stopping");
-        } else {
-            claims.batch.push_back(job_id);
-            fetch_requirements();
-        }
-    }
+    if (auto next = retries.reclaimed.extract(job_id)) admit_reclaimed(std::move(next.mapped()));
     claim_progress();
+}
+
+// The retry was fenced off (409): the failed attempt is not this worker's to retry (the lease
+// sweep ended it, or another node holds the job), and it is dropped. A next attempt that a claim
+// of this worker returned in the meantime is this worker's all the same, and runs.
+void worker_fsm::impl::retry_fenced_off(std::int64_t job_id, std::string const& why)
+{
+    auto next = retries.reclaimed.extract(job_id);
+    fenced_off(job_id, why);
+    if (!next) return;
+    admit_reclaimed(std::move(next.mapped()));
+    claim_progress();
+}
+
+// A job's next attempt that a claim returned while its retry was open, now held here.
+void worker_fsm::impl::admit_reclaimed(claimed_job next)
+{
+    auto const job_id = next.id;
+    ++ledger.claimed;
+    disown_requests(job_id);
+    auto& entry = jobs.emplace(job_id, job_entry{.job = std::move(next)}).first->second;
+    if (stage != worker_stage::running) {
+        hand_back(entry, log_severity::info, "the worker is stopping");
+    } else {
+        claims.batch.push_back(job_id);
+        fetch_requirements();
+    }
 }
 
 void worker_fsm::impl::job_timers()

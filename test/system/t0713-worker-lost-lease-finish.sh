@@ -19,13 +19,7 @@ trap frozen_test_cleanup EXIT
 start_server "$tmp/db" --set worker_lease_seconds=10
 ran=$tmp/ran.txt
 submit_appending_jobs lost-lease-finish 'APPEND; sleep 25'
-
-"$torcrun" worker "$wf" $(worker_args) --set resources.cpus=4 --set server.retry_window_seconds=5 \
-    --set server.lost_lease_policy=finish --set limits.idle_timeout_seconds=40 \
-    2>"$tmp/worker.log" &
-worker_pid=$!
-wait_running 4 10
-first_node=$(grep -m1 -o 'registered as compute node [0-9]*' "$tmp/worker.log" | grep -o '[0-9]*$')
+start_finish_worker 4 4
 
 kill -STOP "$worker_pid"
 frozen_at=$SECONDS

@@ -139,3 +139,15 @@ once_per_attempt() {
     [ "$(wc -l <"$1")" = "$2" ] && [ "$counts" = "1 " ] ||
         fail "each (job, attempt) once, $2 lines, got: $(sort "$1" | tr '\n' ',')"
 }
+
+# start_finish_worker CPUS RUNNING: starts the worker under test ($worker_pid, log $tmp/worker.log)
+# with server.lost_lease_policy finish and CPUS CPUs, waits until RUNNING jobs run, and sets
+# first_node to its compute node.
+start_finish_worker() {
+    "$torcrun" worker "$wf" $(worker_args) --set resources.cpus="$1" \
+        --set server.retry_window_seconds=5 --set server.lost_lease_policy=finish \
+        --set limits.idle_timeout_seconds=40 2>"$tmp/worker.log" &
+    worker_pid=$!
+    wait_running "$2" 10
+    first_node=$(grep -m1 -o 'registered as compute node [0-9]*' "$tmp/worker.log" | grep -o '[0-9]*$')
+}

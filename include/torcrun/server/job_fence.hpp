@@ -55,8 +55,28 @@ bool repeats_start(job_state const& job, job_fence const& fence);
 bool repeats_completion(job_status requested, std::int64_t run_id, job_state const& job,
                         std::optional<kept_result> const& kept, job_fence const& fence);
 
-// retry sent again: fenced with an attempt, the job is ready on the attempt after it.
-bool repeats_retry(job_state const& job, job_fence const& fence);
+// A retry the server applied for a fenced request (the store's job_retry table): the compute
+// node that retried which attempt of the job, in which run.
+struct applied_retry {
+    std::int64_t compute_node_id = 0;
+    std::int64_t attempt_id = 0;
+    std::int64_t run_id = 0;
+};
+
+// retry sent again: fenced with an attempt, and the server applied the retry of that attempt, in
+// the request's run, for the fence's node - wherever the job has gone since. A job that is
+// `ready` on the next attempt is not enough: the lease sweep puts a lost node's running job
+// there too, and a worker that reports under a fresh node after losing its lease would take
+// that for its own retry.
+bool repeats_retry(std::int64_t run_id, std::optional<applied_retry> const& applied,
+                   job_fence const& fence);
+
+// The fence of a retry that is not a repeat: a held job as check_holder says; a job held by
+// nobody (a failed or terminated one keeps its attempt) only on the fence's attempt:
+//   "retry: job 7 is \"ready\" on attempt 2, held by no compute node, not on attempt 1 of
+//    compute node 5"
+// Unfenced: nullopt.
+std::optional<rejection> check_retry_holder(job_state const& job, job_fence const& fence);
 
 // A fenced manage_status_change is a hand-back: to "ready" only, of a pending or running job held
 // by the fence's node (check_holder); a job already ready is a repeat (success, no change).

@@ -128,6 +128,33 @@ api_result<std::optional<core::kept_result>> job_changes::kept_result(std::int64
     return out;
 }
 
+api_result<std::optional<core::applied_retry>> job_changes::applied_retry(std::int64_t job_id,
+                                                                          std::int64_t attempt)
+{
+    auto stmt = db().db().cached(
+        "SELECT compute_node_id, run_id FROM job_retry WHERE job_id = ? AND attempt_id = ?");
+    if (!stmt) return to_api_error(stmt.error(), source_);
+    (*stmt)->bind(1, job_id);
+    (*stmt)->bind(2, attempt);
+    auto row = (*stmt)->step();
+    if (!row) return to_api_error(row.error(), source_);
+    std::optional<core::applied_retry> out;
+    if (*row) out = core::applied_retry{(*stmt)->int64(0), attempt, (*stmt)->int64(1)};
+    (*stmt)->reset();
+    return out;
+}
+
+api_result<void> job_changes::note_retry(std::int64_t job_id, core::applied_retry const& retried)
+{
+    auto noted = scalar(db().db(),
+                        "INSERT OR REPLACE INTO job_retry (job_id, attempt_id, run_id, "
+                        "compute_node_id) VALUES (?, ?, ?, ?)",
+                        {job_id, retried.attempt_id, retried.run_id, retried.compute_node_id},
+                        source_);
+    if (!noted) return noted.error();
+    return {};
+}
+
 api_result<core::workflow_flags> job_changes::flags(std::int64_t workflow_id)
 {
     if (auto ok = db().require_workflow(workflow_id, source_); !ok) return ok.error();

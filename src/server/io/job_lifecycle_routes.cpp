@@ -300,27 +300,34 @@ api::response retry(server_api& api, request const& req, path_params const& p)
     auto state = load_job(changes, job_id);
     if (!state) return api::error_response(state.error());
     auto const& job = state->job;
+    auto const run_id = p.id("run_id");
+    if (job && fence->attempt) {
+        // A repeat is the retry this node made, wherever the job went since (even if the node
+        // has been deactivated since: the answer changes nothing).
+        auto applied = changes.applied_retry(job_id, *fence->attempt);
+        if (!applied) return api::error_response(applied.error());
+        if (core::repeats_retry(run_id, *applied, *fence))
+            return detail::job_reply(api.db(), job_id, what);
+    }
     if (job) {
         if (auto ok = check_fence_node(changes, *fence, job->workflow_id, "compute_node_id"); !ok)
             return api::error_response(ok.error());
-        if (core::repeats_retry(*job, *fence)) return detail::job_reply(api.db(), job_id, what);
-    }
-    auto decided = core::decide_retry(job_id, job, {p.id("run_id"), state->current_run},
-                                      std::get<std::int64_t>(**max_retries));
-    if (!decided) return api::error_response(refused(decided.error()));
-    // A running job is held; a failed or terminated one is held by nobody, but keeps its attempt.
-    if (fence->fenced() && (job->holder || fence->attempt)) {
-        auto held = *job;
-        if (!held.holder) held.holder = fence->node;
-        if (auto fenced = core::check_holder(what, held, *fence))
+        if (auto fenced = core::check_retry_holder(*job, *fence))
             return api::error_response(refused(*fenced));
     }
+    auto decided = core::decide_retry(job_id, job, {run_id, state->current_run},
+                                      std::get<std::int64_t>(**max_retries));
+    if (!decided) return api::error_response(refused(decided.error()));
     auto const wf = job->workflow_id;
     auto done = changes.set_status(wf, job_id, state->job->status, decided->status);
     if (!done) return api::error_response(done.error());
     auto attempt = detail::scalar(api.db().db(), "UPDATE job SET attempt_id = ? WHERE id = ?",
                                   {decided->attempt_id, job_id}, what);
     if (!attempt) return api::error_response(attempt.error());
+    if (fence->fenced()) {
+        auto noted = changes.note_retry(job_id, {*fence->node, job->attempt_id, run_id});
+        if (!noted) return api::error_response(noted.error());
+    }
     // No on_jobs_ready count: the job was counted when it first became ready.
     api.notify(wf);
     return detail::job_reply(api.db(), job_id, what);

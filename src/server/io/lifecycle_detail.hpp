@@ -59,6 +59,11 @@ public:
     api_result<std::optional<core::job_state>> job_state(std::int64_t job_id);
     // The job's current result (workflow_result), nullopt when it has none.
     api_result<std::optional<core::kept_result>> kept_result(std::int64_t job_id);
+    // The retry of the job's `attempt` the server applied for a fenced request, if any.
+    api_result<std::optional<core::applied_retry>> applied_retry(std::int64_t job_id,
+                                                                 std::int64_t attempt);
+    // Remembers that `retried` was applied (one row per job and attempt; kept across restarts).
+    api_result<void> note_retry(std::int64_t job_id, core::applied_retry const& retried);
     // 404 when the workflow does not exist.
     api_result<core::workflow_flags> flags(std::int64_t workflow_id);
     api_result<core::status_counts> counts(std::int64_t workflow_id);

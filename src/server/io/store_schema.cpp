@@ -282,9 +282,24 @@ INSERT INTO access_group (name, description, created_at, is_system)
   VALUES ('admin', 'System administrators', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 1);
 )sql";
 
+// -- torcrun extension: the retries the server applied for a fenced request, so that a retry
+// sent again (its reply was lost, perhaps across a server restart) is told from one of an
+// attempt the lease sweep ended: the first names its own node, the other does not.
+constexpr std::string_view schema_v8 = R"sql(
+CREATE TABLE job_retry (
+  job_id INTEGER NOT NULL REFERENCES job(id) ON DELETE CASCADE,
+  attempt_id INTEGER NOT NULL,
+  run_id INTEGER NOT NULL,
+  compute_node_id INTEGER NOT NULL REFERENCES compute_node(id) ON DELETE CASCADE,
+  PRIMARY KEY (job_id, attempt_id)
+);
+CREATE INDEX job_retry_compute_node ON job_retry(compute_node_id);
+)sql";
+
 // Append new versions; never edit one that has shipped.
-constexpr std::array<std::string_view, 7> migrations{schema_v1, schema_v2, schema_v3, schema_v4,
-                                                     schema_v5, schema_v6, schema_v7};
+constexpr std::array<std::string_view, 8> migrations{schema_v1, schema_v2, schema_v3,
+                                                     schema_v4, schema_v5, schema_v6,
+                                                     schema_v7, schema_v8};
 
 }  // namespace
 

@@ -147,6 +147,80 @@ BOOST_FIXTURE_TEST_CASE(a_lost_running_job_comes_back_on_a_new_attempt, lease_fi
     BOOST_TEST(scalar("SELECT attempt_id FROM job WHERE id = 2") == 3);
 }
 
+// The sweep put the lost worker's running job back on attempt 2; that worker, with
+// lost_lease_policy finish, sends the retry of attempt 1 under a fresh node. The server made no
+// such retry: 409 naming the job's attempt (or its next holder), nothing written. A retry the
+// server did make is a repeat when its node sends it again: after the job moved on, after a
+// restart, after the node was deactivated. A Torc v0.10 client (no fence) gets the status check.
+BOOST_FIXTURE_TEST_CASE(a_retry_of_an_attempt_the_sweep_ended, lease_fixture)
+{
+    sweep(seconds(61));
+    auto const fresh = node();
+    auto const other = node();
+    auto const retry = [&](std::int64_t by, std::int64_t attempt) {
+        return on_leased("POST", "/jobs/2/retry/0", "",
+                         {{"max_retries", "5"},
+                          {"compute_node_id", std::to_string(by)},
+                          {"attempt_id", std::to_string(attempt)}});
+    };
+    auto const message = [](api::response const& r) {
+        return std::to_string(r.status) + " " +
+               std::string(boost::json::parse(r.body).at("message").as_string());
+    };
+    auto before = snapshot();
+    BOOST_TEST(message(retry(fresh, 1)) ==
+               "409 retry: job 2 is \"ready\" on attempt 2, held by no compute node, not on "
+               "attempt 1 of compute node " + std::to_string(fresh));
+    BOOST_TEST(snapshot() == before);
+    // Attempt 2 runs on another node: the late retry names that holder.
+    ok("PUT", "/jobs/2/manage_status_change/pending/0");
+    BOOST_TEST(on_leased("PUT", "/jobs/2/start_job/0/" + std::to_string(other), "",
+                         {{"attempt_id", "2"}})
+                   .status == 200u);
+    before = snapshot();
+    BOOST_TEST(message(retry(fresh, 1)) == "409 retry: job 2 is held by compute node " +
+                                               std::to_string(other) +
+                                               " on attempt 2, not by compute node " +
+                                               std::to_string(fresh));
+    BOOST_TEST(snapshot() == before);
+    // Its holder retries attempt 2 (attempt 3 is ready); the same retry again is a repeat.
+    auto const retried = retry(other, 2);
+    BOOST_TEST(retried.status == 200u);
+    BOOST_TEST(boost::json::parse(retried.body).at("attempt_id").as_int64() == 3);
+    BOOST_TEST(scalar("SELECT compute_node_id FROM job_retry WHERE job_id = 2 AND attempt_id = 2") ==
+               other);
+    before = snapshot();
+    BOOST_TEST(retry(other, 2).status == 200u);
+    BOOST_TEST(message(retry(fresh, 2)) ==
+               "409 retry: job 2 is \"ready\" on attempt 3, held by no compute node, not on "
+               "attempt 2 of compute node " + std::to_string(fresh));
+    BOOST_TEST(snapshot() == before);
+    // Attempt 3 runs on the fresh node: the retry of attempt 2 sent again is still a repeat, also
+    // to a server started again over the same database, also once the node is deactivated.
+    ok("PUT", "/jobs/2/manage_status_change/pending/0");
+    start(running_job, fresh);
+    before = snapshot();
+    BOOST_TEST(retry(other, 2).status == 200u);
+    torcrun::io::server_api restarted{db, torcrun::test::fixed_clock()};
+    api::request again;
+    again.method = "POST";
+    again.path = "/jobs/2/retry/0";
+    again.query.emplace("max_retries", "5");
+    again.query.emplace("compute_node_id", std::to_string(other));
+    again.query.emplace("attempt_id", "2");
+    BOOST_TEST(std::get<api::response>(restarted.handle(again)).status == 200u);
+    BOOST_TEST(deactivate_node(other).status == 200u);
+    BOOST_TEST(std::get<api::response>(restarted.handle(again)).status == 200u);
+    BOOST_TEST(status(running_job) == "running");
+    BOOST_TEST(scalar("SELECT attempt_id FROM job WHERE id = 2") == 3);
+    // Unfenced (Torc v0.10): no memory to consult, only the status (the lost node's pending job
+    // went back to ready).
+    auto const plain = on_leased("POST", "/jobs/1/retry/0", "", {{"max_retries", "5"}});
+    BOOST_TEST(message(plain) ==
+               "422 retry: job 1 is \"ready\"; only a running, failed or terminated job can be "
+               "retried");
+}
+
 BOOST_FIXTURE_TEST_CASE(heartbeats_and_claims_renew, lease_fixture)
 {
     advance(seconds(50));

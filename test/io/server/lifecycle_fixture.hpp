@@ -127,7 +127,7 @@ struct lifecycle_fixture : api_fixture {
     {
         std::string out;
         for (auto table : {"workflow_status", "job", "job_depends_on", "result", "workflow_result",
-                           "event", "workflow_action", "compute_node", "user_data"}) {
+                           "event", "workflow_action", "compute_node", "user_data", "job_retry"}) {
             auto stmt = db.db().prepare(std::string("SELECT * FROM ") + table).value();
             while (stmt.step().value()) {
                 for (int i = 0; i < stmt.column_count(); ++i) out += stmt.text(i) + "|";

@@ -72,24 +72,24 @@ BOOST_AUTO_TEST_CASE(schema_is_versioned)
         auto db = io::store::open(path).value();
         auto stmt = db.db().prepare("SELECT group_concat(version) FROM schema_version").value();
         (void)stmt.step().value();
-        BOOST_TEST(stmt.text(0) == "1,2,3,4,5,6,7");
+        BOOST_TEST(stmt.text(0) == "1,2,3,4,5,6,7,8");
     }
     {
         auto db = io::store::open(path).value();  // reopening applies nothing twice
         auto stmt = db.db().prepare("SELECT COUNT(*) FROM schema_version").value();
         (void)stmt.step().value();
-        BOOST_TEST(stmt.int64(0) == 7);
+        BOOST_TEST(stmt.int64(0) == 8);
         BOOST_TEST_REQUIRE(db.db().exec("INSERT INTO schema_version VALUES (99)").has_value());
     }
     auto newer = io::store::open(path);
     BOOST_TEST_REQUIRE(newer.has_error());
     BOOST_TEST(newer.error().message ==
-               "store: the database has schema version 99, newer than this torcrun knows (7)");
+               "store: the database has schema version 99, newer than this torcrun knows (8)");
 }
 
-// A version-3 database (made here by taking the additions of versions 4, 5 and 7 back out of a
+// A version-3 database (made here by taking the additions of versions 4, 5, 7 and 8 back out of a
 // fresh one, and putting back the index version 6 drops) with a workflow and a job in it: opening
-// it applies versions 4 to 7, the rows read with newer Torc's defaults, the new fields can be
+// it applies versions 4 to 8, the rows read with newer Torc's defaults, the new fields can be
 // written, and the built-in admin group exists.
 BOOST_AUTO_TEST_CASE(version_3_databases_are_migrated_in_place)
 {
@@ -110,6 +110,7 @@ BOOST_AUTO_TEST_CASE(version_3_databases_are_migrated_in_place)
             "CREATE INDEX job_workflow_status ON job(workflow_id, status);"
             "DROP TABLE workflow_access_group; DROP TABLE user_group_membership;"
             "DROP TABLE access_group; DROP INDEX workflow_user;"
+            "DROP TABLE job_retry;"
             "DELETE FROM schema_version WHERE version >= 4;"
             "INSERT INTO workflow (name, user, timestamp) VALUES ('w', 'u', 't');"
             "INSERT INTO job (workflow_id, name, command) VALUES (1, 'a', 'c');";
@@ -125,7 +126,7 @@ BOOST_AUTO_TEST_CASE(version_3_databases_are_migrated_in_place)
     BOOST_TEST(updated.int64("priority").value_or(-1) == 4);
     auto stmt = db.db().prepare("SELECT group_concat(version) FROM schema_version").value();
     (void)stmt.step().value();
-    BOOST_TEST(stmt.text(0) == "1,2,3,4,5,6,7");
+    BOOST_TEST(stmt.text(0) == "1,2,3,4,5,6,7,8");
     auto index = db.db()
                      .prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'job_workflow_status'")
                      .value();
@@ -136,6 +137,7 @@ BOOST_AUTO_TEST_CASE(version_3_databases_are_migrated_in_place)
     BOOST_TEST(admin.text(0) == "admin");
     BOOST_TEST(admin.int64(1) == 1);
     BOOST_TEST(!admin.step().value());
+    BOOST_TEST(db.db().exec("SELECT COUNT(*) FROM job_retry").has_value());
 }
 
 BOOST_AUTO_TEST_CASE(open_failure_is_a_message)

@@ -86,10 +86,37 @@ BOOST_AUTO_TEST_CASE(repeats)
     BOOST_TEST(!core::repeats_completion(st::completed, 5, done, std::nullopt, node(1, 2)));
     BOOST_TEST(!core::repeats_completion(st::completed, 5, done, kept, {}));
 
-    BOOST_TEST(core::repeats_retry(job7(st::ready, std::nullopt, 3), node(1, 2)));
-    BOOST_TEST(!core::repeats_retry(job7(st::ready, std::nullopt, 3), node(1)));
-    BOOST_TEST(!core::repeats_retry(job7(st::ready, std::nullopt, 2), node(1, 2)));
-    BOOST_TEST(!core::repeats_retry(job7(st::running, 1, 3), node(1, 2)));
+    // A retry is repeated only by the node it was applied for, for the same attempt and run.
+    core::applied_retry const retried{1, 2, 5};
+    BOOST_TEST(core::repeats_retry(5, retried, node(1, 2)));
+    BOOST_TEST(!core::repeats_retry(5, retried, node(1)));
+    BOOST_TEST(!core::repeats_retry(5, retried, node(2, 2)));
+    BOOST_TEST(!core::repeats_retry(5, retried, node(1, 1)));
+    BOOST_TEST(!core::repeats_retry(4, retried, node(1, 2)));
+    BOOST_TEST(!core::repeats_retry(5, std::nullopt, node(1, 2)));
+    BOOST_TEST(!core::repeats_retry(5, retried, {}));
+}
+
+// A job the lease sweep put back on the next attempt is no retry of the lost node's attempt, from
+// whichever node the late request comes; a held job answers as check_holder does.
+BOOST_AUTO_TEST_CASE(retry_holder)
+{
+    auto const bumped = job7(st::ready, std::nullopt, 2);
+    BOOST_TEST(refusal(core::check_retry_holder(bumped, node(5, 1))) ==
+               "409 retry: job 7 is \"ready\" on attempt 2, held by no compute node, not on "
+               "attempt 1 of compute node 5");
+    BOOST_TEST(refusal(core::check_retry_holder(job7(st::running, 6, 2), node(5, 1))) ==
+               "409 retry: job 7 is held by compute node 6 on attempt 2, not by compute node 5");
+    BOOST_TEST(refusal(core::check_retry_holder(job7(st::running, 5, 2), node(5, 1))) ==
+               "409 retry: job 7 is on attempt 2 (held by compute node 5), not on attempt 1");
+    BOOST_TEST(refusal(core::check_retry_holder(job7(st::running, 5, 2), node(5, 2))) ==
+               "accepted");
+    // A failed or terminated job is held by nobody but keeps its attempt.
+    BOOST_TEST(refusal(core::check_retry_holder(job7(st::failed, std::nullopt, 2), node(5, 2))) ==
+               "accepted");
+    BOOST_TEST(refusal(core::check_retry_holder(job7(st::failed, std::nullopt, 2), node(5))) ==
+               "accepted");
+    BOOST_TEST(refusal(core::check_retry_holder(bumped, {})) == "accepted");  // Torc v0.10
 }
 
 BOOST_AUTO_TEST_CASE(hand_back)

@@ -1,8 +1,9 @@
 // worker_fsm, fencing: a 409 on a job transition means the job is not this worker's any more
 // (another node holds it, it moved on, or this node was deactivated). The job is dropped with a
 // warning that quotes the server's message (which names the holder): not handed back, not
-// retried, not reported again. And a claim re-sent after a lost reply keeps its request id, which
-// the wire sends as the claim's request_key.
+// retried, not reported again; a next attempt of it that a claim returns is this worker's and runs.
+// And a claim re-sent after a lost reply keeps its request id, which the wire sends as the claim's
+// request_key.
 #include "worker_fsm_script.hpp"
 
 #include <boost/test/data/test_case.hpp>
@@ -32,6 +33,17 @@ make_event handler_is(std::int64_t id, std::vector<core::failure_rule> rules)
 {
     return reply<worker::failure_handler_read>("read_failure_handler " + std::to_string(id),
                                                core::failure_handler{id, rules});
+}
+
+// Job 42 (failure handler 2) claimed, started and exited with 1 on attempt 1.
+void attempt_1_failed(harness& h)
+{
+    for (auto const& st : start) h.feed(st.at, st.event(h));
+    h.feed(1, worker::jobs_claimed{h.req("claim_jobs"), {job(42, 1, 2)}});
+    h.feed(1.1, worker::requirements_read{h.req("read_requirements 1"), needs(1)});
+    h.feed(1.2, worker::request_done{h.req("start_job 42")});
+    h.feed(1.3, worker::job_spawned{42});
+    h.feed(2, worker::job_exited{42, exited(1), std::nullopt, std::nullopt});
 }
 
 std::vector<scenario> const scenarios{
@@ -154,6 +166,60 @@ BOOST_AUTO_TEST_CASE(a_hand_back_of_an_earlier_holding_is_not_resent)
         BOOST_TEST(lines(later).find("hand_back 42") == std::string::npos, "at " << t);
     }
     BOOST_TEST(h.fsm().ledger().claimed == 1u);
+}
+
+// With lost_lease_policy finish the lease sweep put a failed job's attempt 1 back as attempt 2,
+// and a claim of the fresh node took attempt 2 (started) before the answer to the retry of
+// attempt 1 came: that answer is the fence's 409. Attempt 1 is dropped (no record, no recovery
+// script); attempt 2 is this worker's and runs.
+BOOST_AUTO_TEST_CASE(a_retry_fenced_off_after_a_claim_took_the_next_attempt)
+{
+    harness h(test_config(), n0_pool());
+    attempt_1_failed(h);
+    auto const asked = h.feed(2.1, worker::failure_handler_read{h.req("read_failure_handler 2"),
+                                                                {2, {{{1}, false, "fix", 3}}}});
+    BOOST_TEST_REQUIRE(lines(asked).find("retry_job 42") != std::string::npos, lines(asked));
+    auto next = job(42, 1, 2, 2);
+    next.started = true;
+    h.feed(2.2, worker::jobs_claimed{h.req("claim_jobs"), {next}});
+    std::string const why = "retry: job 42 is on attempt 2 (held by compute node 9), not on "
+                            "attempt 1";
+    auto const fenced = h.feed(2.3, worker::request_failed{h.req("retry_job 42"),
+                                                           http_failure::http_4xx, 409, why});
+    auto const shown = lines(fenced);
+    BOOST_TEST(shown.find("warning: job 42: not this worker's any more; dropped: " + why) !=
+                   std::string::npos,
+               shown);
+    BOOST_TEST(shown.find("run_recovery") == std::string::npos, shown);
+    BOOST_TEST(shown.find("record_result") == std::string::npos, shown);
+    BOOST_TEST(shown.find("start_job 42") != std::string::npos, shown);  // attempt 2, held here
+    auto const& l = h.fsm().ledger();
+    BOOST_TEST(l.fenced_off == 1u);
+    BOOST_TEST(l.claimed == 2u);
+    BOOST_TEST(h.fsm().live_jobs() == 1u);
+}
+
+// The same, with the claim's answer first, while the failure handler is still being read: the
+// server ended attempt 1, so it is dropped at once (no retry is sent for it), and attempt 2 runs.
+BOOST_AUTO_TEST_CASE(a_claim_of_the_next_attempt_before_the_failure_was_decided)
+{
+    harness h(test_config(), n0_pool());
+    attempt_1_failed(h);
+    auto next = job(42, 1, 2, 2);
+    next.started = true;
+    auto const shown = lines(h.feed(2.1, worker::jobs_claimed{h.req("claim_jobs"), {next}}));
+    BOOST_TEST(shown.find("warning: job 42: not this worker's any more; dropped: a claim "
+                          "returned its attempt 2, so attempt 1 is over on the server") !=
+                   std::string::npos,
+               shown);
+    BOOST_TEST(shown.find("spawn 42#2") != std::string::npos, shown);  // the claim started it
+    auto const read = lines(h.feed(2.2, worker::failure_handler_read{
+                                            h.req("read_failure_handler 2"),
+                                            {2, {{{1}, false, "fix", 3}}}}));
+    BOOST_TEST(read.find("retry_job") == std::string::npos, read);
+    BOOST_TEST(h.fsm().ledger().fenced_off == 1u);
+    BOOST_TEST(h.fsm().ledger().claimed == 2u);
+    BOOST_TEST(h.fsm().live_jobs() == 1u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -36,7 +36,8 @@ BOOST_DATA_TEST_CASE(random_sequences_keep_every_invariant, bdata::xrange(batche
          {seen.spawns / 10, seen.retries, seen.hand_backs / 10, seen.journaled, seen.signals,
           seen.kills, seen.deadline, seen.lost, seen.idle, seen.exit_1, seen.replies_lost,
           seen.restarts, seen.leases_expired, seen.leases_lost, seen.reregistered,
-          seen.reconciled, seen.multi, seen.started_by_claims / 10, seen.started_again})
+          seen.reconciled, seen.multi, seen.started_by_claims / 10, seen.started_again,
+          seen.retries_repeated, seen.retries_bumped})
         BOOST_TEST(count >= 5u);
     BOOST_TEST_MESSAGE("spawns " << seen.spawns << ", retries " << seen.retries << ", hand backs "
                                  << seen.hand_backs << ", journal appends " << seen.journaled
@@ -49,7 +50,9 @@ BOOST_DATA_TEST_CASE(random_sequences_keep_every_invariant, bdata::xrange(batche
                                  << seen.reregistered << ", reconciled " << seen.reconciled
                                  << ", multi-worker " << seen.multi << ", started by claims "
                                  << seen.started_by_claims << ", started again "
-                                 << seen.started_again << ", steps " << seen.steps);
+                                 << seen.started_again << ", retries repeated "
+                                 << seen.retries_repeated << ", retries of bumped attempts "
+                                 << seen.retries_bumped << ", steps " << seen.steps);
 }
 
 // `torcrun_unit_tests --run_test=worker_fsm_random/replay -- <seed>`: one sequence, with every

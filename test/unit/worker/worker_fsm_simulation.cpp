@@ -209,6 +209,12 @@ std::optional<std::string> simulation::check(sim_worker& w, core::worker_action 
         if (it == w.procs.end() || !it->second.spawned) return "a signal to no live process";
         (sig->signal == SIGKILL ? it->second.kill : it->second.term) = true;
         seen_.kills += sig->signal == SIGKILL;
+    } else if (auto const* rec = std::get_if<worker::run_recovery>(&a)) {
+        if (!retry_made_by(w, rec->job_id, rec->attempt_id))
+            return "a recovery script for a retry none of this worker's nodes made";
+    } else if (auto const* rr = std::get_if<worker::record_result>(&a)) {
+        if (!retry_made_by(w, rr->result.job_id, rr->result.attempt_id))
+            return "a record of an attempt whose retry none of this worker's nodes made";
     } else if (auto const* c = std::get_if<worker::check_outputs>(&a)) {
         w.outputs.push_back(c->job_id);
     } else if (auto const* rc = std::get_if<worker::run_commands>(&a)) {
@@ -241,6 +247,12 @@ std::optional<std::string> simulation::check(sim_worker& w, core::worker_action 
         seen_.exit_1 += x->code == 1;
     }
     return std::nullopt;
+}
+
+bool simulation::retry_made_by(sim_worker const& w, std::int64_t job, std::uint32_t attempt) const
+{
+    auto const it = retried_.find({job, attempt});
+    return it != retried_.end() && w.nodes.contains(it->second);
 }
 
 // The job was started on the server by one of this worker's nodes, has no process yet, its

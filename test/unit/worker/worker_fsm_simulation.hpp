@@ -10,8 +10,10 @@
 // live processes, signals only to live processes, timers never in the past, no job attempt with
 // a live process on two workers (whatever their lost_lease_policy: a running job the sweep or a
 // deactivation puts back comes back on a new attempt, as on the real server), no attempt
-// completed twice on the server. At the end (the simulation forces a SIGTERM after a while and then answers
-// reliably) every worker has exited, its ledger balances, no job it claimed is left pending or
+// completed twice on the server, a failed attempt's record and recovery script only after the
+// server applied its retry for one of the worker's nodes (a retry sent again is told by the
+// server's memory of which node retried which attempt, not by where the job is now). At the end
+// (the simulation forces a SIGTERM after a while and then answers reliably) every worker has exited, its ledger balances, no job it claimed is left pending or
 // running on the server without an error log naming it, and a stop never runs out of time
 // waiting for nothing.
 #pragma once
@@ -70,7 +72,9 @@ struct tally {
                 deadline = 0, lost = 0, idle = 0, exit_1 = 0, steps = 0, replies_lost = 0,
                 restarts = 0, leases_expired = 0, leases_lost = 0, reregistered = 0,
                 reconciled = 0, multi = 0, started_by_claims = 0,
-                started_again = 0;  // a re-sent claim's answer: jobs its first answer started
+                started_again = 0,  // a re-sent claim's answer: jobs its first answer started
+                retries_repeated = 0,  // a retry sent again, answered from the server's memory
+                retries_bumped = 0;    // a retry of an attempt the sweep ended (policy finish)
 };
 
 // One worker of a sequence: its state machine and what its shell owes it.
@@ -129,6 +133,7 @@ private:
     std::optional<std::string> feed(sim_worker& w, worker_event const& e);
     std::optional<std::string> check(sim_worker& w, core::worker_action const& a);
     std::optional<std::string> check_spawn(sim_worker& w, worker::spawn const& s);
+    bool retry_made_by(sim_worker const& w, std::int64_t job, std::uint32_t attempt) const;
     std::optional<std::string> finale(sim_worker const& w);
 
     random_source r_;
@@ -148,6 +153,9 @@ private:
     std::map<std::int64_t, server_node> server_nodes_;
     std::int64_t next_node_ = 9;
     std::set<std::pair<std::int64_t, std::uint32_t>> completed_;  // attempts the server accepted
+    // The node each applied retry was made for, by (job, attempt); kept across restarts, as the
+    // real server keeps them in its database.
+    std::map<std::pair<std::int64_t, std::uint32_t>, std::int64_t> retried_;
     std::optional<std::string> violation_;  // found while answering
 };
 

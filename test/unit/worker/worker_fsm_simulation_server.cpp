@@ -1,6 +1,7 @@
 // The simulated server of worker_fsm_simulation.hpp: the workload, the configuration drawn for
 // each worker, and the answer to each request (or its failure): the fence of job transitions
-// by node and attempt, re-sent requests answered as the first (claims by their key), node leases
+// by node and attempt, re-sent requests answered as the first (claims by their key, retries by the
+// server's memory of which node retried which attempt), node leases
 // renewed by heartbeats and expired by the sweep, deactivated nodes' jobs back to ready (running
 // ones on a new attempt), replies lost after the server applied the request, and restarts.
 #include "worker_fsm_simulation.hpp"
@@ -173,13 +174,21 @@ std::optional<worker_event> simulation::job_answer(sim_worker& w, core::request_
     }
     if (auto const* r = std::get_if<worker::retry_job>(&a)) {
         auto& j = jobs_.at(r->job_id);
-        if (j.status == sstatus::ready && j.job.attempt_id == r->attempt_id + 1) return done;
-        if (!holds(j, r->attempt_id) || j.status != sstatus::running) return fenced;
+        auto const key = std::pair{r->job_id, r->attempt_id};
+        if (auto const it = retried_.find(key); it != retried_.end() && it->second == by) {
+            ++seen_.retries_repeated;
+            return done;
+        }
+        if (!holds(j, r->attempt_id) || j.status != sstatus::running) {
+            seen_.retries_bumped += j.job.attempt_id > r->attempt_id && !retried_.contains(key);
+            return fenced;
+        }
         if (j.job.attempt_id >= r->max_retries)
             return worker::request_failed{id, http_failure::http_4xx, 422, "no"};
         j.status = sstatus::ready;
         j.holder = 0;
         ++j.job.attempt_id;
+        retried_[key] = by;
         ++seen_.retries;
         return done;
     }
