@@ -427,9 +427,12 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
     auto const finished = self->sampler_.finish(child->pid(), report);
     auto const& usage = finished.summary;
     self->jobs_.erase(id);
-    // Once per attempt, a few kilobytes at most (the series is bounded).
-    if (auto written = write_text(plan->paths.usage_file,
-                                  core::usage_series_json(finished.series) + "\n");
+    // Once per attempt, a few kilobytes at most (the series is bounded); none for a job that
+    // ended before its first sample, which keeps short jobs to the files they had.
+    if (auto written = finished.series.empty()
+                           ? core::result<void>{}
+                           : write_text(plan->paths.usage_file,
+                                        core::usage_series_json(finished.series) + "\n");
         !written)
         self->log_.write(log_level::warning, "runner", "usage series not written",
                          {{"job", std::to_string(id)}, {"error", written.error().message}});
