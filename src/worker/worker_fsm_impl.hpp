@@ -34,6 +34,7 @@ struct startup_state {
     std::int64_t run_id = 0;
     bool use_pending_failed = false;
     std::optional<fsm_time> end_at;  // the allocation's end
+    bool end_pending = false;        // begin.end_time_coming, until the lookup answers
 };
 
 // The workflow actions the worker runs itself, at start and at stop, and the job-gated ones
@@ -170,6 +171,7 @@ struct worker_fsm::impl {
     void on(worker::begin const& e);
     worker::register_node registration() const;
     void on(worker::end_time_learned const& e);
+    void on(worker::end_time_unknown const& e);
     void place_end(double end_unix, double unix_now);
     void on(worker::node_registered const& e, worker_action const&);
     void on(worker::workflow_read const& e, worker_action const&);

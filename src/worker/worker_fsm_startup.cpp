@@ -20,6 +20,7 @@ void worker_fsm::impl::on(worker::begin const& e)
     auto const steady = std::chrono::duration<double>(now.time_since_epoch()).count();
     startup.unix_offset = e.unix_now - steady;
     if (cfg.termination.end_time) place_end(*cfg.termination.end_time, e.unix_now);
+    startup.end_pending = e.end_time_coming && !cfg.termination.end_time;
     for (auto const& report : e.journaled) reports.pending.push_back({report, true, std::nullopt});
     if (!e.journaled.empty())
         say(log_severity::info, "worker: reporting " + std::to_string(e.journaled.size()) +
@@ -40,7 +41,13 @@ worker::register_node worker_fsm::impl::registration() const
     return node;
 }
 
-void worker_fsm::impl::on(worker::end_time_learned const& e) { place_end(e.end_unix, e.unix_now); }
+void worker_fsm::impl::on(worker::end_time_learned const& e)
+{
+    startup.end_pending = false;
+    place_end(e.end_unix, e.unix_now);
+}
+
+void worker_fsm::impl::on(worker::end_time_unknown const&) { startup.end_pending = false; }
 
 void worker_fsm::impl::place_end(double end_unix, double unix_now)
 {

@@ -66,7 +66,8 @@ slurm_batch_wait 90 -N2 --exclusive --time=5 -o "$tmp/scrubbed.log" --wrap \
      $torcrun worker $wf --mode direct --config $tmp/scrubbed.json" ||
     fail "scrubbed: the allocation failed: $(tail -40 "$tmp/scrubbed.log")"
 [ "$(job_status_counts)" = "completed 4" ] ||
-    fail "scrubbed: statuses $(job_status_counts): $(tail -40 "$tmp/scrubbed.log")"
+    fail "scrubbed: statuses $(job_status_counts): $(tail -40 "$tmp/scrubbed.log")
+the jobs' stderr: $(tail -n 20 "$tmp"/out/jobs/wf"$wf"_j*/r*_a1/stderr)"
 got=$(outputs | tr '\n' ';')
 [ "$got" = "n1 rank 0 of 1;n1 rank 0 of 1;n2 rank 0 of 1;n2 rank 0 of 1;" ] ||
     fail "scrubbed: the jobs printed: $got"

@@ -14,7 +14,7 @@ cat >"$tmp/spec.json5" <<EOF
 {
   name: 'cancel-me',
   resource_requirements: [
-    {name: 'one', num_cpus: 1, num_gpus: 0, num_nodes: 1, memory: '100m', runtime: 'PT5M'},
+    {name: 'one', num_cpus: 1, num_gpus: 0, num_nodes: 1, memory: '100m', runtime: 'PT2M'},
   ],
   slurm_schedulers: [{name: 'one_node', account: 'test', nodes: 1, walltime: '00:05:00'}],
   actions: [
@@ -32,7 +32,8 @@ wf=$("$torcrun" submit --skip-checks --url "$base" --config "$tmp/worker.json" \
     fail "submit: $(cat "$tmp/submit.err")"
 deadline=$((SECONDS + 120))
 until [ "$(job_status_counts)" = "running 2" ]; do
-    [ $SECONDS -lt $deadline ] || slurm_fail "jobs $(job_status_counts) after 120 s"
+    [ $SECONDS -lt $deadline ] ||
+        slurm_fail "jobs $(job_status_counts) after 120 s: $(tail -n 20 "$tmp"/out/slurm_output_wf*.e)"
     sleep 0.5
 done
 allocations=$(workflow_allocations | awk '{print $1}' | sort)

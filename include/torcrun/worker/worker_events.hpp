@@ -28,12 +28,16 @@ namespace worker {
 struct begin {  // the first event: wall clock now, and results a previous worker journaled
     double unix_now = 0;
     std::vector<job_report> journaled;
+    // The allocation's end is being looked up (squeue): no claim goes out until it answers,
+    // with end_time_learned or end_time_unknown, so no job is claimed that cannot end in time.
+    bool end_time_coming = false;
 };
 // Right after begin, when the journal names any: the compute nodes a previous worker in this
 // output directory registered and did not deactivate (it crashed, or was killed). They are
 // released before the first claim (release_node).
 struct earlier_nodes_found { std::vector<std::int64_t> compute_node_ids; };
 struct end_time_learned { double end_unix = 0; double unix_now = 0; };  // e.g. from squeue
+struct end_time_unknown {};  // the lookup of begin.end_time_coming failed: claim without a limit
 struct signal_received { int signal = 0; };
 struct tick {};  // the timer of arm_timer expired
 
@@ -135,7 +139,8 @@ struct memory_used { std::int64_t job_id = 0; std::uint64_t used_bytes = 0; };
 }  // namespace worker
 
 using worker_event =
-    std::variant<worker::begin, worker::earlier_nodes_found, worker::end_time_learned, worker::signal_received, worker::tick,
+    std::variant<worker::begin, worker::earlier_nodes_found, worker::end_time_learned,
+                 worker::end_time_unknown, worker::signal_received, worker::tick,
                  worker::node_registered, worker::workflow_read, worker::pending_actions_read,
                  worker::action_claim_read, worker::jobs_claimed, worker::requirements_read,
                  worker::failure_handler_read, worker::workflow_state_read, worker::ready_jobs_read,

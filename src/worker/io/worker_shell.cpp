@@ -439,6 +439,7 @@ void worker_shell::look_up_end_time()
         if (!end) {
             self->say(log_level::warning,
                       detail::cat("allocation end unknown: ", end.error().message));
+            self->post(core::worker::end_time_unknown{});
             co_return;
         }
         self->post(core::worker::end_time_learned{*end, unix_now()});
@@ -535,9 +536,10 @@ asio::awaitable<int> run_worker(worker_setup setup, logger log)
         for (int s : {SIGTERM, SIGINT, SIGUSR1}) self->signals_.add(s);
         arm_signals(self);
     }
-    if (self->setup_.look_up_end_time && !self->setup_.config.termination.end_time)
-        self->look_up_end_time();
-    self->post(core::worker::begin{unix_now(), self->journal_.reports()});
+    bool const end_time_coming =
+        self->setup_.look_up_end_time && !self->setup_.config.termination.end_time;
+    if (end_time_coming) self->look_up_end_time();
+    self->post(core::worker::begin{unix_now(), self->journal_.reports(), end_time_coming});
     if (!self->journal_.nodes().empty())
         self->post(core::worker::earlier_nodes_found{self->journal_.nodes()});
     boost::system::error_code ec;

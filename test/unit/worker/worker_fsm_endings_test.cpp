@@ -50,6 +50,15 @@ std::vector<step> ending_opening(std::string lead, std::string time_limit, std::
     return steps;
 }
 
+// The opening of a worker whose allocation end is still being looked up: running, no claim.
+std::vector<step> looked_up_opening()
+{
+    auto steps = opening(n0_node, n0_claim);
+    steps.front().event = ev(worker::begin{unix_t0, {}, true});
+    steps.back().expect = {"info: worker: running", "arm_timer 5.4"};
+    return steps;
+}
+
 core::worker_config with_timeout_code(core::worker_config c, int code)
 {
     c.termination.timeout_exit_code = code;
@@ -136,6 +145,20 @@ std::vector<scenario> const scenarios{
           {"info: worker: the allocation ends in 100 s; draining starts 60 s before"}},
          {0.9, tick(), {"claim_jobs " + n0_claim + " time_limit=39.8", "arm_timer 5.5"}},
          {1.0, claimed({}), {"check_workflow", "arm_timer 1.9"}},
+     }},
+    // Inside Slurm without SLURM_JOB_END_TIME the end comes from squeue; a claim sent before
+    // it answers would carry no time limit and could take a job that cannot end in time.
+    {"an end time being looked up holds the first claim until it is known", test_config(),
+     n0_pool(),
+     looked_up_opening() + std::vector<step>{
+         {0.7, ev(worker::end_time_learned{unix_t0 + 100.7, unix_t0 + 0.7}),
+          {"info: worker: the allocation ends in 100 s; draining starts 60 s before",
+           "claim_jobs " + n0_claim + " time_limit=40"}},
+         {0.8, claimed({}), {"check_workflow", "arm_timer 1.2"}},
+     }},
+    {"a failed end-time lookup lets the claim go without a limit", test_config(), n0_pool(),
+     looked_up_opening() + std::vector<step>{
+         {0.7, ev(worker::end_time_unknown{}), {"claim_jobs " + n0_claim}},
      }},
     {"a complete workflow: exit actions (a signal now bounds them), then exit 0",
      test_config(), n0_pool(),
