@@ -35,7 +35,7 @@ start_server() {
     server_pids+=("$server_pid")
     local line=""
     for _ in $(seq 1 200); do
-        line=$(grep -m1 '^torcrun server: listening on ' "$server_log" || true)
+        line=$(grep -m1 '^torcrun server: listening on .*/torc-service/v1$' "$server_log" || true)
         [ -n "$line" ] && break
         [ -e "$server_log.rc" ] && fail "server exited at start: $(cat "$server_log")"
         sleep 0.05

@@ -146,8 +146,11 @@ int serve(core::server_config const& config, io::tls_context tls)
                   {{"admin_users", std::to_string(config.auth.admin_users.size())}});
     io::server_hooks hooks;
     hooks.on_listening = [host = config.host, https = tls != nullptr](std::uint16_t port) {
-        std::cerr << "torcrun server: listening on " << listening_url(host, port, https)
-                  << std::endl;
+        // One write: stderr is unbuffered, and a reader polling for this line (a script that
+        // waits for the port) must never see it cut after "listening on ".
+        std::string const line =
+            "torcrun server: listening on " + listening_url(host, port, https) + "\n";
+        std::cerr.write(line.data(), static_cast<std::streamsize>(line.size())).flush();
     };
     hooks.tick_interval = sweep_interval(config.worker_lease_seconds);
     hooks.on_tick = [&api, &log] { sweep_leases(api, log); };
