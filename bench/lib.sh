@@ -33,7 +33,7 @@ start_server() {
     server_pid=$!
     started_pids+=("$server_pid")
     for _ in $(seq 1 200); do
-        line=$(grep -m1 '^torcrun server: listening on ' "$dir/server.log" || true)
+        line=$(grep -m1 '^torcrun server: listening on .*/torc-service/v1$' "$dir/server.log" || true)
         [ -n "$line" ] && break
         [ -d "/proc/$server_pid" ] || bench_fail "server exited: $(cat "$dir/server.log")"
         sleep 0.05
@@ -106,18 +106,42 @@ run_worker() {
 
 # -- throughput: $jobs independent jobs, one output file (or log directory) per job
 
+# own_cpu_ms LOG: the CPU (user + system, ms) the worker's process reported for itself on its
+# `stopped` line: every thread of it, the jobs not counted.
+own_cpu_ms() {
+    sed -n 's/^info worker: stopped .*cpu_user_seconds=\([0-9.]*\) cpu_system_seconds=\([0-9.]*\).*/\1 \2/p' "$1" |
+        awk '{ printf "%.1f", ($1 + $2) * 1000 }'
+}
+
+# record_cpu_per_job TOOL REP MS: torcrun's own CPU per job (worker and server together), ms.
+record_cpu_per_job() {
+    [ -n "$3" ] || bench_fail "$1: no CPU figures on the worker's stopped line"
+    record throughput "$1" "$2" torcrun_cpu_ms_per_job "$(awk -v ms="$3" -v n="$jobs" 'BEGIN { printf "%.4f", ms / n }')"
+}
+
+# `torcrun run` hosts the server and the worker in one process, so its own CPU is both.
 throughput_torcrun_run() {
     local dir=$work/t-run-$1
     timed torcrun_run throughput "$1" "$jobs" run_spec "$work/independent.json" "$dir"
+    record_cpu_per_job torcrun_run "$1" "$(own_cpu_ms "$dir/out/worker.log")"
     rm -rf "$dir"
 }
 
 throughput_torcrun_worker() {
-    local dir=$work/t-worker-$1
+    local dir=$work/t-worker-$1 s0 s1 worker_ms
     start_server "$dir"
     submit "$work/independent.json"
+    s0=$(cpu_ticks "$server_pid")
     timed torcrun_worker throughput "$1" "$jobs" run_worker "$dir"
+    s1=$(cpu_ticks "$server_pid")
     [ "$(completed_count)" = "$jobs" ] || bench_fail "worker left jobs undone: $(tail "$dir/worker.log")"
+    worker_ms=$(own_cpu_ms "$dir/worker.log")
+    record throughput torcrun_worker "$1" worker_cpu_ms_per_job \
+        "$(awk -v ms="$worker_ms" -v n="$jobs" 'BEGIN { printf "%.4f", ms / n }')"
+    record throughput torcrun_worker "$1" server_cpu_ms_per_job \
+        "$(awk -v t=$((s1 - s0)) -v hz="$(getconf CLK_TCK)" -v n="$jobs" 'BEGIN { printf "%.4f", t * 1000 / hz / n }')"
+    record_cpu_per_job torcrun_worker "$1" \
+        "$(awk -v w="$worker_ms" -v t=$((s1 - s0)) -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", w + t * 1000 / hz }')"
     stop_server
     rm -rf "$dir"
 }

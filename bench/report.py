@@ -72,11 +72,14 @@ def compute(samples, meta):
 
     t = out["targets"]
     t.append(target(f"throughput {primary}/xargs", out["ratios"].get(f"{primary}/xargs"),
-                    0.9, "higher", "x"))
+                    0.8, "higher", "x"))
     t.append(target(f"throughput {primary}/parallel", out["ratios"].get(f"{primary}/parallel"),
-                    2.0, "higher", "x"))
+                    2.5, "higher", "x"))
+    for tool in ("torcrun_run", "torcrun_worker"):
+        t.append(target(f"throughput {tool}: worker + server CPU per job",
+                        med("throughput", tool, "torcrun_cpu_ms_per_job"), 0.2, "at most", "ms"))
     t.append(target(f"chain {primary} latency per link", med("chain", primary, "link_ms"),
-                    3.0, "at most", "ms"))
+                    1.0, "at most", "ms"))
     t.append(target("idle worker CPU", med("footprint", "idle", "worker_cpu_pct"),
                     0.1, "below", "% of a core"))
     t.append(target("busy worker CPU", med("footprint", "busy", "worker_cpu_pct"),

@@ -41,6 +41,6 @@ head -1 "$tmp/worker.log" | grep -q '^info worker: allocation slurm_job=none sco
     fail "first line: $(head -3 "$tmp/worker.log")"
 grep -q '^info worker: mode mode=direct ' "$tmp/worker.log" || fail "no mode line: $(cat "$tmp/worker.log")"
 grep -q '^info worker: pool node=' "$tmp/worker.log" || fail "no pool line: $(cat "$tmp/worker.log")"
-grep -q '^info worker: stopped exit_code=0$' "$tmp/worker.log" || fail "no stop line: $(cat "$tmp/worker.log")"
+grep -qE '^info worker: stopped exit_code=0 cpu_user_seconds=[0-9.]+ cpu_system_seconds=[0-9.]+$' "$tmp/worker.log" || fail "no stop line: $(cat "$tmp/worker.log")"
 stop_server
 echo ok

@@ -66,6 +66,6 @@ grep -qF 'err worker: 1 ready job can never run in this allocation; stopping' "$
     fail "no summary line: $(cat "$tmp/worker.log")"
 grep -qE '^err worker: never fits: job [0-9]+ "wide" needs 4 CPUs; this allocation has 1 CPU per node$' "$tmp/worker.log" ||
     fail "no never-fit line: $(cat "$tmp/worker.log")"
-grep -q '^info worker: stopped exit_code=3$' "$tmp/worker.log" || fail "no stop line: $(cat "$tmp/worker.log")"
+grep -qE '^info worker: stopped exit_code=3 cpu_user_seconds=[0-9.]+ cpu_system_seconds=[0-9.]+$' "$tmp/worker.log" || fail "no stop line: $(cat "$tmp/worker.log")"
 stop_server
 echo ok

@@ -67,7 +67,7 @@ for call in 'post /compute_nodes ' 'get /workflows/1 ' 'post /workflows/1/claim_
     grep -q "\\[HTTP SERVER\\] $call" "$tmp/mock.log" ||
         fail "the worker did not call $call on the mock: $(grep 'HTTP SERVER' "$tmp/mock.log" | head -20)"
 done
-grep -q '^info worker: stopped exit_code=0$' "$tmp/mock-worker.log" || fail "no stop line: $(cat "$tmp/mock-worker.log")"
+grep -qE '^info worker: stopped exit_code=0 cpu_user_seconds=[0-9.]+ cpu_system_seconds=[0-9.]+$' "$tmp/mock-worker.log" || fail "no stop line: $(cat "$tmp/mock-worker.log")"
 python3 - "$tmp/mock.log" <<'PY' || fail "request violations against the mock (above)"
 import re, sys
 bad, echoed = [], False

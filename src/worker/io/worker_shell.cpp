@@ -32,12 +32,14 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <charconv>
 #include <csignal>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
@@ -552,7 +554,20 @@ asio::awaitable<int> run_worker(worker_setup setup, logger log)
         self->fsm_.reason() != core::stop_reason::server_lost)
         co_await finish_allocations(self->client_, self->launcher_, self->allocation_settings(),
                                     job);
-    self->say(log_level::info, "stopped", {{"exit_code", std::to_string(code)}});
+    // The CPU this process used (every thread; in `torcrun run` the embedded server's too), the
+    // jobs not counted: what torcrun itself costs, beside the jobs' own CPU.
+    ::rusage own{};
+    ::getrusage(RUSAGE_SELF, &own);
+    auto const seconds = [](::timeval const& t) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.3f",
+                      static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6);
+        return std::string(text);
+    };
+    self->say(log_level::info, "stopped",
+              {{"exit_code", std::to_string(code)},
+               {"cpu_user_seconds", seconds(own.ru_utime)},
+               {"cpu_system_seconds", seconds(own.ru_stime)}});
     co_return code;
 }
 
