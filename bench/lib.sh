@@ -109,7 +109,7 @@ run_worker() {
 # own_cpu_ms LOG: the CPU (user + system, ms) the worker's process reported for itself on its
 # `stopped` line: every thread of it, the jobs not counted.
 own_cpu_ms() {
-    sed -n 's/^info worker: stopped .*cpu_user_seconds=\([0-9.]*\) cpu_system_seconds=\([0-9.]*\).*/\1 \2/p' "$1" |
+    sed -n 's/^.*info worker: stopped .*cpu_user_seconds=\([0-9.]*\) cpu_system_seconds=\([0-9.]*\).*/\1 \2/p' "$1" |
         awk '{ printf "%.1f", ($1 + $2) * 1000 }'
 }
 

@@ -2,14 +2,25 @@
 //
 // The parent's side: everything that allocates or can fail with a good message is done before
 // the fork: the checks of the request, the PATH search, the stdio files, the argv and envp
-// arrays. Then fork with all signals blocked, and read the child's status pipe: end of file
-// means exec succeeded, 8 bytes name the failed step and its errno.
+// arrays. Then the child is started with all signals blocked, and the child's status pipe read:
+// end of file means exec succeeded, 8 bytes name the failed step and its errno.
 //
-// The child's side, from fork to exec (run_child, close_descriptors, at the end of this file):
-// only async-signal-safe calls, nothing that allocates or locks (fork copies one thread; a lock
-// another one held stays held). The order matters: dispositions before anything can deliver a
-// signal, the session before the death signal, the descriptor sweep after the dup2 calls that
-// fill 0-2, the mask last.
+// The child is started as posix_spawn starts one, with vfork semantics: clone(CLONE_VM |
+// CLONE_VFORK) on a stack of its own, the parent thread suspended until the child has exec'ed or
+// exited. A fork() of the worker (and in `torcrun run`, of the embedded server with its SQLite
+// cache) copied its page tables at every job, unmapped them again at exec, and write-protected
+// the parent's memory, whose next writes then took copy-on-write faults: most of torcrun's own
+// CPU per short job. posix_spawn itself cannot be used: it has no death signal and no check of
+// the parent between the two. The sanitized build keeps fork(): ASan's shadow and its
+// interceptors' thread state would be shared with a child running on a foreign stack.
+//
+// The child's side, from clone to exec (run_child, close_descriptors, at the end of this file):
+// only async-signal-safe calls, nothing that allocates or locks, and no write to memory other
+// than its own stack (it shares the worker's; errno, in the suspended thread's TLS, is the one
+// exception, and the parent reads errno only when the clone failed). The order matters:
+// dispositions before anything can deliver a signal, the session before the death signal, the
+// descriptor sweep after the dup2 calls that fill 0-2, the mask last. Dispositions and
+// descriptors are the child's own copies (no CLONE_SIGHAND, no CLONE_FILES).
 #include "spawn_child.hpp"
 
 #include "torcrun/common/concat.hpp"
@@ -17,11 +28,14 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <sched.h>
 
 #include <cerrno>
 #include <string_view>
@@ -159,17 +173,43 @@ void reap(pid_t pid)
     }
 }
 
-// Forks with every signal blocked, so that no worker handler runs in the child before the
-// child resets the dispositions (a handler there would write into the worker's signal pipe).
-pid_t fork_blocked(child_plan const& plan, int& fork_errno)
+#ifndef TORCRUN_SPAWN_BY_FORK
+int child_entry(void* plan) { run_child(*static_cast<child_plan const*>(plan)); }
+
+// The child's stack: run_child needs a few kilobytes (the 4 KiB getdents64 buffer of
+// close_descriptors is the largest frame); the rest is margin. Unmapped once the parent resumes,
+// when the child no longer runs on it.
+std::size_t constexpr child_stack_bytes = 128 * 1024;
+#endif
+
+// Starts the child with every signal blocked, so that no worker handler runs in the child before
+// the child resets the dispositions (a handler there would write into the worker's signal pipe).
+pid_t start_blocked(child_plan const& plan, int& start_errno)
 {
+#ifndef TORCRUN_SPAWN_BY_FORK
+    void* const stack = ::mmap(nullptr, child_stack_bytes, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (stack == MAP_FAILED) {
+        start_errno = errno;
+        return -1;
+    }
+#endif
     sigset_t all, previous;
     sigfillset(&all);
     ::pthread_sigmask(SIG_SETMASK, &all, &previous);
+#ifdef TORCRUN_SPAWN_BY_FORK
     pid_t const pid = ::fork();
     if (pid == 0) run_child(plan);
-    fork_errno = errno;
+#else
+    // The stack grows down on every architecture Debian runs this on: its top is passed.
+    pid_t const pid = ::clone(child_entry, static_cast<char*>(stack) + child_stack_bytes,
+                              CLONE_VM | CLONE_VFORK | SIGCHLD, const_cast<child_plan*>(&plan));
+#endif
+    start_errno = errno;
     ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+#ifndef TORCRUN_SPAWN_BY_FORK
+    ::munmap(stack, child_stack_bytes);
+#endif
     return pid;
 }
 
@@ -240,9 +280,9 @@ core::result<forked_child> fork_child(spawn_request const& request)
         streams->err.get() < 0 ? streams->out.get() : streams->err.get(),
         status_write.get(),
         ::getpid()};
-    int fork_errno = 0;
-    pid_t const pid = fork_blocked(plan, fork_errno);
-    if (pid < 0) return core::error{cat("spawn: fork: ", errno_text(fork_errno))};
+    int start_errno = 0;
+    pid_t const pid = start_blocked(plan, start_errno);
+    if (pid < 0) return core::error{cat("spawn: fork: ", errno_text(start_errno))};
     return forked_child{pid, status_read.release(), std::move(*exe)};
 }
 
@@ -263,9 +303,9 @@ core::result<pid_t> fork_exec(spawn_request const& request)
     auto child = fork_child(request);
     if (!child) return child.error();
     unique_fd const status(child->status_fd);
-    // Blocks until the child has exec'ed or failed: the time for the child to be scheduled and
-    // set up (a millisecond or more on a loaded machine), or as long as a chdir into a hung file
-    // system takes. launcher::launch waits without blocking the io_context.
+    // The child has exec'ed or failed by now (vfork semantics: the start returns then), so this
+    // read ends at once; in the sanitized build's fork() it waits for the child to be scheduled
+    // and set up. launcher::launch reads without blocking the io_context.
     child_failure failure;
     ssize_t n;
     while ((n = ::read(status.get(), &failure, sizeof failure)) < 0 && errno == EINTR) {

@@ -1,4 +1,4 @@
-// fork/exec of one job (spawn_child.cpp: the parent's side and the child's between fork and
+// fork/exec of one job (spawn_child.cpp: the parent's side and the child's between its start and
 // exec), private to src/worker/io; the io tests include it for the descriptor sweep.
 #pragma once
 
@@ -24,7 +24,25 @@ struct forked_child {
     std::string executable;  // as exec was given it
 };
 
-// Checks the request, opens its files and forks; the child is on its way to exec.
+#if defined(__SANITIZE_ADDRESS__)
+#define TORCRUN_SPAWN_BY_FORK 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TORCRUN_SPAWN_BY_FORK 1
+#endif
+#endif
+
+// How the child starts (spawn_child.cpp says why): clone(CLONE_VM | CLONE_VFORK), which returns
+// once the child has exec'ed or failed, or, in the sanitized build, fork(), which returns while
+// the child may still be setting itself up.
+#ifdef TORCRUN_SPAWN_BY_FORK
+inline constexpr bool started_by_fork = true;
+#else
+inline constexpr bool started_by_fork = false;
+#endif
+
+// Checks the request, opens its files and starts the child; it has exec'ed (or failed, which
+// the status pipe says), or with fork() is on its way to exec.
 core::result<forked_child> fork_child(spawn_request const& request);
 
 // The outcome from what the status pipe gave: `bytes` read before end of file, or the read's

@@ -245,7 +245,9 @@ BOOST_AUTO_TEST_CASE(a_cancelled_launch_leaves_no_child)
         BOOST_TEST(test::children_of_self().empty());
     }
     BOOST_TEST_MESSAGE("cancelled before the exec: " << cancelled << " of 20");
-    BOOST_TEST(cancelled > 0);
+    // fork() returns before the child's exec, so some of the 20 are cancelled while it sets
+    // itself up; the vfork-style start returns after it, and a cancel meets a finished start.
+    if (io::detail::started_by_fork) BOOST_TEST(cancelled > 0);
 }
 
 BOOST_AUTO_TEST_CASE(the_job_dies_with_its_worker)
