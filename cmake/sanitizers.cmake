@@ -11,6 +11,16 @@ if(TORCRUN_SANITIZE)
     add_link_options(-fsanitize=address,undefined -static-libasan -static-libubsan)
 endif()
 
+# torcrun_timeout(SECONDS OUT): a test's ctest TIMEOUT, 3 times SECONDS in the sanitized build,
+# whose -O0 code runs the random and simulation suites several times slower (as
+# TORCRUN_TEST_TIME_FACTOR stretches the io tests' own bounds there).
+function(torcrun_timeout seconds out)
+    if(TORCRUN_SANITIZE)
+        math(EXPR seconds "${seconds} * 3")
+    endif()
+    set(${out} ${seconds} PARENT_SCOPE)
+endfunction()
+
 # torcrun_add_test(NAME COMMAND...): add_test, and under TORCRUN_SANITIZE through
 # test/support/sanitized_test.sh, which sends the test's sanitizer reports into
 # sanitizer-reports/NAME/ of the build folder and fails the test when there is one. COMMAND names
