@@ -35,10 +35,7 @@ namespace {
 std::string gpu_cell(std::optional<std::vector<std::string>> const& ids)
 {
     if (!ids) return "-";
-    if (ids->empty()) return "none";
-    std::string out;
-    for (auto const& id : *ids) out += (out.empty() ? "" : ",") + id;
-    return out;
+    return ids->empty() ? "none" : join(*ids, ",");
 }
 
 }  // namespace

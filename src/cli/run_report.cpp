@@ -1,6 +1,8 @@
 // See run_report.hpp.
 #include "torcrun/cli/run_report.hpp"
 
+#include "torcrun/common/concat.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -300,13 +302,6 @@ std::string log_anchor(report_attempt const& a)
     return out + "<a href=\"" + href + "/\">directory</a>";
 }
 
-std::string join_ids(std::vector<std::string> const& ids)
-{
-    std::string out;
-    for (auto const& id : ids) out += (out.empty() ? "" : ",") + id;
-    return out;
-}
-
 // Device ids in numeric order when both are numbers ("2" before "10"), else as text.
 bool gpu_id_less(std::string const& l, std::string const& r)
 {
@@ -583,7 +578,7 @@ std::string render_report_html(report_input const& in)
                cell(optional_percent(a.avg_cpu_percent)) +
                cell(optional_memory(a.peak_memory_bytes)) +
                cell(optional_memory(a.avg_memory_bytes)) +
-               cell(a.gpu_ids.empty() ? std::string("-") : html_escape(join_ids(a.gpu_ids))) +
+               cell(a.gpu_ids.empty() ? std::string("-") : html_escape(join(a.gpu_ids, ","))) +
                cell(a.series.empty() ? std::string("-") : usage_series_svg(a)) +
                cell(log_anchor(a)) + "</tr>";
     out += "</table>\n</body></html>\n";

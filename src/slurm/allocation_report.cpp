@@ -2,6 +2,7 @@
 #include "torcrun/slurm/allocation_report.hpp"
 
 #include "torcrun/slurm/hostlist.hpp"
+#include "torcrun/common/concat.hpp"
 #include "torcrun/common/units.hpp"
 
 #include <boost/json/array.hpp>
@@ -39,15 +40,6 @@ std::string utc_text(std::int64_t epoch)
            + two_digits(static_cast<unsigned>(hms.seconds().count())) + "Z";
 }
 
-std::string join(std::vector<std::string> const& items, std::string_view sep)
-{
-    std::string out;
-    for (auto const& item : items) {
-        if (!out.empty()) out += sep;
-        out += item;
-    }
-    return out;
-}
 
 std::string gpu_text(allocation_node const& n)
 {

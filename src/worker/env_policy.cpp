@@ -97,16 +97,6 @@ void set_torc_variables(env_map& env, worker_config const& config, torc_job_iden
         env.insert_or_assign("TORC_WORKFLOW_SUBMISSION_DIR", *id.workflow_submission_dir);
 }
 
-std::string join_ids(std::vector<std::string> const& ids)
-{
-    std::string out;
-    for (auto const& id : ids) {
-        if (!out.empty()) out += ',';
-        out += id;
-    }
-    return out;
-}
-
 void set_gpu_visibility(env_map& env, worker_config::gpu_settings const& gpu,
                         job_env_request const& request)
 {
@@ -114,7 +104,7 @@ void set_gpu_visibility(env_map& env, worker_config::gpu_settings const& gpu,
         if (request.mode == execution_mode::slurm)
             env.erase(name);
         else if (!request.gpu_ids.empty())
-            env.insert_or_assign(name, join_ids(request.gpu_ids));
+            env.insert_or_assign(name, join(request.gpu_ids, ","));
         else if (gpu.hide_from_cpu_jobs)
             env.insert_or_assign(name, "");
     }

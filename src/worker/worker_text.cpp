@@ -26,16 +26,6 @@ std::string format_seconds(double seconds)
     return text;
 }
 
-std::string join(std::vector<std::string> const& items, std::string_view separator)
-{
-    std::string text;
-    for (auto const& item : items) {
-        if (!text.empty()) text += separator;
-        text += item;
-    }
-    return text;
-}
-
 std::string describe_placement(reservation const& placement)
 {
     std::vector<std::string> nodes;
