@@ -78,24 +78,24 @@ std::string usage_series_json(std::vector<usage_point> const& points)
                                         {"memory_bytes", std::move(memory)}});
 }
 
-result<std::vector<usage_point>> parse_usage_series(std::string_view text)
+result<std::vector<usage_point>> parse_usage_series(std::string_view text, std::string_view source)
 {
     boost::system::error_code ec;
     auto const v = json::parse(text, ec);
-    if (ec) return error{cat("usage.json: not JSON: ", ec.message())};
-    if (!v.is_object()) return error{"usage.json: not an object"};
+    if (ec) return error{cat(source, ": not JSON: ", ec.message())};
+    if (!v.is_object()) return error{cat(source, ": not an object")};
     auto const& o = v.get_object();
     json::array const* columns[3] = {};
     char const* const names[3] = {"seconds", "cpu_percent", "memory_bytes"};
     for (int i = 0; i < 3; ++i) {
         auto const* c = o.if_contains(names[i]);
         if (!c || !c->is_array())
-            return error{cat("usage.json: \"", names[i], "\" is missing or not an array")};
+            return error{cat(source, ": \"", names[i], "\" is missing or not an array")};
         columns[i] = &c->get_array();
     }
     auto const n = columns[0]->size();
     if (columns[1]->size() != n || columns[2]->size() != n)
-        return error{cat("usage.json: the arrays have ", std::to_string(n), ", ",
+        return error{cat(source, ": the arrays have ", std::to_string(n), ", ",
                          std::to_string(columns[1]->size()), " and ",
                          std::to_string(columns[2]->size()), " entries")};
     std::vector<usage_point> out(n);
@@ -105,7 +105,7 @@ result<std::vector<usage_point>> parse_usage_series(std::string_view text)
             bool const ok = i == 2 ? (e.is_uint64() || (e.is_int64() && e.get_int64() >= 0))
                                    : e.is_number();
             if (!ok)
-                return error{cat("usage.json: ", names[i], "[", std::to_string(k), "] is not ",
+                return error{cat(source, ": ", names[i], "[", std::to_string(k), "] is not ",
                                  i == 2 ? "a byte count" : "a number")};
         }
         out[k] = {(*columns[0])[k].to_number<double>(), (*columns[1])[k].to_number<double>(),

@@ -64,9 +64,10 @@ private:
 // The attempt's usage.json: `{"seconds":[..],"cpu_percent":[..],"memory_bytes":[..]}`.
 std::string usage_series_json(std::vector<usage_point> const& points);
 
-// Reads usage_series_json's text back. Errors name the problem: `usage.json: not JSON: ...`,
-// `usage.json: "seconds" is missing or not an array`, `usage.json: the arrays have 3, 2 and 3
-// entries`, `usage.json: seconds[1] is not a number`.
-result<std::vector<usage_point>> parse_usage_series(std::string_view text);
+// Reads usage_series_json's text back. Errors name the problem after `source` (the file's
+// path): `usage.json: not JSON: ...`, `usage.json: "seconds" is missing or not an array`,
+// `usage.json: the arrays have 3, 2 and 3 entries`, `usage.json: seconds[1] is not a number`.
+result<std::vector<usage_point>> parse_usage_series(std::string_view text,
+                                                    std::string_view source = "usage.json");
 
 }  // namespace torcrun::core

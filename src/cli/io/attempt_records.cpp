@@ -1,10 +1,11 @@
 // See attempt_records.hpp.
 #include "attempt_records.hpp"
 
+#include "config_options.hpp"
+
 #include <boost/json.hpp>
 
-#include <fstream>
-#include <sstream>
+#include <filesystem>
 
 namespace torcrun::apps {
 
@@ -12,14 +13,15 @@ namespace json = boost::json;
 
 namespace {
 
-// The whole file, or nothing when it does not exist or cannot be opened.
-std::optional<std::string> slurp(std::string const& path)
+// The whole file (read_text_file), or nothing when it does not exist: an attempt that never ran,
+// or a worker that did not write it.
+core::result<std::optional<std::string>> read_if_present(std::string const& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::ostringstream text;
-    text << in.rdbuf();
-    return std::move(text).str();
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec) && !ec) return std::optional<std::string>{};
+    auto text = read_text_file(path);
+    if (!text) return text.error();
+    return std::optional{std::move(*text)};
 }
 
 }  // namespace
@@ -27,10 +29,11 @@ std::optional<std::string> slurp(std::string const& path)
 core::result<std::optional<std::vector<std::string>>> read_recorded_gpu_ids(
     std::string const& result_file)
 {
-    auto const text = slurp(result_file);
-    if (!text) return std::optional<std::vector<std::string>>{};
+    auto const text = read_if_present(result_file);
+    if (!text) return text.error();
+    if (!*text) return std::optional<std::vector<std::string>>{};
     boost::system::error_code ec;
-    auto const v = json::parse(*text, ec);
+    auto const v = json::parse(**text, ec);
     if (ec) return core::error{result_file + ": not JSON: " + ec.message()};
     auto const* o = v.if_object();
     auto const* ids = o ? o->if_contains("gpu_ids") : nullptr;
@@ -49,15 +52,11 @@ core::result<std::optional<std::vector<std::string>>> read_recorded_gpu_ids(
 core::result<std::optional<std::vector<core::usage_point>>> read_usage_series(
     std::string const& usage_file)
 {
-    auto const text = slurp(usage_file);
-    if (!text) return std::optional<std::vector<core::usage_point>>{};
-    auto points = core::parse_usage_series(*text);
-    if (!points) {
-        // The parser names the file usage.json; here its path stands in for that name.
-        std::string_view message = points.error().message;
-        if (message.starts_with("usage.json: ")) message.remove_prefix(12);
-        return core::error{usage_file + ": " + std::string(message)};
-    }
+    auto const text = read_if_present(usage_file);
+    if (!text) return text.error();
+    if (!*text) return std::optional<std::vector<core::usage_point>>{};
+    auto points = core::parse_usage_series(**text, usage_file);
+    if (!points) return points.error();
     return std::optional{std::move(*points)};
 }
 

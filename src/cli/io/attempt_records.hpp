@@ -13,13 +13,13 @@
 namespace torcrun::apps {
 
 // result.json's `gpu_ids`; nothing when the file is absent or has no such field (a worker that
-// did not record them). Errors: `FILE: not JSON: ...`, `FILE: gpu_ids is not an array of
-// strings`.
+// did not record them). Errors: `FILE: cannot read: ...` (it is there but does not read),
+// `FILE: not JSON: ...`, `FILE: gpu_ids is not an array of strings`.
 core::result<std::optional<std::vector<std::string>>> read_recorded_gpu_ids(
     std::string const& result_file);
 
 // usage.json's points; nothing when the file is absent (the attempt never ran, or an older
-// worker). Errors: `FILE: ` and parse_usage_series's message.
+// worker). Errors: `FILE: cannot read: ...`, or parse_usage_series's message after FILE.
 core::result<std::optional<std::vector<core::usage_point>>> read_usage_series(
     std::string const& usage_file);
 
