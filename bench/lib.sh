@@ -113,22 +113,22 @@ own_cpu_ms() {
         awk '{ printf "%.1f", ($1 + $2) * 1000 }'
 }
 
-# record_cpu_per_job TOOL REP MS: torcrun's own CPU per job (worker and server together), ms.
-record_cpu_per_job() {
-    [ -n "$3" ] || bench_fail "$1: no CPU figures on the worker's stopped line"
-    record throughput "$1" "$2" torcrun_cpu_ms_per_job "$(awk -v ms="$3" -v n="$jobs" 'BEGIN { printf "%.4f", ms / n }')"
+# record_per_job TOOL REP METRIC MS: MS (milliseconds over the whole run) per job, as METRIC.
+record_per_job() {
+    [ -n "$4" ] || bench_fail "$1: no CPU figures on the worker's stopped line"
+    record throughput "$1" "$2" "$3" "$(awk -v ms="$4" -v n="$jobs" 'BEGIN { printf "%.4f", ms / n }')"
 }
 
 # `torcrun run` hosts the server and the worker in one process, so its own CPU is both.
 throughput_torcrun_run() {
     local dir=$work/t-run-$1
     timed torcrun_run throughput "$1" "$jobs" run_spec "$work/independent.json" "$dir"
-    record_cpu_per_job torcrun_run "$1" "$(own_cpu_ms "$dir/out/worker.log")"
+    record_per_job torcrun_run "$1" torcrun_cpu_ms_per_job "$(own_cpu_ms "$dir/out/worker.log")"
     rm -rf "$dir"
 }
 
 throughput_torcrun_worker() {
-    local dir=$work/t-worker-$1 s0 s1 worker_ms
+    local dir=$work/t-worker-$1 s0 s1 worker_ms server_ms
     start_server "$dir"
     submit "$work/independent.json"
     s0=$(cpu_ticks "$server_pid")
@@ -136,12 +136,11 @@ throughput_torcrun_worker() {
     s1=$(cpu_ticks "$server_pid")
     [ "$(completed_count)" = "$jobs" ] || bench_fail "worker left jobs undone: $(tail "$dir/worker.log")"
     worker_ms=$(own_cpu_ms "$dir/worker.log")
-    record throughput torcrun_worker "$1" worker_cpu_ms_per_job \
-        "$(awk -v ms="$worker_ms" -v n="$jobs" 'BEGIN { printf "%.4f", ms / n }')"
-    record throughput torcrun_worker "$1" server_cpu_ms_per_job \
-        "$(awk -v t=$((s1 - s0)) -v hz="$(getconf CLK_TCK)" -v n="$jobs" 'BEGIN { printf "%.4f", t * 1000 / hz / n }')"
-    record_cpu_per_job torcrun_worker "$1" \
-        "$(awk -v w="$worker_ms" -v t=$((s1 - s0)) -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", w + t * 1000 / hz }')"
+    server_ms=$(awk -v t=$((s1 - s0)) -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", t * 1000 / hz }')
+    record_per_job torcrun_worker "$1" worker_cpu_ms_per_job "$worker_ms"
+    record_per_job torcrun_worker "$1" server_cpu_ms_per_job "$server_ms"
+    record_per_job torcrun_worker "$1" torcrun_cpu_ms_per_job \
+        "$(awk -v w="$worker_ms" -v s="$server_ms" 'BEGIN { printf "%.1f", w + s }')"
     stop_server
     rm -rf "$dir"
 }
