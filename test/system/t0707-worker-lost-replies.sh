@@ -4,7 +4,7 @@
 # the request, resets 1 % of the connections before the request arrives and delays 2 % of the
 # replies. Every job appends its name to one file. Afterwards every job is completed on the
 # server and each name is in the file exactly once: a lost claim reply is answered again by its
-# request_key, a lost start or completion reply by the fenced repeat.
+# request_key (the claim also starts its jobs), a lost completion reply by the fenced repeat.
 #
 # TORCRUN_FAULT_JOBS sets the number of jobs (default 500, about 10 s on two cores; the issue's
 # full run is TORCRUN_FAULT_JOBS=2000).
@@ -52,7 +52,9 @@ proxy_pid=""
 dropped=$(grep -c '^dropped the reply' "$tmp/proxy.log" || true)
 resets=$(grep -c '^reset before forwarding' "$tmp/proxy.log" || true)
 [ "$dropped" -gt 0 ] || fail "the proxy dropped no reply: $(tail -3 "$tmp/proxy.log")"
-for kind in claim_jobs_based_on_resources start_job batch_complete_jobs; do
+# The claim starts what it hands out (start=true), so the worker sends start_job only rarely and
+# a dropped start_job reply is left to chance; io.fencing covers its repeat.
+for kind in claim_jobs_based_on_resources batch_complete_jobs; do
     grep -q "^dropped the reply.*$kind" "$tmp/proxy.log" || fail "no $kind reply was dropped"
 done
 
