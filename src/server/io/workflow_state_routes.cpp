@@ -1,5 +1,5 @@
 // The workflow-level life-cycle endpoints: is_complete, is_uninitialized, status (get, put),
-// cancel, reset_status, reset_job_status and ready_job_requirements. The answers come from
+// cancel, reset_status, reset_job_status, ready_job_requirements and required_existing_files. The answers come from
 // core::workflow_progress over the job status counts and the workflow_status row.
 #include "lifecycle_detail.hpp"
 
@@ -221,6 +221,32 @@ api::response ready_job_requirements(server_api& api, request const& req, std::i
     return api::json_response(200, boost::json::serialize(out));
 }
 
+// GET required_existing_files, as Torc's server answers it (Torc's clients check these paths
+// before initialize): the files some job of the workflow reads that no job writes, and the files
+// its completed jobs wrote; ids ascending, each once. Torc 0.10's server and clients send the ids
+// as integers, where the contract document says strings.
+api::response required_existing_files(server_api& api, request const&, std::int64_t wf)
+{
+    constexpr std::string_view what = "required_existing_files";
+    if (auto ok = api.db().require_workflow(wf, what); !ok) return api::error_response(ok.error());
+    auto stmt = api.db().db().prepare(
+        "SELECT i.file_id FROM job_input_file i JOIN job j ON j.id = i.job_id "
+        "WHERE j.workflow_id = ?1 "
+        "AND NOT EXISTS (SELECT 1 FROM job_output_file o WHERE o.file_id = i.file_id) "
+        "UNION SELECT o.file_id FROM job_output_file o JOIN job j ON j.id = o.job_id "
+        "WHERE j.workflow_id = ?1 AND j.status = ?2 ORDER BY 1");
+    if (!stmt) return api::error_response(detail::to_api_error(stmt.error(), what));
+    stmt->bind(1, wf).bind(2, std::int64_t{core::to_int(job_status::completed)});
+    boost::json::array files;
+    while (true) {
+        auto row = stmt->step();
+        if (!row) return api::error_response(detail::to_api_error(row.error(), what));
+        if (!*row) break;
+        files.push_back(stmt->int64(0));
+    }
+    return api::json_response(200, boost::json::serialize(boost::json::object{{"files", files}}));
+}
+
 }  // namespace
 
 void add_workflow_state_routes(server_api& api)
@@ -254,6 +280,7 @@ void add_workflow_state_routes(server_api& api)
         {"POST", "/workflows/{id}/reset_status", reset_status},
         {"POST", "/workflows/{id}/reset_job_status", reset_job_status},
         {"GET", "/workflows/{id}/ready_job_requirements", ready_job_requirements},
+        {"GET", "/workflows/{id}/required_existing_files", required_existing_files},
     };
     for (auto const& r : routes) {
         api.add_route(r.method, r.pattern, api::access::workflow_in_path(),

@@ -194,6 +194,21 @@ BOOST_FIXTURE_TEST_CASE(retry_a_failed_job, diamond_fixture)
     BOOST_TEST((claim_next(5) == std::vector<std::int64_t>{pre}));
 }
 
+// What Torc's clients check before initialize: the inputs no job writes (f1), then also what the
+// completed jobs wrote (f2, f3 once preprocess completed); ids as Torc's server sends them.
+BOOST_FIXTURE_TEST_CASE(required_existing_files, diamond_fixture)
+{
+    auto files = [this] {
+        return boost::json::serialize(ok("GET", "/workflows/1/required_existing_files"));
+    };
+    BOOST_TEST(files() == R"({"files":[1]})");
+    initialize();
+    run(pre, cn);
+    BOOST_TEST(files() == R"({"files":[1,2,3]})");
+    BOOST_TEST(fails(404, "GET", "/workflows/99/required_existing_files").find("99") !=
+               std::string::npos);
+}
+
 BOOST_FIXTURE_TEST_CASE(batch_with_a_bad_entry, diamond_fixture)
 {
     initialize();
