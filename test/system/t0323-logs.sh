@@ -5,7 +5,8 @@
 # unknown job (with the closest name), a missing attempt, a job that never ran and a log directory
 # that does not hold the files. §2: each failure printed while the run runs, with its stderr's
 # last lines, and the summary's groups by return code. Also §6: the run's worker.log lines start with an ISO 8601 UTC time
-# and name jobs beside their ids; result.json has the server's time form.
+# and name jobs beside their ids; result.json has the server's time form, and a busy job's peak CPU
+# is at least its average.
 set -euo pipefail
 torcrun=$1
 tmp=$(mktemp -d)
@@ -103,4 +104,20 @@ rc=0
 wait "$run_pid" || rc=$?
 run_pid=
 [ "$rc" = 1 ] || fail "slow run: exit $rc: $(cat slow.err)"
+
+# --- §6: a job that busies a core for 3 s, sampled every second: its peak CPU is at least its
+# average (the peak was 0.0 beside an average of 0.6 when only the last sample set the peak).
+cat >busy.json5 <<'JSON'
+{name: "busy", jobs: [
+  {name: "spin", command: "end=$((SECONDS + 3)); while [ $SECONDS -lt $end ]; do :; done"},
+]}
+JSON
+"$torcrun" run busy.json5 --output-dir B -q >busy.out 2>busy.err || fail "busy run: $(cat busy.err)"
+python3 - B/jobs/wf1_j1/r0_a1/result.json <<'PY' || fail "busy result: $(cat B/jobs/wf1_j1/r0_a1/result.json)"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["avg_cpu_percent"] > 10, r
+assert r["peak_cpu_percent"] >= r["avg_cpu_percent"], r
+assert r["peak_memory_bytes"] >= r["avg_memory_bytes"] > 0, r
+PY
 echo ok

@@ -15,6 +15,7 @@
 #include "run_directory.hpp"
 #include "run_session.hpp"
 #include "spec_submission.hpp"
+#include "start_file_check.hpp"
 #include "workflow_reset.hpp"
 
 #include "torcrun/cli/spec_match.hpp"
@@ -39,7 +40,8 @@ constexpr char const* usage =
     "done, shows progress on stderr and a summary on stdout. With --resume, an output directory\n"
     "that holds this spec's workflow runs what did not complete, as a new run. Exit 0: every\n"
     "job completed; 1: a job did not complete or the run failed; 2: the spec or the options are\n"
-    "wrong.\n";
+    "wrong, or a required input file (read by a job, written by none) is missing (nothing is\n"
+    "started; --ignore-missing-data goes on).\n";
 
 int fail(std::string const& message, int status)
 {
@@ -52,6 +54,7 @@ struct run_options {
     run_settings settings;
     spec_options spec_flags;
     bool resume = false;
+    bool ignore_missing_data = false;
 };
 
 // --port: a decimal TCP port, 0 to 65535.
@@ -72,6 +75,8 @@ std::variant<run_options, int> parse(arguments const& args)
         "resume", "the output directory holds this spec's workflow: run what did not complete")(
         "skip-checks", "skip the multi-node scheduler check, as Torc's --skip-checks")(
         "no-resource-monitoring", "no default resource monitor, as Torc's option of that name")(
+        ignore_missing_data_flags,
+        "start even when a required input file (read by a job, written by none) is missing")(
         "port", po::value<std::string>()->value_name("P"),
         "the embedded server's port on 127.0.0.1 (default: any free port); its URL is in "
         "<output-dir>/url while the run lasts");
@@ -92,7 +97,7 @@ std::variant<run_options, int> parse(arguments const& args)
     run_options out{flags["spec"].as<std::string>(),
                     {std::move(config->config), std::move(config->sources)},
                     {!flags.count("no-resource-monitoring"), flags.count("skip-checks") > 0},
-                    flags.count("resume") > 0};
+                    flags.count("resume") > 0, flags.count(ignore_missing_data_option) > 0};
     if (auto ok = read_display_options(flags, out.settings); !ok)
         return fail(ok.error().message, 2);
     if (flags.count("port")) {
@@ -147,6 +152,7 @@ std::variant<run_session, int> start_run(run_options& o)
         return fail("--resume: a torcrun run is serving " + dir + " now (" + dir +
                         "/url); wait for it to end",
                     2);
+    if (!files_allow_start(*plan, o.ignore_missing_data, "run")) return 2;
     auto session = open_session(o.settings);
     if (!session) return fail(session.error().message, 1);
     auto& run = *session;

@@ -15,6 +15,7 @@
 #include "cli/positional_command.hpp"
 #include "sbatch_files.hpp"
 #include "spec_submission.hpp"
+#include "start_file_check.hpp"
 #include "torcrun/cli/allocation_plan.hpp"
 #include "torcrun/cli/stage_actions.hpp"
 #include "torc_client.hpp"
@@ -37,8 +38,10 @@ namespace {
 constexpr char const* usage =
     "usage: torcrun submit SPEC [options]\n\n"
     "Creates the workflow a Torc spec (JSON, JSON5 or YAML) describes on a Torc-compatible\n"
-    "server, initializes it, and prints its id. Exit 2: the spec or the options are wrong;\n"
-    "exit 1: the server refused (the half-made workflow is deleted again).\n"
+    "server, initializes it, and prints its id. Exit 2: the spec or the options are wrong, or\n"
+    "a required input file (read by a job, written by none) is missing (nothing is created;\n"
+    "--ignore-missing-data goes on); exit 1: the server refused (the half-made workflow is\n"
+    "deleted again).\n"
     "Then each schedule_nodes action whose trigger has fired (on_workflow_start, on_jobs_ready\n"
     "over jobs ready at start) is carried out: its sbatch scripts are written into --output-dir\n"
     "and submitted (exit 1 if sbatch fails; the workflow stays). A spec whose jobs name\n"
@@ -253,6 +256,9 @@ int cmd_submit(arguments const& args)
         "no-initialize", "create the workflow but do not call initialize_jobs")(
         "skip-checks", "skip the multi-node scheduler check, as Torc's --skip-checks")(
         "no-resource-monitoring", "no default resource monitor, as Torc's option of that name")(
+        ignore_missing_data_flags,
+        "initialize even when a required input file (read by a job, written by none) is "
+        "missing")(
         "no-schedule", "do not carry out the schedule_nodes actions, nor derive any")(
         "output-dir", po::value<std::string>()->value_name("DIR"),
         "the sbatch scripts, Slurm and worker output (default: the config's output_dir)")(
@@ -273,6 +279,10 @@ int cmd_submit(arguments const& args)
     if (!plan) return fail(plan.error().message, 2);
     for (auto const& warning : plan->warnings)
         std::cerr << "torcrun submit: warning: " << warning << "\n";
+    bool const initialize = !flags.count("no-initialize");
+    if (initialize &&
+        !files_allow_start(*plan, flags.count(ignore_missing_data_option) > 0, "submit"))
+        return 2;
     bool const scheduling = !flags.count("no-schedule");
     std::optional<schedule_context> context;
     if (scheduling) {  // every script checked before anything is created
@@ -290,7 +300,6 @@ int cmd_submit(arguments const& args)
     torc_client client(std::move(*settings));
     auto const planned = *plan;
     api::name_ids scheduler_ids;
-    bool const initialize = !flags.count("no-initialize");
     auto wf = submit_plan(client, std::move(*plan), initialize, &scheduler_ids);
     if (!wf) return fail_lines(wf.error().message, 1);
     std::cout << *wf << "\n";
