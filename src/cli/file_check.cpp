@@ -19,7 +19,8 @@ std::string some_jobs(std::vector<std::string> const& jobs)
                                    jobs.begin() + static_cast<std::ptrdiff_t>(
                                                       std::min(jobs.size(), jobs_listed)));
     auto out = join(shown, ", ");
-    if (jobs.size() > jobs_listed) out += detail::cat(", ... (", std::to_string(jobs.size()), " jobs)");
+    if (jobs.size() > jobs_listed)
+        out += detail::cat(", ... (", std::to_string(jobs.size()), " jobs)");
     return out;
 }
 
@@ -39,7 +40,9 @@ std::vector<std::string> file_lines(std::vector<found_file> const& files, std::s
         if (!f.problem.empty()) line += detail::cat(": cannot be looked at: ", f.problem);
         out.push_back(std::move(line));
     }
-    if (files.size() > files_listed) out.push_back(detail::cat("  ... and ", std::to_string(files.size() - files_listed), " more"));
+    if (files.size() > files_listed)
+        out.push_back(
+            detail::cat("  ... and ", std::to_string(files.size() - files_listed), " more"));
     return out;
 }
 

@@ -31,7 +31,8 @@ bool files_allow_start(core::spec::creation_plan const& plan, bool ignore_missin
                                          ignore_missing);
     for (auto const& line : check.warnings)
         std::cerr << "torcrun " << command << ": warning: " << line << "\n";
-    for (auto const& line : check.errors) std::cerr << "torcrun " << command << ": " << line << "\n";
+    for (auto const& line : check.errors)
+        std::cerr << "torcrun " << command << ": " << line << "\n";
     return !check.refuse;
 }
 

@@ -1,6 +1,7 @@
 // The workflow-level life-cycle endpoints: is_complete, is_uninitialized, status (get, put),
-// cancel, reset_status, reset_job_status, ready_job_requirements and required_existing_files. The answers come from
-// core::workflow_progress over the job status counts and the workflow_status row.
+// cancel, reset_status, reset_job_status, ready_job_requirements and required_existing_files.
+// The answers come from core::workflow_progress over the job status counts and the
+// workflow_status row.
 #include "lifecycle_detail.hpp"
 
 #include "torcrun/common/units.hpp"
