@@ -55,7 +55,7 @@ std::string files_count(std::size_t n, std::string_view what)
 
 file_check check_files(spec::workflow_file_uses const& uses,
                        std::function<path_state(std::string const&)> const& look,
-                       std::string_view override_flag, bool ignore_missing)
+                       file_check_options const& options)
 {
     std::vector<found_file> missing;
     for (auto const& use : uses.required_inputs) {
@@ -63,8 +63,10 @@ file_check check_files(spec::workflow_file_uses const& uses,
         if (!state.exists) missing.push_back({&use, std::move(state.problem)});
     }
     std::vector<found_file> existing;
-    for (auto const& use : uses.outputs) {
-        if (look(use.path).exists) existing.push_back({&use, {}});
+    if (options.warn_existing_outputs) {
+        for (auto const& use : uses.outputs) {
+            if (look(use.path).exists) existing.push_back({&use, {}});
+        }
     }
     file_check out;
     if (!missing.empty()) {
@@ -72,8 +74,8 @@ file_check check_files(spec::workflow_file_uses const& uses,
                               missing.size() == 1 ? " does" : " do",
                               " not exist (read by a job, written by none)");
         auto lines = file_lines(missing, "read by");
-        if (ignore_missing) {
-            out.warnings.push_back(detail::cat(head, "; starting anyway (", override_flag, "):"));
+        if (options.ignore_missing) {
+            out.warnings.push_back(detail::cat(head, "; starting anyway (", options.override_flag, "):"));
             out.warnings.insert(out.warnings.end(), lines.begin(), lines.end());
         } else {
             out.refuse = true;
@@ -81,7 +83,7 @@ file_check check_files(spec::workflow_file_uses const& uses,
             out.errors.insert(out.errors.end(), lines.begin(), lines.end());
             out.errors.push_back(detail::cat("nothing was started: create ",
                                      missing.size() == 1 ? "it" : "them",
-                                     " or correct the spec's paths, or pass ", override_flag,
+                                     " or correct the spec's paths, or pass ", options.override_flag,
                                      " to start anyway"));
         }
     }

@@ -249,34 +249,55 @@ std::string timeline_svg(report_input const& in, std::map<std::int64_t, report_n
            axis(span, y) + body + "</svg>";
 }
 
+// The chart of held CPUs (or GPUs) against the total; for CPUs also the cores measured busy
+// (`measured`, path class "measured"), when there are any.
 std::string usage_svg(std::vector<usage_step> const& steps, time_span span, std::int64_t total,
-                      bool gpus, std::string_view cls)
+                      bool gpus, std::string_view cls,
+                      std::vector<measured_step> const& measured = {})
 {
     constexpr double height = 120;
     std::int64_t peak = total;
     for (auto const& s : steps) peak = std::max(peak, gpus ? s.gpus : s.cpus);
+    for (auto const& m : measured)
+        peak = std::max(peak, static_cast<std::int64_t>(std::ceil(m.cores)));
     if (peak <= 0) peak = 1;
-    auto const y_of = [&](std::int64_t v) {
-        return 10 + height - height * static_cast<double>(v) / static_cast<double>(peak);
+    auto const y_of = [&](double v) {
+        return 10 + height - height * v / static_cast<double>(peak);
     };
     std::string path = "M" + fixed(chart_left, 1) + "," + fixed(y_of(0), 1);
     for (auto const& s : steps) {
         auto const x = fixed(time_to_x(s.seconds, span.begin, span.end, chart_left, chart_width), 2);
-        path += " H" + x + " V" + fixed(y_of(gpus ? s.gpus : s.cpus), 2);
+        path += " H" + x + " V" + fixed(y_of(static_cast<double>(gpus ? s.gpus : s.cpus)), 2);
     }
     path += " H" + fixed(chart_left + chart_width, 1);
+    std::string measured_path;
+    if (!measured.empty()) {
+        double most = 0;
+        measured_path = "<path class=\"measured\" d=\"M" + fixed(chart_left, 1) + "," +
+                        fixed(y_of(0), 1);
+        for (auto const& m : measured) {
+            auto const x =
+                fixed(time_to_x(m.seconds, span.begin, span.end, chart_left, chart_width), 2);
+            measured_path += " H" + x + " V" + fixed(y_of(m.cores), 2);
+            most = std::max(most, m.cores);
+        }
+        measured_path += " H" + fixed(chart_left + chart_width, 1) + "\"><title>CPU cores " +
+                         "measured busy, at most " + fixed(most, 2) + "</title></path>";
+    }
     std::string out = "<svg class=\"" + std::string(cls) +
                       "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"960\" height=\"" +
                       fixed(height + 36, 0) + "\">" + axis(span, height + 10);
-    out += "<text class=\"lane\" x=\"4\" y=\"" + fixed(y_of(peak) + 4, 1) + "\">" +
+    out += "<text class=\"lane\" x=\"4\" y=\"" +
+           fixed(y_of(static_cast<double>(peak)) + 4, 1) + "\">" +
            std::to_string(peak) + (gpus ? " GPUs" : " CPUs") + "</text>";
     out += "<text class=\"lane\" x=\"4\" y=\"" + fixed(y_of(0), 1) + "\">0</text>";
     if (total > 0)
         out += "<line class=\"total\" x1=\"" + fixed(chart_left, 1) + "\" x2=\"" +
-               fixed(chart_left + chart_width, 1) + "\" y1=\"" + fixed(y_of(total), 2) +
-               "\" y2=\"" + fixed(y_of(total), 2) + "\"><title>allocation: " +
+               fixed(chart_left + chart_width, 1) + "\" y1=\"" +
+               fixed(y_of(static_cast<double>(total)), 2) + "\" y2=\"" +
+               fixed(y_of(static_cast<double>(total)), 2) + "\"><title>allocation: " +
                std::to_string(total) + (gpus ? " GPUs" : " CPUs") + "</title></line>";
-    return out + "<path class=\"busy\" d=\"" + path + "\"/></svg>";
+    return out + "<path class=\"busy\" d=\"" + path + "\"/>" + measured_path + "</svg>";
 }
 
 std::string cell(std::string const& text) { return "<td>" + text + "</td>"; }
@@ -317,7 +338,7 @@ h1{font-size:20px}h2{font-size:16px;margin-top:28px}
 table{border-collapse:collapse;font-size:12px}
 td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}
 th{background:#eee}.axis line{stroke:#ddd}.axis text,.lane{font-size:11px;fill:#444}
-.busy{fill:none;stroke:#1565c0;stroke-width:2}
+.busy{fill:none;stroke:#1565c0;stroke-width:2}.measured{fill:none;stroke:#6a1b9a;stroke-width:1.5}
 .series path{fill:none;stroke-width:1.5}.series .cpu{stroke:#1565c0}.series .mem{stroke:#ef6c00}
 .series{background:#fafafa}.total{stroke:#c62828;stroke-dasharray:4 3}
 .key span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:middle}
@@ -479,6 +500,30 @@ std::vector<usage_step> usage_steps(std::vector<report_attempt> const& attempts)
     return out;
 }
 
+std::vector<measured_step> measured_cpu_steps(std::vector<report_attempt> const& attempts)
+{
+    std::map<double, double> change;  // time -> cores delta
+    for (auto const& a : attempts) {
+        double from = 0;
+        for (auto const& p : a.series) {
+            auto const cores = p.cpu_percent / 100.0;
+            if (p.seconds > from && cores > 0) {
+                change[a.start_seconds + from] += cores;
+                change[a.start_seconds + p.seconds] -= cores;
+            }
+            from = std::max(from, p.seconds);
+        }
+    }
+    std::vector<measured_step> out;
+    double now = 0;
+    for (auto const& [t, delta] : change) {
+        now += delta;
+        if (std::abs(now) < 1e-9) now = 0;  // what the sums of doubles leave of zero
+        out.push_back({t, std::max(now, 0.0)});
+    }
+    return out;
+}
+
 double time_to_x(double seconds, double begin, double end, double left, double width)
 {
     if (end <= begin) return left;
@@ -538,9 +583,15 @@ std::string render_report_html(report_input const& in)
     out += timeline_svg(in, nodes, lanes) + "\n";
 
     auto const steps = usage_steps(in.attempts);
+    auto const measured = measured_cpu_steps(in.attempts);
     out += "<h2>Allocation use</h2>\n<p class=\"note\">CPUs and GPUs held by running attempts "
-           "(their resource requirements); the dashed line is the allocation's total.</p>\n";
-    out += usage_svg(steps, span, total_cpus, false, "usage cpus") + "\n";
+           "(their resource requirements); the dashed line is the allocation's total.";
+    out += measured.empty()
+               ? std::string(" No CPU samples are at hand (usage.json in the output directory).")
+               : std::string(" The blue line is the CPUs held, the purple one the CPU cores "
+                             "the jobs' own samples found busy.");
+    out += " GPU utilisation is not sampled.</p>\n";
+    out += usage_svg(steps, span, total_cpus, false, "usage cpus", measured) + "\n";
     if (total_gpus > 0 || used_gpus > 0)
         out += usage_svg(steps, span, total_gpus, true, "usage gpus") + "\n";
 

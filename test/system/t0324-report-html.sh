@@ -7,7 +7,8 @@
 # a copy of the run's database (`--url`) the page has the same bars, no log links, and GPU lanes
 # 0 and 1 assigned (the ids are in the output directory's result.json files) with a note saying
 # so. With the output directory the GPU lanes are the ids each job echoed, the busy job's chart
-# has more than one point (its usage.json too), and `torcrun jobs` shows the same GPU ids. Headless Chromium (Debian's `chromium`) opens the page: no
+# has more than one point (its usage.json too) and the allocation's CPU chart a line of the cores
+# measured busy, and `torcrun jobs` shows the same GPU ids. Headless Chromium (Debian's `chromium`) opens the page: no
 # console message (the check is first shown to catch one on a page with a script error), the
 # DOM has one timeline bar per result row of the database (same job.run.attempt keys), GPU lane
 # bars, the failed attempt's stderr link resolves to its file, and the screenshot is not blank:
@@ -158,6 +159,9 @@ assert points and int(points[0]) > 1, f"two_seconds' series: {points}"
 
 assert "report &lt;&amp;&gt; test" in dom and "gpu_&lt;one&gt;" in dom, "names not escaped"
 assert dom.count('class="usage cpus"') == 1 and dom.count('class="usage gpus"') == 1
+# The CPU cores measured busy: the busy job kept most of a core for 2 s.
+most = re.findall(r'<title>CPU cores measured busy, at most ([0-9.]+)</title>', dom)
+assert most and float(most[0]) > 0.2, f"measured CPU line: {most}"
 failed = re.findall(r'<rect class="attempt" data-attempt="[0-9.]+" data-status="failed"', dom)
 assert len(failed) == 2, f"{len(failed)} failed bars, expected 2 (broken, flaky's first)"
 links = re.findall(r'<a class="log" href="([^"]+/stderr)"', dom)

@@ -5,7 +5,8 @@
 # diamond example is the case (before, it started and its first job failed). The override
 # (--ignore-missing-data) turns the refusal into a warning; output files that exist already are
 # a warning; relative paths are looked for from the current directory, where the jobs run;
-# `submit --no-initialize` starts nothing and checks nothing.
+# `submit --no-initialize` starts nothing and checks nothing; `run --resume` checks the inputs
+# and expects the outputs.
 set -euo pipefail
 torcrun=$1
 examples=$(cd "$(dirname "$0")/../data/torc-examples" && pwd)
@@ -86,6 +87,16 @@ grep -v '^torcrun run: workflow 1 (output in ' run.err >warnings || true
     || fail "run's warnings: $(cat run.err)"
 [ "$(cat part.txt)" = "$(printf 'hello\nworld')" ] || fail "part.txt: $(cat part.txt)"
 [ "$(cat total.txt)" = 12 ] || fail "total.txt: $(cat total.txt)"
+# A resumed run expects its outputs: no warning about them; its inputs are still checked.
+"$torcrun" run pipe.json5 --resume --output-dir P -q >resume.out 2>resume.err \
+    || fail "resume: exit $?: $(cat resume.err)"
+! grep -q 'warning' resume.err || fail "resume warned: $(cat resume.err)"
+mv in/raw.txt in/raw.moved
+rc=0
+"$torcrun" run pipe.json5 --resume --output-dir P -q >resume.out 2>resume.err || rc=$?
+[ "$rc" = 2 ] && grep -qx 'torcrun run:   in/raw.txt (file raw), read by split' resume.err \
+    || fail "resume without its input: exit $rc: $(cat resume.err)"
+mv in/raw.moved in/raw.txt
 
 # --- the override on torcrun run (-i, as Torc spells it): it starts, and the job that needs the file fails----
 rm in/extra.txt

@@ -25,11 +25,15 @@ struct file_check {
     std::vector<std::string> warnings;  // each line follows "warning: "
 };
 
-// At most 20 files are listed, and at most 5 jobs per file; the rest are counted. With
-// `ignore_missing` the missing inputs are warnings and nothing is refused. `override_flag` is
-// named in the refusal (`--ignore-missing-data`).
+struct file_check_options {
+    std::string_view override_flag;  // named in the refusal: `--ignore-missing-data`
+    bool ignore_missing = false;     // missing inputs are warnings and nothing is refused
+    bool warn_existing_outputs = true;  // false where they are expected (a resumed run)
+};
+
+// At most 20 files are listed, and at most 5 jobs per file; the rest are counted.
 file_check check_files(spec::workflow_file_uses const& uses,
                        std::function<path_state(std::string const&)> const& look,
-                       std::string_view override_flag, bool ignore_missing);
+                       file_check_options const& options);
 
 }  // namespace torcrun::core

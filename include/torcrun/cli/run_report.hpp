@@ -1,7 +1,8 @@
 // The HTML report of a workflow (`torcrun report WF --html FILE`, `D/report.html` after
 // `torcrun run`): one self-contained page (inline CSS and SVG, no script, nothing fetched) built
 // from the attempts' results. It shows a timeline per compute node and per GPU with one bar per
-// attempt coloured by outcome, the allocation's busy CPUs and GPUs over time against its totals,
+// attempt coloured by outcome, the allocation's CPUs and GPUs held over time against its totals
+// with the CPU cores the samples measured busy,
 // each attempt's peak and average CPU and memory with a small chart of both over its life (the
 // series of its usage.json, where the output directory is at hand), the failures with links to
 // their logs, and the summary tables.
@@ -101,6 +102,16 @@ struct usage_step {
     std::int64_t gpus = 0;
 };
 std::vector<usage_step> usage_steps(std::vector<report_attempt> const& attempts);
+
+// The CPU cores the attempts' own samples (their series) found busy, as steps: at `seconds` and
+// until the next point, `cores` were in use, summed over every attempt whose stretch covers
+// it (a point's CPU % holds from the point before it, or from the attempt's start). Ends with
+// zero use; empty when no attempt has a series.
+struct measured_step {
+    double seconds = 0;
+    double cores = 0;
+};
+std::vector<measured_step> measured_cpu_steps(std::vector<report_attempt> const& attempts);
 
 // The x position in [left, left + width] of `seconds` on a timeline from `begin` to `end`.
 double time_to_x(double seconds, double begin, double end, double left, double width);

@@ -152,7 +152,7 @@ std::variant<run_session, int> start_run(run_options& o)
         return fail("--resume: a torcrun run is serving " + dir + " now (" + dir +
                         "/url); wait for it to end",
                     2);
-    if (!files_allow_start(*plan, o.ignore_missing_data, "run")) return 2;
+    if (!files_allow_start(*plan, o.ignore_missing_data, o.resume, "run")) return 2;
     auto session = open_session(o.settings);
     if (!session) return fail(session.error().message, 1);
     auto& run = *session;

@@ -281,7 +281,7 @@ int cmd_submit(arguments const& args)
         std::cerr << "torcrun submit: warning: " << warning << "\n";
     bool const initialize = !flags.count("no-initialize");
     if (initialize &&
-        !files_allow_start(*plan, flags.count(ignore_missing_data_option) > 0, "submit"))
+        !files_allow_start(*plan, flags.count(ignore_missing_data_option) > 0, false, "submit"))
         return 2;
     bool const scheduling = !flags.count("no-schedule");
     std::optional<schedule_context> context;

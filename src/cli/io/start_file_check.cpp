@@ -23,12 +23,12 @@ core::path_state look_at(std::string const& path)
 
 }  // namespace
 
-bool files_allow_start(core::spec::creation_plan const& plan, bool ignore_missing,
+bool files_allow_start(core::spec::creation_plan const& plan, bool ignore_missing, bool resumed,
                        std::string_view command)
 {
-    auto const check = core::check_files(core::spec::file_uses(plan), look_at,
-                                         std::string("--") + ignore_missing_data_option,
-                                         ignore_missing);
+    auto const flag = std::string("--") + ignore_missing_data_option;
+    auto const check =
+        core::check_files(core::spec::file_uses(plan), look_at, {flag, ignore_missing, !resumed});
     for (auto const& line : check.warnings)
         std::cerr << "torcrun " << command << ": warning: " << line << "\n";
     for (auto const& line : check.errors)

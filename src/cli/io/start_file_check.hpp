@@ -15,8 +15,8 @@ inline constexpr char const* ignore_missing_data_option = "ignore-missing-data";
 inline constexpr char const* ignore_missing_data_flags = "ignore-missing-data,i";
 
 // Writes the warnings, and the refusal if any, to stderr after "torcrun COMMAND: "; false when the
-// workflow must not start.
-bool files_allow_start(core::spec::creation_plan const& plan, bool ignore_missing,
+// workflow must not start. A resumed workflow (`resumed`) is expected to have its outputs.
+bool files_allow_start(core::spec::creation_plan const& plan, bool ignore_missing, bool resumed,
                        std::string_view command);
 
 }  // namespace torcrun::apps

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <memory>
@@ -76,8 +77,16 @@ proc_sampler::finished_usage proc_sampler::finish(pid_t session, exit_report con
 {
     auto node = jobs_.extract(session);
     auto stats = node ? std::move(node.mapped().stats) : core::usage_stats{};
-    auto series = node ? node.mapped().series.points() : std::vector<core::usage_point>{};
     auto const started = node ? node.mapped().started : exit.started;
+    // A sampled job's series ends at its exit: the last stretch's CPU from the exit's total
+    // (never below the last sample's), its memory as last seen; without it a chart would drop
+    // to nothing after the last sample.
+    if (node && node.mapped().latest) {
+        auto const& last = *node.mapped().latest;
+        node.mapped().series.add({seconds_between(started, exit.ended), last.memory_bytes,
+                                  std::max(exit.cpu_seconds, last.cpu_seconds)});
+    }
+    auto series = node ? node.mapped().series.points() : std::vector<core::usage_point>{};
     // Rejected only for an exit stamped before the last sample; the samples then stand alone.
     [[maybe_unused]] auto const finished = stats.finish(core::exit_usage{
         seconds_between(started, exit.ended), exit.cpu_seconds, exit.max_rss_bytes});

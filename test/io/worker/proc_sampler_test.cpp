@@ -84,18 +84,22 @@ BOOST_AUTO_TEST_CASE(figures_come_from_every_process_of_the_session)
     io::exit_report exit;
     exit.started = start;
     exit.ended = start + 4s;
-    exit.cpu_seconds = 80 * tick;
+    exit.cpu_seconds = 100 * tick;
     exit.max_rss_bytes = 1;
     auto const finished = sampler.finish(500, exit);
     auto const& final_summary = finished.summary;
-    // The series has the two samples: no CPU in the first second, 80 ticks in the second.
-    BOOST_TEST_REQUIRE(finished.series.size() == 2u);
+    // The series has the two samples: no CPU in the first second, 80 ticks in the second; then
+    // the exit ends it: 20 more ticks over the last 2 s, the memory as last seen.
+    BOOST_TEST_REQUIRE(finished.series.size() == 3u);
     BOOST_TEST(finished.series[0].cpu_percent == 0.0);
     BOOST_TEST(finished.series[0].memory_bytes == 400 * page);
     BOOST_TEST(finished.series[1].seconds == 2.0, tt::tolerance(1e-9));
     BOOST_TEST(finished.series[1].cpu_percent == 80 * tick * 100, tt::tolerance(1e-9));
     BOOST_TEST(finished.series[1].memory_bytes == 600 * page);
-    BOOST_TEST(final_summary.avg_cpu_percent == 80 * tick / 4 * 100, tt::tolerance(1e-9));
+    BOOST_TEST(finished.series[2].seconds == 4.0, tt::tolerance(1e-9));
+    BOOST_TEST(finished.series[2].cpu_percent == 20 * tick / 2 * 100, tt::tolerance(1e-9));
+    BOOST_TEST(finished.series[2].memory_bytes == 600 * page);
+    BOOST_TEST(final_summary.avg_cpu_percent == 100 * tick / 4 * 100, tt::tolerance(1e-9));
     BOOST_TEST(final_summary.peak_memory_bytes == 600 * page);
     BOOST_TEST(sampler.tracked() == 0u);
     BOOST_TEST(!sampler.summary(500).has_value());

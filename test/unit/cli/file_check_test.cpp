@@ -68,8 +68,8 @@ BOOST_AUTO_TEST_CASE(required_inputs_are_read_and_never_written)
 
 BOOST_AUTO_TEST_CASE(a_missing_input_refuses_and_names_its_jobs)
 {
-    auto const check = core::check_files(diamond_uses(), existing({}), "--ignore-missing-data",
-                                         false);
+    auto const check =
+        core::check_files(diamond_uses(), existing({}), {"--ignore-missing-data", false});
     BOOST_TEST(check.refuse);
     BOOST_TEST((check.errors ==
                 strings{"1 required input file does not exist (read by a job, written by none):",
@@ -82,7 +82,7 @@ BOOST_AUTO_TEST_CASE(a_missing_input_refuses_and_names_its_jobs)
 BOOST_AUTO_TEST_CASE(the_override_makes_it_a_warning_and_outputs_there_warn)
 {
     auto const check = core::check_files(diamond_uses(), existing({"f2.json", "f6.json"}),
-                                         "--ignore-missing-data", true);
+                                         {"--ignore-missing-data", true});
     BOOST_TEST(!check.refuse);
     BOOST_TEST(check.errors.empty());
     BOOST_TEST((check.warnings ==
@@ -95,10 +95,17 @@ BOOST_AUTO_TEST_CASE(the_override_makes_it_a_warning_and_outputs_there_warn)
                         "  f6.json (file f6), written by postprocess"}));
 }
 
+BOOST_AUTO_TEST_CASE(a_resumed_run_expects_its_outputs)
+{
+    auto const check = core::check_files(
+        diamond_uses(), existing({"/data/f1.json", "f2.json"}), {"--x", false, false});
+    BOOST_TEST(!check.refuse);
+    BOOST_TEST(check.warnings.empty());
+}
+
 BOOST_AUTO_TEST_CASE(all_present_says_nothing)
 {
-    auto const check = core::check_files(diamond_uses(), existing({"/data/f1.json"}), "--x",
-                                         false);
+    auto const check = core::check_files(diamond_uses(), existing({"/data/f1.json"}), {"--x"});
     BOOST_TEST(!check.refuse);
     BOOST_TEST(check.errors.empty());
     BOOST_TEST(check.warnings.empty());
@@ -108,8 +115,7 @@ BOOST_AUTO_TEST_CASE(a_path_that_cannot_be_looked_at_is_missing_with_its_reason)
 {
     auto const check = core::check_files(
         diamond_uses(),
-        [](std::string const&) { return core::path_state{false, "Permission denied"}; }, "--x",
-        false);
+        [](std::string const&) { return core::path_state{false, "Permission denied"}; }, {"--x"});
     BOOST_TEST_REQUIRE(check.errors.size() == 3u);
     BOOST_TEST(check.errors[1] ==
                "  /data/f1.json (file f1), read by preprocess, again: cannot be looked at: "
@@ -123,7 +129,7 @@ BOOST_AUTO_TEST_CASE(long_lists_are_cut)
     for (int j = 1; j <= 7; ++j) jobs.push_back("j" + std::to_string(j));
     for (int f = 1; f <= 23; ++f)
         uses.required_inputs.push_back({"f" + std::to_string(f), "/in/" + std::to_string(f), jobs});
-    auto const check = core::check_files(uses, existing({}), "--x", false);
+    auto const check = core::check_files(uses, existing({}), {"--x"});
     BOOST_TEST_REQUIRE(check.errors.size() == 1u + 20u + 1u + 1u);
     BOOST_TEST(check.errors[0] ==
                "23 required input files do not exist (read by a job, written by none):");

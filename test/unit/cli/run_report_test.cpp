@@ -1,5 +1,6 @@
 // The HTML report's pure model: escaping of every name, one timeline bar per attempt, GPU lanes
-// and node rows packed lowest-first, the allocation's busy CPUs and GPUs as steps, the time scale
+// and node rows packed lowest-first, the allocation's held CPUs and GPUs as steps and the cores
+// its samples measured busy, the time scale
 // and the server's UTC timestamps.
 #include "torcrun/cli/run_report.hpp"
 
@@ -183,6 +184,35 @@ BOOST_AUTO_TEST_CASE(usage_steps_sum_held_resources)
     BOOST_TEST(steps[3].seconds == 4);
     BOOST_TEST(steps[3].cpus == 0);
     BOOST_TEST(steps[3].gpus == 0);
+}
+
+BOOST_AUTO_TEST_CASE(measured_cpu_steps_sum_the_samples)
+{
+    // a: 50 % over [10, 11], 150 % over [11, 13]; b (from 12): 100 % over [12, 14].
+    auto a = attempt(1, 10, 13);
+    a.series = {{1, 50, 0}, {3, 150, 0}};
+    auto b = attempt(2, 12, 14);
+    b.series = {{2, 100, 0}};
+    auto const steps = core::measured_cpu_steps({a, b, attempt(3, 0, 20)});
+    std::vector<std::pair<double, double>> got;
+    for (auto const& m : steps) got.emplace_back(m.seconds, m.cores);
+    BOOST_TEST((got == std::vector<std::pair<double, double>>{
+                           {10, 0.5}, {11, 1.5}, {12, 2.5}, {13, 1.0}, {14, 0.0}}));
+    BOOST_TEST(core::measured_cpu_steps({attempt(1, 0, 1)}).empty());
+
+    // On the page: the purple line over the CPU chart, which scales up to the 3 cores seen.
+    core::report_input in;
+    in.nodes = {{1, "n1", 2, 0}};
+    in.attempts = {a, b};
+    auto const page = core::render_report_html(in);
+    BOOST_TEST(count(page, "<path class=\"measured\"") == 1u);
+    BOOST_TEST(page.find("<title>CPU cores measured busy, at most 2.50</title>") !=
+               std::string::npos);
+    BOOST_TEST(page.find(">3 CPUs</text>") != std::string::npos);
+    in.attempts = {attempt(1, 0, 1)};
+    auto const bare = core::render_report_html(in);
+    BOOST_TEST(count(bare, "class=\"measured\"") == 0u);
+    BOOST_TEST(bare.find("No CPU samples are at hand") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(time_scale)
