@@ -36,7 +36,7 @@ std::vector<std::string> file_lines(std::vector<found_file> const& files, std::s
     for (std::size_t i = 0; i < files.size() && i < files_listed; ++i) {
         auto const& f = files[i];
         auto line = detail::cat("  ", f.use->path, " (file ", f.use->name, "), ", verb, " ",
-                        some_jobs(f.use->jobs));
+                                some_jobs(f.use->jobs));
         if (!f.problem.empty()) line += detail::cat(": cannot be looked at: ", f.problem);
         out.push_back(std::move(line));
     }
@@ -71,30 +71,29 @@ file_check check_files(spec::workflow_file_uses const& uses,
     file_check out;
     if (!missing.empty()) {
         auto const head = detail::cat(files_count(missing.size(), "required input"),
-                              missing.size() == 1 ? " does" : " do",
-                              " not exist (read by a job, written by none)");
+                                      missing.size() == 1 ? " does" : " do",
+                                      " not exist (read by a job, written by none)");
         auto lines = file_lines(missing, "read by");
         if (options.ignore_missing) {
-            out.warnings.push_back(detail::cat(head, "; starting anyway (", options.override_flag, "):"));
+            out.warnings.push_back(
+                detail::cat(head, "; starting anyway (", options.override_flag, "):"));
             out.warnings.insert(out.warnings.end(), lines.begin(), lines.end());
         } else {
             out.refuse = true;
             out.errors.push_back(head + ":");
             out.errors.insert(out.errors.end(), lines.begin(), lines.end());
-            out.errors.push_back(detail::cat("nothing was started: create ",
-                                     missing.size() == 1 ? "it" : "them",
-                                     " or correct the spec's paths, or pass ", options.override_flag,
-                                     " to start anyway"));
+            out.errors.push_back(detail::cat(
+                "nothing was started: create ", missing.size() == 1 ? "it" : "them",
+                " or correct the spec's paths, or pass ", options.override_flag,
+                " to start anyway"));
         }
     }
     if (!existing.empty()) {
-        out.warnings.push_back(detail::cat(files_count(existing.size(), "output"),
-                                   existing.size() == 1 ? " exists" : " exist",
-                                   " already; torcrun leaves ",
-                                   existing.size() == 1 ? "it" : "them",
-                                   " as ", existing.size() == 1 ? "it is" : "they are",
-                                   " and the jobs may write over ",
-                                   existing.size() == 1 ? "it:" : "them:"));
+        bool const one = existing.size() == 1;
+        out.warnings.push_back(detail::cat(
+            files_count(existing.size(), "output"), one ? " exists" : " exist",
+            " already; torcrun leaves ", one ? "it as it is" : "them as they are",
+            " and the jobs may write over ", one ? "it:" : "them:"));
         auto lines = file_lines(existing, "written by");
         out.warnings.insert(out.warnings.end(), lines.begin(), lines.end());
     }
