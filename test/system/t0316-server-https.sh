@@ -19,22 +19,7 @@ cleanup() { stop_background; worker_test_cleanup; }
 trap cleanup EXIT
 
 # ---- certificates
-certs=$tmp/certs
-mkdir -p "$certs"
-new_key() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:prime256v1 -out "$1" 2>/dev/null; }
-make_ca() {  # make_ca NAME
-    new_key "$certs/$1.key"
-    openssl req -x509 -new -key "$certs/$1.key" -out "$certs/$1.pem" -days 2 -subj "/CN=$1" \
-        2>/dev/null || fail "openssl: CA $1"
-}
-make_cert() {  # make_cert NAME CA SUBJECT_ALT_NAMES DAYS
-    new_key "$certs/$1.key"
-    openssl req -new -key "$certs/$1.key" -out "$certs/$1.csr" -subj "/CN=$1" 2>/dev/null
-    printf 'subjectAltName=%s\n' "$3" >"$certs/$1.ext"
-    openssl x509 -req -in "$certs/$1.csr" -CA "$certs/$2.pem" -CAkey "$certs/$2.key" \
-        -CAcreateserial -out "$certs/$1.pem" -days "$4" -extfile "$certs/$1.ext" 2>/dev/null ||
-        fail "openssl: certificate $1"
-}
+source "$(dirname "$0")/tls_lib.sh"
 make_ca test-ca
 make_ca other-ca
 make_cert server test-ca 'IP:127.0.0.1,DNS:localhost' 2
