@@ -11,8 +11,8 @@ set -euo pipefail
 torcrun=$1
 examples=$(cd "$(dirname "$0")/../data/torc-examples" && pwd)
 tmp=$(mktemp -d)
-source "$(dirname "$0")/server_lib.sh"
 trap 'kill_servers; rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/server_lib.sh"
 cd "$tmp"
 unset TORC_API_URL
 export USER=dana
