@@ -128,7 +128,7 @@ json::value slurm_job_id(std::string const& text)
 
 // ComputeNodeModel for registration: the pool's totals, always is_active true (Torc 0.10's
 // Slurm runner sends none, and its server cannot read such a node back;
-// docs/TORC-COMPATIBILITY.md §2.1).
+// docs/TORC-COMPATIBILITY.md §2.1); `scheduler` holds the Slurm job and the output directory.
 std::string node_body(w::register_node const& a, wire_context const& c)
 {
     json::object o;
@@ -143,7 +143,13 @@ std::string node_body(w::register_node const& a, wire_context const& c)
     o["num_nodes"] = a.nodes;
     bool const slurm = !c.scheduler_job_id.empty();
     o["compute_node_type"] = slurm ? "slurm" : "local";
-    if (slurm) o["scheduler"] = {{"type", "slurm"}, {"slurm_job_id", slurm_job_id(c.scheduler_job_id)}};
+    json::object scheduler;
+    if (slurm) {
+        scheduler["type"] = "slurm";
+        scheduler["slurm_job_id"] = slurm_job_id(c.scheduler_job_id);
+    }
+    if (!c.output_dir.empty()) scheduler["output_dir"] = c.output_dir;
+    if (!scheduler.empty()) o["scheduler"] = std::move(scheduler);
     return to_text(o);
 }
 

@@ -38,6 +38,9 @@ struct wire_context {
     std::int64_t pid = 0;
     double start_unix = 0;         // start_time, formatted by the wire
     std::string scheduler_job_id;  // SLURM_JOB_ID or empty
+    // The worker's output directory (absolute), where its attempts' files lie: sent in the
+    // node's free-form `scheduler` object as `output_dir`, so that clients find the logs.
+    std::string output_dir;
 };
 
 struct wire_request {

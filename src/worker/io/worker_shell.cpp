@@ -244,6 +244,7 @@ worker_shell::worker_shell(asio::io_context& ioc, worker_setup s, logger l, resu
     wire_.pid = ::getpid();
     wire_.start_unix = unix_now();
     wire_.scheduler_job_id = setup_.slurm_job_id;
+    wire_.output_dir = setup_.config.output_dir;
 }
 
 void worker_shell::say(log_level level, std::string_view message,

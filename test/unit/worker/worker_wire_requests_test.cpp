@@ -219,6 +219,22 @@ BOOST_AUTO_TEST_CASE(a_local_worker_registers_without_scheduler)
                   0);
 }
 
+BOOST_AUTO_TEST_CASE(a_worker_tells_its_output_directory_in_the_scheduler_object)
+{
+    auto c = context();
+    c.output_dir = "/scratch/u/torc_output";
+    auto got =
+        api::next_request(w::register_node{core::request_id{1}, 8, 3 * gib / 2, 0, 1}, c, {});
+    BOOST_TEST(got->body.ends_with(R"("scheduler":{"type":"slurm","slurm_job_id":123456,)"
+                                   R"("output_dir":"/scratch/u/torc_output"}})"),
+               got->body);
+    c.scheduler_job_id.clear();
+    got = api::next_request(w::register_node{core::request_id{1}, 8, 3 * gib / 2, 0, 1}, c, {});
+    BOOST_TEST(got->body.ends_with(R"("compute_node_type":"local",)"
+                                   R"("scheduler":{"output_dir":"/scratch/u/torc_output"}})"),
+               got->body);
+}
+
 BOOST_AUTO_TEST_CASE(read_workflow_reads_the_status_and_the_actions_after_the_workflow)
 {
     core::worker_action const action = w::read_workflow{core::request_id{4}};
