@@ -92,7 +92,10 @@ run_pid=$!
 url=http://127.0.0.1:$port/torc-service/v1
 for _ in $(seq 1 100); do [ -s S/jobs/wf1_j1/r0_a1/stdout ] && break; sleep 0.1; done
 [ -s S/jobs/wf1_j1/r0_a1/stdout ] || fail "the ticker did not start: $(cat slow.err)"
-out=$(timeout 30 "$torcrun" logs 1 ticker --url "$url" --worker-output-dir S --follow) \
+# No --worker-output-dir, and run from elsewhere: the worker's compute node record names its
+# output directory, and logs finds the files there (the job still running: no result yet).
+mkdir -p away
+out=$(cd away && timeout 30 "$torcrun" logs 1 ticker --url "$url" --follow) \
     || fail "logs --follow: exit $?"
 [ -e ticked ] || fail "--follow returned before the job ended"
 [ "$out" = "$(printf 'tick 1\ntick 2\ntick 3')" ] || fail "logs --follow: '$out'"
@@ -104,11 +107,23 @@ rc=0
 wait "$run_pid" || rc=$?
 run_pid=
 [ "$rc" = 1 ] || fail "slow run: exit $rc: $(cat slow.err)"
+# The run over, its database served by a `torcrun server`: a finished attempt's file through its
+# result's compute node, and the log directory `jobs` shows, without being told where.
+cp S/torcrun.db S-copy.db
+start_server "$tmp/S-copy.db"
+[ "$(cd away && "$torcrun" logs 1 oops --url "$base" --stderr)" = "bad news" ] \
+    || fail "logs of a finished attempt through the node's output_dir"
+[ "$(cd away && "$torcrun" jobs 1 --url "$base" --json | python3 -c '
+import json, sys
+print([j["log_dir"] for j in json.load(sys.stdin) if j["name"] == "oops"][0])')" \
+    = "$tmp/S/jobs/wf1_j2/r0_a1" ] || fail "jobs --url: the log directory through the node"
 
 # --- §6: a job that busies a core for 3 s, sampled every second: its peak CPU is at least its
 # average (the peak was 0.0 beside an average of 0.6 when only the last sample set the peak).
 cat >busy.json5 <<'JSON'
-{name: "busy", jobs: [
+{name: "busy",
+ resource_monitor: {enabled: true, granularity: "summary", sample_interval_seconds: 1},
+ jobs: [
   {name: "spin", command: "end=$((SECONDS + 3)); while [ $SECONDS -lt $end ]; do :; done"},
 ]}
 JSON
@@ -117,6 +132,8 @@ python3 - B/jobs/wf1_j1/r0_a1/result.json <<'PY' || fail "busy result: $(cat B/j
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["avg_cpu_percent"] > 10, r
+usage = json.load(open(sys.argv[1].replace("result.json", "usage.json")))
+assert len(usage["seconds"]) >= 3, usage  # sampled every second, then the exit
 assert r["peak_cpu_percent"] >= r["avg_cpu_percent"], r
 assert r["peak_memory_bytes"] >= r["avg_memory_bytes"] > 0, r
 PY

@@ -4,9 +4,9 @@
 # failing job, a retried job (2 attempts), GPU jobs that echo the CUDA_VISIBLE_DEVICES they got
 # and a job busy for 2.2 s (the jobs sampled every second) writes D/report.html; `torcrun report WF --html FILE --output-dir D`
 # writes the same page elsewhere, its log links relative to FILE; against a `torcrun server` on
-# a copy of the run's database (`--url`) the page has the same bars, no log links, and GPU lanes
-# 0 and 1 assigned (the ids are in the output directory's result.json files) with a note saying
-# so. With the output directory the GPU lanes are the ids each job echoed, the busy job's chart
+# a copy of the run's database (`--url`) with D out of reach the page has the same bars, no log
+# links, and GPU lanes 0 and 1 assigned (the ids are in the output directory's result.json files)
+# with a note saying so; with D back, the compute node's recorded output_dir leads to the files. With the output directory the GPU lanes are the ids each job echoed, the busy job's chart
 # has more than one point (its usage.json too) and the allocation's CPU chart a line of the cores
 # measured busy, and `torcrun jobs` shows the same GPU ids. Headless Chromium (Debian's `chromium`) opens the page: no
 # console message (the check is first shown to catch one on a page with a script error), the
@@ -85,7 +85,11 @@ out=$("$torcrun" report 7 --output-dir "$tmp/D" --html "$tmp/x.html" 2>&1) || rc
 
 cp "$tmp/D/torcrun.db" "$tmp/copy.db"
 start_server "$tmp/copy.db"
+# Against the server alone, with the worker's files out of reach (the directory its compute node
+# recorded is gone): bars, but no links, charts or recorded GPU ids.
+mv "$tmp/D" "$tmp/D.away"
 out=$("$torcrun" report 1 --url "$base" --html "$tmp/url.html")
+mv "$tmp/D.away" "$tmp/D"
 [ "$out" = "torcrun report: wrote $tmp/url.html" ] || fail "report --url: '$out'"
 grep -q 'class="log"' "$tmp/url.html" && fail "log links without the output directory"
 [ "$(grep -o '<rect class="attempt"' "$tmp/url.html" | wc -l)" = 8 ] ||
@@ -93,6 +97,13 @@ grep -q 'class="log"' "$tmp/url.html" && fail "log links without the output dire
 grep -q 'GPU 1</text>' "$tmp/url.html" && grep -q 'the device ids the jobs held are not at hand' "$tmp/url.html" ||
     fail "report --url: no assigned GPU lanes with their note"
 grep -q 'class="series"' "$tmp/url.html" && fail "report --url: series charts without usage.json"
+# With the files where the worker wrote them, the server's compute node record leads there
+# (its scheduler object's output_dir): the recorded GPU ids, the charts and the log links.
+out=$("$torcrun" report 1 --url "$base" --html "$tmp/elsewhere/url-found.html")
+grep -q 'GPU lanes are the device ids each attempt held.' "$tmp/elsewhere/url-found.html" &&
+    grep -q 'class="series"' "$tmp/elsewhere/url-found.html" &&
+    grep -q 'class="log" href="../D/jobs/' "$tmp/elsewhere/url-found.html" ||
+    fail "report --url did not find the files through the compute node's output_dir"
 
 # The GPU ids each job echoed, as recorded in result.json and shown by torcrun jobs.
 python3 - "$tmp/D" "$("$torcrun" jobs 1 --output-dir "$tmp/D" --json)" <<'PY' || fail "GPU ids (above)"

@@ -3,13 +3,14 @@
 // the facts of each job's latest result (the highest run id, then the latest row; GET /results
 // with all_runs, whose rows also count the attempts): return code, start (completion time less
 // the run time), duration, the compute node's hostname, peak memory and CPU, and the attempt's
-// log directory under the worker's output directory (worker_output_dir_of), and the GPU ids the
+// log directory under the worker's output directory (worker_output_dirs.hpp), and the GPU ids the
 // attempt held as its result.json there records them (the server's result has no such field).
 #include "torcrun/cli/commands.hpp"
 
 #include "attempt_records.hpp"
 #include "json_fields.hpp"
 #include "torc_client.hpp"
+#include "worker_output_dirs.hpp"
 #include "torcrun/cli/job_listing.hpp"
 #include "torcrun/common/date_time.hpp"
 #include "torcrun/server/job_status.hpp"
@@ -138,12 +139,12 @@ json::array to_json(std::vector<job_row> const& rows)
     return out;
 }
 
-// The latest result's facts; `root` is the worker's output directory. Error: its result.json
-// does not read (attempt_records.hpp).
+// The latest result's facts, its files under the output directory of the worker that ran it.
+// Error: its result.json does not read (attempt_records.hpp).
 core::result<core::attempt_facts> facts_of(job_results const& results, std::int64_t wf,
                                            job_row const& job,
                                            std::map<std::int64_t, std::string> const& hosts,
-                             std::string const& root)
+                                           worker_output_dirs const& dirs)
 {
     core::attempt_facts f;
     f.attempts = results.count;
@@ -158,8 +159,9 @@ core::result<core::attempt_facts> facts_of(job_results const& results, std::int6
     if (auto const* c = field(r, "peak_cpu_percent"); c && c->is_number())
         f.peak_cpu_percent = c->to_number<double>();
     auto const paths = core::attempt_log_paths(
-        root, {wf, job.id, job.name, integer_of(r, "run_id"), integer_of(r, "attempt_id", 1),
-               std::nullopt});
+        dirs.of_node(integer_of(r, "compute_node_id")),
+        {wf, job.id, job.name, integer_of(r, "run_id"), integer_of(r, "attempt_id", 1),
+         std::nullopt});
     f.log_dir = paths.dir;
     auto gpus = read_recorded_gpu_ids(paths.result_file);
     if (!gpus) return gpus.error();
@@ -169,7 +171,7 @@ core::result<core::attempt_facts> facts_of(job_results const& results, std::int6
 
 core::result<std::vector<job_row>> job_rows(torc_client& client, std::int64_t wf,
                                             std::vector<core::job_status> const& statuses,
-                                            std::string const& root)
+                                            worker_output_dirs dirs)
 {
     auto const w = std::to_string(wf);
     auto jobs = client.workflow_jobs(wf);
@@ -180,6 +182,7 @@ core::result<std::vector<job_row>> job_rows(torc_client& client, std::int64_t wf
     if (!nodes) return nodes.error();
     std::map<std::int64_t, std::string> hosts;
     for (auto const& n : *nodes) hosts[integer_of(n, "id")] = text_of(field(n, "hostname"));
+    dirs.add_nodes(*nodes);
     auto const by_job = results_by_job(*results);
     std::vector<job_row> rows;
     for (auto const& j : *jobs) {
@@ -192,7 +195,7 @@ core::result<std::vector<job_row>> job_rows(torc_client& client, std::int64_t wf
         }
         if (auto it = by_job.find(row.id); it != by_job.end()) {
             row.return_code = integer_of(*it->second.latest, "return_code");
-            auto facts = facts_of(it->second, wf, row, hosts, root);
+            auto facts = facts_of(it->second, wf, row, hosts, dirs);
             if (!facts) return facts.error();
             row.attempt = std::move(*facts);
         }
@@ -221,7 +224,8 @@ int cmd_jobs(arguments const& args)
         statuses = std::move(*parsed);
     }
     torc_client client(std::move(command.settings));
-    auto rows = job_rows(client, command.workflow_id, statuses, worker_output_dir_of(flags));
+    auto rows = job_rows(client, command.workflow_id, statuses,
+                         worker_output_dirs(named_worker_output_dir(flags)));
     if (!rows) return fail(rows.error().message, 1);
     if (flags.count("json")) {
         std::cout << json::serialize(to_json(*rows)) << "\n";

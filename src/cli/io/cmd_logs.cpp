@@ -1,13 +1,15 @@
 // `torcrun logs WF JOB [--stderr] [--follow] [--attempt N] [--run R] [--url URL | --output-dir D]
 // [--worker-output-dir D]`: the stdout (or stderr) of one attempt of a job, named by id or name.
 // The files are where the worker wrote them, <worker output dir>/jobs/wf<W>_j<J>/r<R>_a<A>/
-// (core::attempt_log_paths), under worker_output_dir_of(). --follow prints what the job
+// (core::attempt_log_paths), under the worker output directory worker_output_dirs.hpp finds
+// for the attempt. --follow prints what the job
 // writes until it is no longer pending or running, polling the file and the job's status; on a
 // job that has not started yet it first says so and waits for a worker to start it.
 #include "torcrun/cli/commands.hpp"
 
 #include "json_fields.hpp"
 #include "torc_client.hpp"
+#include "worker_output_dirs.hpp"
 #include "torcrun/cli/log_selection.hpp"
 #include "torcrun/worker/launch_plan.hpp"
 
@@ -16,6 +18,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <iostream>
 #include <thread>
 
@@ -57,26 +60,53 @@ core::result<core::named_job> resolve_job(torc_client& client, std::int64_t wf,
 struct chosen_log {
     core::named_job job;
     std::string path;
+    std::string root;  // the output directory of the worker that ran it, as found
 };
+
+// The output directory that holds the attempt's directory: the one its node recorded (or the
+// one named), else, for an attempt no result names (in flight), the first candidate where its
+// directory exists, else the first candidate.
+std::string attempt_root(worker_output_dirs const& dirs, std::optional<std::int64_t> node,
+                         core::torc_job_identity const& ids)
+{
+    if (node)
+        if (auto known = dirs.known(*node)) return *known;
+    auto const candidates = dirs.candidates();
+    std::error_code ec;
+    for (auto const& root : candidates)
+        if (std::filesystem::is_directory(core::attempt_log_paths(root, ids).dir, ec)) return root;
+    return candidates.front();
+}
 
 // The job, its attempt and the file of the stream asked for.
 core::result<chosen_log> choose_log(torc_client& client, std::int64_t wf, std::string const& text,
                                     std::optional<std::int64_t> attempt,
                                     std::optional<std::int64_t> run, bool want_stderr,
-                                    std::string const& root)
+                                    worker_output_dirs dirs)
 {
     auto const w = std::to_string(wf);
     auto job = resolve_job(client, wf, text);
     if (!job) return job.error();
     auto record = client.call("GET", "/jobs/" + std::to_string(job->id));
     if (!record) return record.error();
-    // Every attempt's result, not only the current one of each job.
+    auto nodes = client.list_all("/compute_nodes?workflow_id=" + w);
+    if (!nodes) return nodes.error();
+    dirs.add_nodes(*nodes);
+    // Every attempt's result, not only the current one of each job, with the node it ran on.
     auto results = client.list_all("/results?workflow_id=" + w + "&all_runs=true");
     if (!results) return results.error();
     std::vector<core::attempt_key> attempts;
-    for (auto const& r : *results)
-        if (integer_of(r, "job_id") == job->id)
-            attempts.push_back({integer_of(r, "run_id"), integer_of(r, "attempt_id", 1)});
+    std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> node_of;
+    for (auto const& r : *results) {
+        if (integer_of(r, "job_id") != job->id) continue;
+        core::attempt_key const key{integer_of(r, "run_id"), integer_of(r, "attempt_id", 1)};
+        attempts.push_back(key);
+        node_of[{key.run_id, key.attempt_id}] = integer_of(r, "compute_node_id");
+    }
+    auto const ids_of = [&](core::attempt_key const& a) {
+        return core::torc_job_identity{wf, job->id, job->name, a.run_id, a.attempt_id,
+                                     std::nullopt};
+    };
     auto const status = text_of(field(*record, "status"));
     // The attempt in flight has no result yet; nor has one canceled while it ran until its
     // worker reports it (or when the worker is gone), but its logs are on disk.
@@ -86,7 +116,7 @@ core::result<chosen_log> choose_log(torc_client& client, std::int64_t wf, std::s
         core::attempt_key const current{integer_of(*flags, "run_id"),
                                         integer_of(*record, "attempt_id", 1)};
         auto const paths = core::attempt_log_paths(
-            root, {wf, job->id, job->name, current.run_id, current.attempt_id, std::nullopt});
+            attempt_root(dirs, std::nullopt, ids_of(current)), ids_of(current));
         std::error_code ec;
         if (in_flight(status) || std::filesystem::is_directory(paths.dir, ec))
             attempts.push_back(current);
@@ -94,15 +124,18 @@ core::result<chosen_log> choose_log(torc_client& client, std::int64_t wf, std::s
     auto const label = "\"" + job->name + "\" (job " + std::to_string(job->id) + ")";
     auto picked = core::pick_attempt(std::move(attempts), attempt, label, status, run);
     if (!picked) return picked.error();
-    auto const paths = core::attempt_log_paths(
-        root, {wf, job->id, job->name, picked->run_id, picked->attempt_id, std::nullopt});
+    std::optional<std::int64_t> node;
+    if (auto it = node_of.find({picked->run_id, picked->attempt_id}); it != node_of.end())
+        node = it->second;
+    auto root = attempt_root(dirs, node, ids_of(*picked));
+    auto const paths = core::attempt_log_paths(root, ids_of(*picked));
     auto path = want_stderr ? paths.stderr_file : paths.stdout_file;
     std::error_code ec;
     // A job whose stdio is combined wrote both streams to one file.
     if (auto const combined = paths.dir + "/output";
         !std::filesystem::exists(path, ec) && std::filesystem::exists(combined, ec))
         path = combined;
-    return chosen_log{std::move(*job), std::move(path)};
+    return chosen_log{std::move(*job), std::move(path), std::move(root)};
 }
 
 // Copies the bytes of `in` from where it stands to stdout; false on a read error.
@@ -190,7 +223,7 @@ int cmd_logs(arguments const& args)
         run = flags["run"].as<std::int64_t>();
         if (*run < 0) return fail("--run: " + std::to_string(*run) + " is not a run (0 or more)", 2);
     }
-    auto const root = worker_output_dir_of(flags);
+    worker_output_dirs dirs(named_worker_output_dir(flags));
     torc_client client(std::move(command.settings));
     if (flags.count("follow")) {
         auto const& job = flags["job"].as<std::string>();
@@ -198,7 +231,7 @@ int cmd_logs(arguments const& args)
         if (!started) return fail(started.error().message, 1);
     }
     auto log = choose_log(client, command.workflow_id, flags["job"].as<std::string>(), attempt, run,
-                          flags.count("stderr") > 0, root);
+                          flags.count("stderr") > 0, std::move(dirs));
     if (!log) return fail(log.error().message, 1);
     std::ifstream in(log->path, std::ios::binary);
     // A job just claimed has not opened its files yet.
@@ -210,7 +243,7 @@ int cmd_logs(arguments const& args)
         in.open(log->path, std::ios::binary);
     }
     if (!in)
-        return fail(log->path + ": no such file (is " + root +
+        return fail(log->path + ": no such file (is " + log->root +
                         " the output directory of the worker that ran it? give "
                         "--worker-output-dir DIR)",
                     1);

@@ -1,9 +1,12 @@
-// `torcrun report WF --html FILE [--url URL | --output-dir D]`: the workflow's HTML report
-// (run_report.hpp), written to FILE. With --output-dir, failed attempts link to their logs.
+// `torcrun report WF --html FILE [--url URL | --output-dir D] [--worker-output-dir DIR]`: the
+// workflow's HTML report (run_report.hpp), written to FILE. Where the attempts' files are at hand
+// (worker_output_dirs.hpp), the page has their GPU ids and series, and failed attempts link to
+// their logs.
 #include "torcrun/cli/commands.hpp"
 
 #include "report_gathering.hpp"
 #include "torc_client.hpp"
+#include "worker_output_dirs.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -19,6 +22,7 @@ int cmd_report(arguments const& args)
     options.add_options()("help,h", "print this help")(
         "html", po::value<std::string>()->value_name("FILE"),
         "write the report, one self-contained HTML page, to FILE");
+    options.add(worker_output_dir_option());
     auto command_line = parse_workflow_command(args, options, "report");
     if (auto const* exit_status = std::get_if<int>(&command_line)) return *exit_status;
     auto& command = std::get<workflow_command>(command_line);
@@ -27,9 +31,7 @@ int cmd_report(arguments const& args)
         return 2;
     }
     auto const html = command.flags["html"].as<std::string>();
-    std::optional<std::string> output_dir;
-    if (command.flags.count("output-dir"))
-        output_dir = command.flags["output-dir"].as<std::string>();
+    auto const output_dir = named_worker_output_dir(command.flags);
     torc_client client(std::move(command.settings));
     if (auto written = write_report(client, command.workflow_id, output_dir, html); !written) {
         std::cerr << "torcrun report: " << written.error().message << "\n";

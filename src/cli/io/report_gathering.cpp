@@ -4,6 +4,7 @@
 #include "attempt_records.hpp"
 #include "json_fields.hpp"
 #include "run_directory.hpp"
+#include "worker_output_dirs.hpp"
 #include "workflow_summary.hpp"
 #include "torcrun/server/job_status.hpp"
 #include "torcrun/worker/launch_plan.hpp"
@@ -112,6 +113,8 @@ core::result<core::report_input> gather_report(torc_client& client, std::int64_t
     }
     auto nodes = client.list_all("/compute_nodes?workflow_id=" + wf);
     if (!nodes) return nodes.error();
+    worker_output_dirs dirs(output_dir);
+    dirs.add_nodes(*nodes);
     for (auto const& n : *nodes)
         in.nodes.push_back({integer_of(n, "id"), text_of(field(n, "hostname")),
                             integer_of(n, "num_cpus"), integer_of(n, "num_gpus")});
@@ -144,10 +147,10 @@ core::result<core::report_input> gather_report(torc_client& client, std::int64_t
         a.avg_memory_bytes = bytes_of(r, "avg_memory_bytes");
         a.peak_cpu_percent = real_of(r, "peak_cpu_percent");
         a.avg_cpu_percent = real_of(r, "avg_cpu_percent");
-        if (output_dir) {
-            if (auto read = read_attempt_files(*output_dir, a, workflow_id); !read)
+        if (auto const dir = dirs.known(a.compute_node_id)) {
+            if (auto read = read_attempt_files(*dir, a, workflow_id); !read)
                 return read.error();
-            if (a.status != "completed") link_logs(*output_dir, html_path, a, workflow_id);
+            if (a.status != "completed") link_logs(*dir, html_path, a, workflow_id);
         }
         in.attempts.push_back(std::move(a));
     }

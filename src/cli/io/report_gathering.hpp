@@ -1,9 +1,9 @@
 // The facts of a workflow's HTML report (run_report.hpp) read over the REST API: every attempt's
 // result (all runs), the jobs' names and resource requirements, the compute nodes, the job
-// counts; and the page written to a file. When the run's output directory is given, each
-// attempt's GPU ids (result.json) and CPU and memory series (usage.json) are read from its
-// directory there, and each failed attempt's log directory that exists there is linked,
-// relative to the page.
+// counts; and the page written to a file. Where an attempt's files are at hand (the output
+// directory given, else the one its compute node recorded: worker_output_dirs.hpp), its GPU
+// ids (result.json) and CPU and memory series (usage.json) are read from its directory there,
+// and a failed attempt's log directory that exists there is linked, relative to the page.
 #pragma once
 
 #include "torc_client.hpp"

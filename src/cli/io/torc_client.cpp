@@ -176,16 +176,8 @@ po::options_description worker_output_dir_option()
     po::options_description options("job files");
     options.add_options()("worker-output-dir", po::value<std::string>()->value_name("DIR"),
                           "the output directory of the worker that ran the jobs (default: "
-                          "--output-dir, else torc_output)");
+                          "--output-dir, else the one each worker recorded, else torc_output)");
     return options;
-}
-
-std::string worker_output_dir_of(po::variables_map const& flags)
-{
-    if (flags.count("worker-output-dir")) return flags["worker-output-dir"].as<std::string>();
-    if (flags.count("output-dir")) return flags["output-dir"].as<std::string>();
-    core::worker_config const defaults;
-    return defaults.output_dir;
 }
 
 core::result<client_target> client_target_from(po::variables_map const& flags)

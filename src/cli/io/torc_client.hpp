@@ -75,12 +75,9 @@ private:
 // --output-dir DIR: the client commands' way to a `torcrun run`'s server or database.
 boost::program_options::options_description output_dir_option();
 
-// --worker-output-dir DIR: where the worker that ran the jobs wrote their files (`logs`, `jobs`).
+// --worker-output-dir DIR: where the worker that ran the jobs wrote their files (`logs`, `jobs`,
+// `report`; worker_output_dirs.hpp).
 boost::program_options::options_description worker_output_dir_option();
-// That directory: --worker-output-dir, else --output-dir (a `torcrun run`'s worker writes
-// there), else `torc_output`, the worker's default, under the current directory. The server
-// records no worker's output directory.
-std::string worker_output_dir_of(boost::program_options::variables_map const& flags);
 
 // The server of the parsed client flags: --output-dir (run_directory.hpp), else --url, else
 // $TORC_API_URL, else the default. Error: both --url and --output-dir, or as those functions say.
