@@ -261,13 +261,13 @@ std::string usage_svg(std::vector<usage_step> const& steps, time_span span, std:
     for (auto const& m : measured)
         peak = std::max(peak, static_cast<std::int64_t>(std::ceil(m.cores)));
     if (peak <= 0) peak = 1;
-    auto const y_of = [&](double v) {
-        return 10 + height - height * v / static_cast<double>(peak);
+    auto const y_of = [&](auto v) {  // CPUs or GPUs (integers) and measured cores alike
+        return 10 + height - height * static_cast<double>(v) / static_cast<double>(peak);
     };
     std::string path = "M" + fixed(chart_left, 1) + "," + fixed(y_of(0), 1);
     for (auto const& s : steps) {
         auto const x = fixed(time_to_x(s.seconds, span.begin, span.end, chart_left, chart_width), 2);
-        path += " H" + x + " V" + fixed(y_of(static_cast<double>(gpus ? s.gpus : s.cpus)), 2);
+        path += " H" + x + " V" + fixed(y_of(gpus ? s.gpus : s.cpus), 2);
     }
     path += " H" + fixed(chart_left + chart_width, 1);
     std::string measured_path;
@@ -287,15 +287,13 @@ std::string usage_svg(std::vector<usage_step> const& steps, time_span span, std:
     std::string out = "<svg class=\"" + std::string(cls) +
                       "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"960\" height=\"" +
                       fixed(height + 36, 0) + "\">" + axis(span, height + 10);
-    out += "<text class=\"lane\" x=\"4\" y=\"" +
-           fixed(y_of(static_cast<double>(peak)) + 4, 1) + "\">" +
+    out += "<text class=\"lane\" x=\"4\" y=\"" + fixed(y_of(peak) + 4, 1) + "\">" +
            std::to_string(peak) + (gpus ? " GPUs" : " CPUs") + "</text>";
     out += "<text class=\"lane\" x=\"4\" y=\"" + fixed(y_of(0), 1) + "\">0</text>";
     if (total > 0)
         out += "<line class=\"total\" x1=\"" + fixed(chart_left, 1) + "\" x2=\"" +
-               fixed(chart_left + chart_width, 1) + "\" y1=\"" +
-               fixed(y_of(static_cast<double>(total)), 2) + "\" y2=\"" +
-               fixed(y_of(static_cast<double>(total)), 2) + "\"><title>allocation: " +
+               fixed(chart_left + chart_width, 1) + "\" y1=\"" + fixed(y_of(total), 2) +
+               "\" y2=\"" + fixed(y_of(total), 2) + "\"><title>allocation: " +
                std::to_string(total) + (gpus ? " GPUs" : " CPUs") + "</title></line>";
     return out + "<path class=\"busy\" d=\"" + path + "\"/>" + measured_path + "</svg>";
 }

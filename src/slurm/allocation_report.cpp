@@ -40,7 +40,6 @@ std::string utc_text(std::int64_t epoch)
            + two_digits(static_cast<unsigned>(hms.seconds().count())) + "Z";
 }
 
-
 std::string gpu_text(allocation_node const& n)
 {
     auto const& ids = n.capacity.gpu_ids;

@@ -282,7 +282,9 @@ core::result<forked_child> fork_child(spawn_request const& request)
         ::getpid()};
     int start_errno = 0;
     pid_t const pid = start_blocked(plan, start_errno);
-    if (pid < 0) return core::error{cat("spawn: fork: ", errno_text(start_errno))};
+    if (pid < 0)
+        return core::error{
+            cat("spawn: ", started_by_fork ? "fork" : "clone", ": ", errno_text(start_errno))};
     return forked_child{pid, status_read.release(), std::move(*exe)};
 }
 
