@@ -52,9 +52,10 @@ constexpr auto worker_keys = std::to_array<detail::key_spec<w>>({
         "Accept a retry window longer than the server's lease (worker_lease_seconds); "
         "otherwise the worker stops at its first heartbeat."),
     key<w, &w::server, &w::server_settings::use_extensions>(
-        "server.use_extensions", rule(k::boolean),
-        "Use torcrun's API extensions (long-poll claims, batch completion, heartbeats); "
-        "false = plain Torc v0.10 calls only."),
+        "server.use_extensions", choice(detail::extension_use_names),
+        "torcrun's API extensions (heartbeats and leases, long-poll and fenced claims, batch "
+        "completion): auto = where the server's GET /version says it is torcrun's; true = "
+        "always; false = plain Torc calls only."),
     key<w, &w::server, &w::server_settings::lost_lease>(
         "server.lost_lease_policy", choice(detail::lost_lease_policy_names),
         "When the server says this worker's lease is gone, or no heartbeat was answered for "
@@ -184,7 +185,7 @@ std::vector<detail::cross_problem> worker_cross_check(worker_config const& c)
                                 + format_number(c.poll.interval_seconds) + ")",
                             "poll.interval_seconds"});
     }
-    if (c.server.use_extensions && c.poll.long_poll_seconds > 0
+    if (c.server.use_extensions != extension_use::off && c.poll.long_poll_seconds > 0
         && c.server.request_timeout_seconds <= c.poll.long_poll_seconds) {
         problems.push_back({"server.request_timeout_seconds",
                             format_number(c.server.request_timeout_seconds)
@@ -340,6 +341,11 @@ std::string_view to_string(lost_job_policy policy) noexcept
 std::string_view to_string(lost_lease_policy policy) noexcept
 {
     return detail::lost_lease_policy_names[static_cast<std::size_t>(policy)];
+}
+
+std::string_view to_string(extension_use use) noexcept
+{
+    return detail::extension_use_names[static_cast<std::size_t>(use)];
 }
 
 result<worker_config> parse_worker_config(std::string_view text, std::string_view origin,

@@ -30,6 +30,7 @@ inline constexpr std::string_view run_mode_names[] = {"auto", "direct", "slurm"}
 inline constexpr std::string_view log_severity_names[] = {"error", "warning", "info", "debug"};
 inline constexpr std::string_view lost_job_policy_names[] = {"ready", "failed"};
 inline constexpr std::string_view lost_lease_policy_names[] = {"stop", "finish"};
+inline constexpr std::string_view extension_use_names[] = {"auto", "true", "false"};
 inline constexpr std::string_view stdio_mode_names[] = {"separate", "combined", "no_stdout",
                                                         "no_stderr", "none"};
 

@@ -97,8 +97,15 @@ checked_value check_number(value_rule const& rule, boost::json::value const& v)
     return d;
 }
 
+// A choice among "true", "false" and others (server.use_extensions: auto, true, false) also takes
+// the JSON booleans, so a file written when the key was a boolean still reads.
 checked_value check_choice(value_rule const& rule, boost::json::value const& v)
 {
+    if (v.is_bool()) {
+        std::string_view const name = v.get_bool() ? "true" : "false";
+        for (std::size_t i = 0; i < rule.choices.size(); ++i)
+            if (rule.choices[i] == name) return static_cast<std::int64_t>(i);
+    }
     if (!v.is_string()) return mismatch(rule, v);
     for (std::size_t i = 0; i < rule.choices.size(); ++i) {
         if (rule.choices[i] == v.get_string()) return static_cast<std::int64_t>(i);
@@ -461,6 +468,16 @@ checked_value value_from_text(value_rule const& rule, std::string_view text)
         case value_kind::variable_names:
         case value_kind::env_patterns:
         case value_kind::variable_map: return structured_from_text(rule, text);
+        case value_kind::choice: {  // the boolean spellings, where true and false are choices
+            auto const has = [&rule](std::string_view name) {
+                return std::ranges::find(rule.choices, name) != rule.choices.end();
+            };
+            if (has("true") && (text == "yes" || text == "on" || text == "1"))
+                return boost::json::string("true");
+            if (has("false") && (text == "no" || text == "off" || text == "0"))
+                return boost::json::string("false");
+            return boost::json::string(text);
+        }
         default: return boost::json::string(text);
     }
 }

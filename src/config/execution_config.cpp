@@ -295,6 +295,7 @@ result<sourced_worker_config> parse_sourced_worker_config(
     config_sources sources;
     auto config = detail::parse_worker_config_recording(text, origin, overrides, sources);
     if (!config) return config.error();
+    config->server.retry_window_set = sources.contains("server.retry_window_seconds");
     return sourced_worker_config{std::move(*config), std::move(sources)};
 }
 

@@ -262,6 +262,7 @@ planned_workflow plan_workflow(workflow_spec const& spec, plan_options const& op
         w.resource_monitor_config = monitor_text(*spec.resource_monitor);
     } else if (options.resource_monitoring) {
         w.resource_monitor_config = monitor_text(default_resource_monitor());
+        w.default_monitor = true;
     }
     if (spec.slurm_defaults) w.slurm_defaults = compact_json(*spec.slurm_defaults);
     w.use_pending_failed = spec.use_pending_failed;

@@ -49,9 +49,16 @@ core::error answer_error(client_call const& call, std::string_view problem)
 
 }  // namespace
 
-submission::submission(spec::creation_plan plan, bool initialize)
-    : plan_(std::move(plan)), initialize_(initialize)
+submission::submission(spec::creation_plan plan, bool initialize, server_dialect const& server)
+    : plan_(std::move(plan)),
+      initialize_(initialize),
+      contract_(server.kind == server_kind::torcrun ? torc_contract::v0_23 : server.contract)
 {
+    auto& w = plan_.workflow;
+    if (server.kind == server_kind::torcrun && w.default_monitor) {
+        w.resource_monitor_config.reset();
+        w.default_monitor = false;
+    }
 }
 
 std::size_t submission::stage_size(stage s) const
@@ -97,7 +104,7 @@ client_call submission::build(stage s, std::size_t i) const
     std::int64_t const wf = workflow_id_.value_or(0);
     switch (s) {
         case stage::workflow:
-            return post("/workflows", detail::workflow_body(plan_.workflow),
+            return post("/workflows", detail::workflow_body(plan_.workflow, contract_),
                         named("workflow", plan_.workflow.name));
         case stage::files:
             return post("/files", detail::file_body(wf, plan_.files[i]),

@@ -5,6 +5,7 @@
 
 #include <boost/assert.hpp>
 #include <boost/json/array.hpp>
+#include <boost/json/parse.hpp>
 
 #include <optional>
 #include <string>
@@ -46,7 +47,26 @@ void put_ids(json::object& o, std::string_view key, name_ids const& ids,
 
 namespace torcrun::api {
 
-boost::json::object workflow_body(core::spec::planned_workflow const& w)
+namespace {
+
+// A configuration field held as JSON text: the text (v0.10) or the object it holds (0.23).
+void put_config(boost::json::object& o, std::string_view key, std::optional<std::string> const& text,
+                torc_contract contract)
+{
+    if (!text) return;
+    if (contract == torc_contract::v0_10) {
+        o[key] = *text;
+        return;
+    }
+    boost::system::error_code ec;
+    auto value = boost::json::parse(*text, ec);
+    BOOST_ASSERT_MSG(!ec, "the plan holds configuration text that is not JSON");
+    o[key] = ec ? boost::json::value(*text) : std::move(value);
+}
+
+}  // namespace
+
+boost::json::object workflow_body(core::spec::planned_workflow const& w, torc_contract contract)
 {
     boost::json::object o{{"name", w.name}, {"user", w.user}};
     detail::put(o, "description", w.description);
@@ -57,8 +77,8 @@ boost::json::object workflow_body(core::spec::planned_workflow const& w)
         w.compute_node_wait_for_healthy_database_minutes;
     o["compute_node_min_time_for_new_jobs_seconds"] = w.compute_node_min_time_for_new_jobs_seconds;
     detail::put(o, "jobs_sort_method", w.jobs_sort_method);
-    detail::put(o, "resource_monitor_config", w.resource_monitor_config);
-    detail::put(o, "slurm_defaults", w.slurm_defaults);
+    put_config(o, "resource_monitor_config", w.resource_monitor_config, contract);
+    put_config(o, "slurm_defaults", w.slurm_defaults, contract);
     o["use_pending_failed"] = w.use_pending_failed;
     detail::put(o, "project", w.project);
     detail::put(o, "metadata", w.metadata);

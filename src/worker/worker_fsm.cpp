@@ -348,7 +348,7 @@ void worker_fsm::impl::resend_due()
         if (std::holds_alternative<worker::claim_jobs>(r.action)) {
             // Stopping, the claim is not needed any more - unless the server may have applied
             // it: then it goes again under its key, and the jobs it took are handed back.
-            if (stage != worker_stage::running && !(r.ambiguous && cfg.server.use_extensions)) {
+            if (stage != worker_stage::running && !(r.ambiguous && cfg.server.extensions)) {
                 claims.request.reset();
                 it = requests.open.erase(it);
                 continue;
@@ -428,7 +428,7 @@ worker_fsm::impl::impl(worker_config config, std::int64_t workflow, resource_poo
       workflow_id(workflow),
       pool(std::move(resource_pool)),
       claims(cfg.poll.min_interval_seconds),
-      reports(cfg.server.use_extensions)
+      reports(cfg.server.extensions)
 {
     requests.jitter = seed;
 }
@@ -453,6 +453,7 @@ void worker_fsm::impl::pass()
     resend_due();
     check_server_lost();
     check_lease();
+    register_due();
     beat_due();
     if (auto const at = drain_at(); stage == worker_stage::running && at && now >= *at) {
         say(log_severity::info,
@@ -490,6 +491,7 @@ std::optional<fsm_time> worker_fsm::impl::next_wake() const
     consider(stopping.hard_stop_at);
     if (!lease.beat && lease.status != lease_status::lost) consider(lease.next_beat);
     consider(lease_deadline());
+    consider(lease.register_at);
     if (requests.unreachable_since && !requests.server_lost)
         consider(*requests.unreachable_since + seconds(cfg.server.retry_window_seconds));
     if (stage != worker_stage::running) return wake;
@@ -611,7 +613,7 @@ std::string_view to_string(stop_reason reason)
 {
     static constexpr std::string_view names[] = {
         "none", "signal",      "deadline", "workflow canceled", "workflow complete",
-        "idle", "server lost", "fatal",    "never fits"};
+        "idle", "server lost", "fatal",    "never fits",       "lease lost", "worker fault"};
     return names[static_cast<int>(reason)];
 }
 

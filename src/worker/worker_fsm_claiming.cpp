@@ -42,16 +42,21 @@ worker::claim_jobs worker_fsm::impl::fresh_claim(request_id id) const
     // A parked claim carries the resources free when it was sent, and no second claim may go
     // out until it answers; so while any job holds resources here, its exit would leave them
     // idle for up to the whole wait. With nothing held, nothing here can free up meanwhile.
-    if (cfg.server.use_extensions && pool.idle()) c.wait_seconds = cfg.poll.long_poll_seconds;
+    if (cfg.server.extensions && pool.idle()) c.wait_seconds = cfg.poll.long_poll_seconds;
     // The claim asks only for what fits the free resources, so each job it gets is placed and
     // spawned as soon as its requirements are known: the server may start them in the claim.
-    c.start = cfg.server.use_extensions;
+    c.start = cfg.server.extensions;
     return c;
 }
 
 void worker_fsm::impl::try_claim()
 {
     if (!claim_possible() || now < claims.not_before) return;
+    // The only worker (torcrun run), its last claim empty: the status check reads what is ready
+    // first, so jobs that can never run here are named at once rather than after a parked claim,
+    // which the stop would also have to wait for.
+    if (cfg.limits.sole_worker && claims.last_empty && (claims.status_wanted || claims.status_check))
+        return;
     claims.request = send(fresh_claim({}));
     claims.sent_at = now;
 }

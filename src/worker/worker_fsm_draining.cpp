@@ -13,7 +13,7 @@ namespace torcrun::core {
 bool worker_fsm::impl::terminating() const
 {
     return reason == stop_reason::signal || reason == stop_reason::deadline ||
-           reason == stop_reason::workflow_canceled;
+           reason == stop_reason::workflow_canceled || reason == stop_reason::lease_lost;
 }
 
 void worker_fsm::impl::on(worker::signal_received const& e)

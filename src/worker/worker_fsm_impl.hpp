@@ -115,6 +115,12 @@ struct lease_state {
     // names. Claims wait for them, so the jobs they put back can be claimed here at once.
     std::map<request_id, std::int64_t> releasing;
     bool window_checked = false;  // the retry window was held against the first lease named
+    // The server has no heartbeat endpoint (404 before any beat was answered, 405, 501): no lease
+    // for the rest of this worker's life, as with a Torc server.
+    bool unsupported = false;
+    bool ever_answered = false;             // some beat was answered: the endpoint exists
+    int losses_in_row = 0;                  // leases lost since the last job completed
+    std::optional<fsm_time> register_at;    // the fresh registration after a loss, backed off
 };
 
 // What bounds a stop (worker_fsm_draining.cpp).
@@ -250,6 +256,8 @@ struct worker_fsm::impl {
     void check_lease();
     void lease_lost(std::string const& why);
     void register_again();
+    void register_due();
+    void spawn_refused_here(job_entry& job, std::string const& why);
     bool lease_allows_claims() const;
     void kill_orphan(std::int64_t job_id, job_state::running& run);
     bool orphan_spawned(job_entry& job, job_state::running& run);

@@ -15,6 +15,12 @@
 // lease held loses nothing); once the server says the node is gone, a fresh node is registered and
 // the jobs' results are reported under it, where the server's fence takes them only if that attempt
 // is this node's again. Either way one line at warning level says what happened.
+//
+// Never a tight loop: the fresh registration waits 1, 2, 4, 8 s after the 1st to 4th loss in a
+// row (no job completed between), and the 5th (max_lease_losses) stops the worker with exit 4.
+// A server without the heartbeat endpoint (a Torc server, or a proxy over Torc's contract in front
+// of torcrun's: 404 before any beat was answered, or 405 / 501) is not a lost lease: heartbeats
+// stop for good, with one warning, and the worker goes on without a lease as with Torc.
 #include "worker_fsm_impl.hpp"
 
 #include "worker_text.hpp"
@@ -22,6 +28,7 @@
 #include "torcrun/config/config.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <csignal>
 
 namespace torcrun::core {
@@ -30,6 +37,13 @@ namespace {
 
 constexpr double first_interval = 15;  // seconds between beats before a lease is named
 constexpr double min_interval = 0.5;
+
+// How long before the server's lease runs out the worker counts it lost: max(2 s, lease / 5),
+// at most half the lease.
+double lease_margin(double lease_seconds)
+{
+    return std::min(std::max(2.0, lease_seconds / 5), lease_seconds / 2);
+}
 
 }  // namespace
 
@@ -48,14 +62,13 @@ std::optional<fsm_time> worker_fsm::impl::lease_deadline() const
     if (lease.status != lease_status::held || !lease.seconds || !lease.renewed_at ||
         stage == worker_stage::stopping || stage == worker_stage::stopped)
         return std::nullopt;
-    auto const margin = std::min(std::max(2.0, *lease.seconds / 5), *lease.seconds / 2);
-    return *lease.renewed_at + seconds(*lease.seconds - margin);
+    return *lease.renewed_at + seconds(*lease.seconds - lease_margin(*lease.seconds));
 }
 
 void worker_fsm::impl::start_beats()
 {
     // A node registered while the worker stops is deactivated at once: no lease to keep.
-    if (!cfg.server.use_extensions || stage == worker_stage::stopping) return;
+    if (!cfg.server.extensions || lease.unsupported || stage == worker_stage::stopping) return;
     lease.status = lease_status::held;
     lease.seconds.reset();
     lease.renewed_at.reset();
@@ -75,6 +88,7 @@ void worker_fsm::impl::on(worker::heartbeat_answered const& e, worker_action con
 {
     if (e.request != lease.beat) return;  // a beat of a node given up
     lease.beat.reset();
+    lease.ever_answered = true;
     if (e.lease_seconds) lease.seconds = e.lease_seconds;
     lease.renewed_at = lease.beat_sent_at;
     lease.next_beat = lease.beat_sent_at + seconds(beat_interval());
@@ -90,12 +104,23 @@ void worker_fsm::impl::on(worker::heartbeat_answered const& e, worker_action con
 
 // The first answer that names the lease settles server.retry_window_seconds against it
 // (core::check_retry_window): a window longer than the lease, not asked for, would have the
-// worker retry on after its jobs went to other workers. Refused, the worker stops as on SIGTERM
-// and exits 2 (bad input).
+// worker retry on after its jobs went to other workers. A window nobody set follows the lease:
+// it becomes the lease less the worker's margin (lease_deadline's), so a server with a short
+// lease works with a worker's defaults. One that was set beyond the lease is refused: the worker
+// stops as on SIGTERM and exits 2 (bad input).
 void worker_fsm::impl::check_retry_window_once(double lease_seconds)
 {
     if (lease.window_checked) return;
     lease.window_checked = true;
+    auto& window = cfg.server.retry_window_seconds;
+    if (!cfg.server.retry_window_set && !cfg.server.allow_retry_beyond_lease &&
+        window > lease_seconds) {
+        window = lease_seconds - lease_margin(lease_seconds);
+        say(log_severity::info, "worker: server.retry_window_seconds follows the server's " +
+                                    format_seconds(lease_seconds) + " s lease: " +
+                                    format_seconds(window) + " s");
+        return;
+    }
     auto const ok = check_retry_window(cfg, lease_seconds);
     if (ok) return;
     say(log_severity::error, ok.error().message);
@@ -110,6 +135,20 @@ void worker_fsm::impl::beat_failed(worker::request_failed const& e)
 {
     if (e.request != lease.beat) return;
     lease.beat.reset();
+    bool const missing = e.http_status == 405 || e.http_status == 501 ||
+                         (e.http_status == 404 && !lease.ever_answered);
+    if (missing) {
+        lease.unsupported = true;
+        lease.next_beat.reset();
+        lease.seconds.reset();
+        lease.renewed_at.reset();
+        lease.status = lease_status::held;
+        say(log_severity::warning,
+            "worker: the server has no heartbeat endpoint (" + e.message +
+                "); going on without a lease, as with a Torc server: a job this worker holds "
+                "when it dies stays with its compute node until that node is deactivated");
+        return;
+    }
     if (e.http_status == 409 || e.http_status == 404) {
         lease_lost("the server says: " + e.message);
         return;
@@ -167,14 +206,36 @@ void worker_fsm::impl::lease_lost(std::string const& why)
         }
     }
     auto const node = std::to_string(startup.compute_node_id.value_or(0));
-    bool const again = stage == worker_stage::running || stage == worker_stage::starting;
+    ++lease.losses_in_row;
+    bool const give_up = lease.losses_in_row >= max_lease_losses;
+    bool const again =
+        !give_up && (stage == worker_stage::running || stage == worker_stage::starting);
+    double const wait = std::exp2(lease.losses_in_row - 1);
     say(log_severity::warning,
         "worker: the lease of compute node " + node + " is lost (" + why + "); policy " +
             std::string(to_string(cfg.server.lost_lease)) + ": " + std::to_string(running) +
             " running jobs " + (stop ? "stopped, none reported" : "go on") + ", " +
             std::to_string(returned) + " handed back" +
-            (again ? "; registering a fresh compute node" : ""));
-    if (again) register_again();
+            (again ? "; registering a fresh compute node in " + format_seconds(wait) + " s" : ""));
+    if (again) {
+        lease.register_at = after(wait);
+    } else if (give_up) {
+        say(log_severity::error,
+            "worker: the lease was lost " + std::to_string(lease.losses_in_row) +
+                " times in a row with no job completed between (the last: " + why +
+                "); stopping with exit " + std::to_string(lease_lost_exit_code) +
+                ": check that the server keeps its compute nodes and that nothing between "
+                "answers for it");
+        exit_code = lease_lost_exit_code;
+        drain(stop_reason::lease_lost);
+    }
+}
+
+void worker_fsm::impl::register_due()
+{
+    if (!lease.register_at || now < *lease.register_at) return;
+    lease.register_at.reset();
+    if (stage == worker_stage::running || stage == worker_stage::starting) register_again();
 }
 
 void worker_fsm::impl::register_again()
@@ -185,7 +246,7 @@ void worker_fsm::impl::register_again()
 bool worker_fsm::impl::lease_allows_claims() const
 {
     return lease.status == lease_status::held && lease.orphans.empty() && !lease.registering &&
-           !lease.reconciling && lease.releasing.empty();
+           !lease.register_at && !lease.reconciling && lease.releasing.empty();
 }
 
 // SIGKILL, without the grace: the server has handed the job back or will, so nothing the job
@@ -229,7 +290,7 @@ bool worker_fsm::impl::orphan_exited(std::int64_t job_id)
 
 void worker_fsm::impl::want_reconcile()
 {
-    if (cfg.server.use_extensions && startup.compute_node_id) lease.reconcile_wanted = true;
+    if (cfg.server.extensions && startup.compute_node_id) lease.reconcile_wanted = true;
 }
 
 // Once no claim is in flight (a claim's jobs are known here only when its answer came).
@@ -272,7 +333,7 @@ void worker_fsm::impl::on(worker::held_jobs_read const& e, worker_action const&)
 void worker_fsm::impl::on(worker::earlier_nodes_found const& e)
 {
     auto const& nodes = e.compute_node_ids;
-    if (!cfg.server.use_extensions || nodes.empty()) return;
+    if (!cfg.server.extensions || nodes.empty()) return;
     say(log_severity::info, "worker: " + std::to_string(nodes.size()) +
                                 " compute nodes of an earlier worker in the journal; releasing "
                                 "their jobs before the first claim");

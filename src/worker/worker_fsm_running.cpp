@@ -67,6 +67,7 @@ void worker_fsm::impl::on(worker::spawn_failed const& e)
         if (lease.orphans.empty()) claim_progress();
         return;
     }
+    if (e.worker_fault) return spawn_refused_here(*job, e.message);
     // Handed back, it would come straight back to this worker and fail again without end: the
     // attempt is over, failed, and the failure rules and max_retries decide what follows.
     pool.release(reservation_id{e.job_id});
@@ -77,6 +78,21 @@ void worker_fsm::impl::on(worker::spawn_failed const& e)
                                  " (its process could not start: " + e.message + ")");
     claim_progress();
     attempt_over(*job, std::move(r));
+}
+
+// The worker itself cannot start jobs (its disk is full, its descriptors are gone): the job is
+// not at fault, so it goes back to the server for a healthy worker, and this one claims nothing
+// more - handed back and claimed again here, it would fail again at once, and failed, one broken
+// node would empty the queue. Running jobs finish; the exit status says the worker failed.
+void worker_fsm::impl::spawn_refused_here(job_entry& job, std::string const& why)
+{
+    hand_back(job, log_severity::error, "this worker cannot start jobs: " + why);
+    if (stage != worker_stage::running) return;
+    say(log_severity::error, "worker: stops claiming: it cannot start jobs (" + why +
+                                 "); the jobs it runs finish, then it exits " +
+                                 std::to_string(worker_fault_exit_code));
+    exit_code = worker_fault_exit_code;
+    drain(stop_reason::worker_fault);
 }
 
 // The identity and times of the job's attempt ending now; status and return code are the
@@ -462,6 +478,7 @@ void worker_fsm::impl::settle(pending_report const& entry, bool accepted, std::s
     } else if (!accepted) {
         say(log_severity::error, name + ": its result was refused: " + why);
     }
+    if (accepted) lease.losses_in_row = 0;  // the server keeps this worker's work
     auto const it = jobs.find(result.job_id);
     if (it == jobs.end() || it->second.phase() != job_phase::reporting ||
         it->second.job.attempt_id != result.attempt_id)

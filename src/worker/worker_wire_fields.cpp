@@ -193,4 +193,14 @@ std::vector<std::int64_t> field_reader::ids(std::string_view name)
     return out;
 }
 
+std::optional<std::int64_t> workflow_run_id(json::value const& workflow)
+{
+    auto const* o = workflow.if_object();
+    auto const* v = o ? o->if_contains("run_id") : nullptr;
+    if (!v) return std::nullopt;
+    if (v->is_int64()) return v->get_int64();
+    if (v->is_uint64() && v->get_uint64() <= INT64_MAX) return static_cast<std::int64_t>(v->get_uint64());
+    return std::nullopt;
+}
+
 }  // namespace torcrun::api::wire

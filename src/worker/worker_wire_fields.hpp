@@ -65,6 +65,10 @@ private:
 // "jobs[3]" (list may be empty: "[3]"), built so that GCC 12 sees no -Wrestrict (PR 105651).
 std::string indexed(std::string_view list, std::size_t index);
 
+// The run id a workflow record names (Torc 0.23's WorkflowModel and torcrun's carry it); nullopt
+// for a v0.10 record, whose run id is read from GET /workflows/{id}/status instead.
+std::optional<std::int64_t> workflow_run_id(json::value const& workflow);
+
 // "an object" -> for messages about the answer's root.
 std::string root_problem(json::value const& v, std::string_view expected);
 

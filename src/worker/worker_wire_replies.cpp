@@ -368,16 +368,21 @@ decoded workflow_read(core::request_id id, std::span<wire_reply const> replies,
     wire::field_reader wf(workflow->get_object(), "");
     w::workflow_read out{id, 0, wf.flag("use_pending_failed", false)};
     if (!wf.ok()) return *wf.error();
-    if (replies.size() < 2) return core::error{"get_workflow_status was not sent"};
-    failed_step = 1;
-    auto status = object_reply(replies[1]);
-    if (!status) return status.error();
-    wire::field_reader st(status->get_object(), "");
-    out.run_id = st.integer("run_id");
-    if (!st.ok()) return *st.error();
-    if (replies.size() < 3) return core::error{"get_workflow_actions was not sent"};
-    failed_step = 2;
-    auto actions = wire::parse_reply(replies[2].body);
+    std::size_t step = 1;
+    if (auto const run = wire::workflow_run_id(*workflow)) {
+        out.run_id = *run;  // Torc 0.23 and torcrun: no status read
+    } else {
+        if (replies.size() < 2) return core::error{"get_workflow_status was not sent"};
+        failed_step = step++;
+        auto status = object_reply(replies[1]);
+        if (!status) return status.error();
+        wire::field_reader st(status->get_object(), "");
+        out.run_id = st.integer("run_id");
+        if (!st.ok()) return *st.error();
+    }
+    if (replies.size() <= step) return core::error{"get_workflow_actions was not sent"};
+    failed_step = step;
+    auto actions = wire::parse_reply(replies[step].body);
     if (!actions) return actions.error();
     if (!actions->is_array()) return core::error{wire::root_problem(*actions, "an array")};
     auto const& list = actions->get_array();
@@ -602,17 +607,25 @@ core::worker_event decode_replies(core::worker_action const& action,
     }
     auto const& last = replies.back();
     auto const step = replies.size() - 1;
+    // read_workflow's steps are named as v0.10's three; a workflow that names its run id (Torc
+    // 0.23, torcrun) skips get_workflow_status.
+    auto const name_of = [&](std::size_t s) {
+        if (s == 0 || !std::holds_alternative<w::read_workflow>(action))
+            return wire::endpoint_of(action, s);
+        auto const first = wire::parse_reply(replies[0].body);
+        return wire::endpoint_of(action, first && wire::workflow_run_id(*first) ? s + 1 : s);
+    };
     if (auto const* claim = std::get_if<w::claim_action>(&action); claim && replies[0].status == 409)
         return claim_refused(id, claim->action_id, replies);
     if (auto const* node = std::get_if<w::release_node>(&action);
         node && replies.size() == 1 && replies[0].status == 404)
         return w::node_released{id, node->compute_node_id, w::earlier_node::unknown, {}};
-    if (!is_2xx(last.status)) return http_failed(id, wire::endpoint_of(action, step), last);
+    if (!is_2xx(last.status)) return http_failed(id, name_of(step), last);
     auto failed_step = step;
     auto out = decode_ok(action, id, replies, failed_step);
     if (out) return std::move(*out);
     return w::request_failed{id, core::http_failure::http_5xx, static_cast<int>(last.status),
-                             wire::endpoint_of(action, failed_step) + ": " + out.error().message};
+                             name_of(failed_step) + ": " + out.error().message};
 }
 
 core::result<std::string> file_path_of(std::string_view body)

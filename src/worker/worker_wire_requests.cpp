@@ -375,12 +375,18 @@ std::optional<wire_request> next_request(core::worker_action const& action,
                 if constexpr (std::is_same_v<A, w::check_workflow>)
                     return ready_jobs_request(a, context, previous);
                 if constexpr (std::is_same_v<A, w::read_workflow>) {
-                    // the workflow, its status (the run id), its actions (any job-gated ones?)
-                    if (previous.size() > 2 || !is_2xx(previous.back().status)) return std::nullopt;
+                    // the workflow, its status (the run id, where the workflow names none: Torc
+                    // v0.10), its actions (any job-gated ones?)
+                    if (!is_2xx(previous.back().status)) return std::nullopt;
                     auto v = wire::parse_reply(previous.back().body);
                     if (!v || !v->is_object()) return std::nullopt;
+                    auto const first = wire::parse_reply(previous.front().body);
+                    bool const named = first && wire::workflow_run_id(*first).has_value();
+                    auto const steps = named ? 2u : 3u;
+                    if (previous.size() >= steps) return std::nullopt;
+                    bool const status_next = !named && previous.size() == 1;
                     return make("GET", workflow_target(context) +
-                                           (previous.size() == 1 ? "/status" : "/actions"));
+                                           (status_next ? "/status" : "/actions"));
                 }
                 if constexpr (std::is_same_v<A, w::claim_action>) {
                     // refused: who holds it? (this worker, when its first claim's answer was lost)

@@ -178,7 +178,7 @@ expect_exit 2 'torcrun status: --url: url: "ftp://x" is not an http or https URL
     "$torcrun" status 1 --url ftp://x
 expect_exit 1 'torcrun status: GET /workflows/999: HTTP 404: workflows: no workflow with id 999' \
     "$torcrun" status "${auth[@]}" 999
-expect_exit 1 'torcrun submit: workflow "w": POST /workflows: connect 127.0.0.1:1: Connection refused (is the server running at http://127.0.0.1:1/torc-service/v1? start one with `torcrun server`, or give --url URL)' \
+expect_exit 1 'torcrun submit: GET /version: connect 127.0.0.1:1: Connection refused (is the server running at http://127.0.0.1:1/torc-service/v1? start one with `torcrun server`, or give --url URL)' \
     "$torcrun" submit --url http://127.0.0.1:1/torc-service/v1 "$tmp/one.json5"
 call GET /workflows
 [ "$(field "$body" 'd["total_count"]')" = "$before" ] || fail "a failed submit left a workflow"

@@ -23,6 +23,9 @@ enum class lost_job_policy { ready, failed };  // what the server does with a lo
 // What a worker does with its jobs once its lease is gone: stop (kill) them, or let them finish
 // and report them under a fresh registration where the server still takes them.
 enum class lost_lease_policy { stop, finish };
+// Whether a worker uses torcrun's API extensions: where the server says it has them (auto), always
+// (on; an extension endpoint the server lacks still turns off on its 404), never (off).
+enum class extension_use { automatic, on, off };  // "auto", "true", "false"
 // Where a job's stdout and stderr go (Torc's execution_config.stdio modes): separate files, one
 // file for both, only one of them, or neither (/dev/null).
 enum class stdio_mode { separate, combined, no_stdout, no_stderr, none };
@@ -31,6 +34,7 @@ std::string_view to_string(run_mode mode) noexcept;
 std::string_view to_string(log_severity level) noexcept;
 std::string_view to_string(lost_job_policy policy) noexcept;
 std::string_view to_string(lost_lease_policy policy) noexcept;
+std::string_view to_string(extension_use use) noexcept;
 std::string_view to_string(stdio_mode mode) noexcept;  // "separate", "no_stdout", ...
 // List defaults are functions: a braced list in a member initialiser crashes GCC 12 (ICE in
 // check_noexcept_r) on `worker_config{}` in a template. CUDA_, ROCR_, HIP_VISIBLE_DEVICES and
@@ -49,7 +53,13 @@ struct worker_config {
         // worker_lease_seconds: a window longer than the lease is refused (check_retry_window).
         double retry_window_seconds = 120;
         bool allow_retry_beyond_lease = false;
-        bool use_extensions = true;         // long-poll, batch completion, heartbeat
+        extension_use use_extensions = extension_use::automatic;
+        // Not a configuration key: whether this worker speaks the extensions, resolved from
+        // use_extensions and the server's GET /version before the worker starts.
+        bool extensions = true;
+        // Not a configuration key: whether retry_window_seconds was set (a file, a flag); when
+        // not, the first lease the server names brings it below that lease.
+        bool retry_window_set = false;
         lost_lease_policy lost_lease = lost_lease_policy::stop;
         std::optional<std::string> username;
         std::optional<std::string> password_file;

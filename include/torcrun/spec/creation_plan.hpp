@@ -41,6 +41,7 @@ struct planned_workflow {
     std::int64_t compute_node_min_time_for_new_jobs_seconds = 300;  // not settable in a spec
     std::optional<std::string> jobs_sort_method;  // absent: the server stores gpus_runtime_memory
     std::optional<std::string> resource_monitor_config;  // JSON text, keys in Torc's order
+    bool default_monitor = false;  // resource_monitor_config is Torc's default, not the spec's
     std::optional<std::string> slurm_defaults;           // JSON text, keys sorted
     bool use_pending_failed = false;
     // newer Torc's fields, sent only when the spec has them:

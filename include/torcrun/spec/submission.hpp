@@ -11,6 +11,7 @@
 #pragma once
 
 #include "torcrun/common/error.hpp"
+#include "torcrun/common/server_dialect.hpp"
 #include "torcrun/spec/creation_plan.hpp"
 
 #include <boost/json/object.hpp>
@@ -40,7 +41,13 @@ class submission {
 public:
     // `initialize`: end with POST /workflows/{id}/initialize_jobs (Torc's `workflows create`
     // leaves that to `workflows initialize`; `torcrun submit` does both unless told not to).
-    explicit submission(core::spec::creation_plan plan, bool initialize = true);
+    // `server`: the dialect of the server the calls go to (common/server_dialect.hpp), which
+    // shapes the workflow's body (workflow_body): Torc 0.23 and torcrun get the configuration
+    // objects; a torcrun server, which may sit behind a proxy checking either of Torc's
+    // contracts, is not sent Torc's default resource monitor, the one field that no shape
+    // passes both (its workers sample every job anyway).
+    explicit submission(core::spec::creation_plan plan, bool initialize = true,
+                        server_dialect const& server = {});
 
     // The call to send now; nullopt when every call has been answered.
     std::optional<client_call> next() const;
@@ -94,6 +101,7 @@ private:
 
     core::spec::creation_plan plan_;
     bool initialize_ = true;
+    torc_contract contract_ = torc_contract::v0_10;
     stage stage_ = stage::workflow;
     std::size_t index_ = 0;
     std::optional<std::int64_t> workflow_id_;
@@ -101,7 +109,9 @@ private:
 };
 
 // The body of `POST /workflows` for a planned workflow (docs/TORC-COMPATIBILITY.md §4.9);
-// `torcrun spec --json` shows the same object.
-boost::json::object workflow_body(core::spec::planned_workflow const& w);
+// `torcrun spec --json` shows the same object. Contract v0.10 sends resource_monitor_config and
+// slurm_defaults as JSON strings, 0.23 as objects.
+boost::json::object workflow_body(core::spec::planned_workflow const& w,
+                                  torc_contract contract = torc_contract::v0_10);
 
 }  // namespace torcrun::api

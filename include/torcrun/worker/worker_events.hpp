@@ -122,7 +122,9 @@ struct request_failed {
 // allocations (detail: what failed, sbatch's own text included).
 struct action_finished { std::int64_t action_id = 0; bool succeeded = true; std::string detail; };
 struct job_spawned { std::int64_t job_id = 0; };
-struct spawn_failed { std::int64_t job_id = 0; std::string message; };
+// worker_fault: the worker's own trouble kept the job from starting (its output directory
+// unwritable or full, descriptors or memory exhausted), not the job's (its program not found).
+struct spawn_failed { std::int64_t job_id = 0; std::string message; bool worker_fault = false; };
 // slurm mode: `step` is Slurm's verdict on the srun step (step_exit.hpp); its return code
 // and status replace those of srun's own exit, before the worker's own stop causes apply.
 struct job_exited {

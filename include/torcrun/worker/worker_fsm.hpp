@@ -31,6 +31,8 @@
 //   running --signal, grace, SIGKILL (cause, kill_at, killed)--> exit as above
 //   spawning --spawn_failed (placement released)--> a failed attempt, spawn_failed_exit_code:
 //     [fetching_handler] --> retrying or reporting, as after an exit
+//   spawning --spawn_failed, the worker's own fault--> handing_back; the worker drains
+//     (stop_reason::worker_fault, exit 5): a broken node must not empty the queue
 //
 // Claim and start: with use_extensions every claim asks the server to start what it hands out
 // (start=true); a job the reply lists `running` was started by the claim and goes from its
@@ -96,10 +98,20 @@ enum class stop_reason {
     server_lost,        // unreachable for server.retry_window_seconds: jobs finish, then exit 1
     fatal,              // the server refused registration or the workflow: exit 1
     never_fits,         // nothing runs and every ready job can never run here: exit 3
+    lease_lost,         // the lease lost again and again with no job completed: exit 4
+    worker_fault,       // a job could not start for the worker's own trouble (disk, fds): exit 5
 };
 
 // The worker's exit status when every job left can never run in this allocation.
 inline constexpr int never_fits_exit_code = 3;
+// ... when its lease was lost max_lease_losses times in a row with no job completed between:
+// a server that keeps forgetting this worker (or a proxy that keeps answering 404 for it) would
+// otherwise have it register compute node after compute node.
+inline constexpr int lease_lost_exit_code = 4;
+inline constexpr int max_lease_losses = 5;
+// ... when a job could not start for a reason of the worker's own (spawn_failed::worker_fault):
+// the job went back, running ones finish, and nothing more is claimed.
+inline constexpr int worker_fault_exit_code = 5;
 
 // The return code of an attempt whose process could not be started (its attempt directory or
 // files could not be written, exec failed): 126, the shells' "cannot execute".

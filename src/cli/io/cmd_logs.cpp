@@ -111,10 +111,9 @@ core::result<chosen_log> choose_log(torc_client& client, std::int64_t wf, std::s
     // The attempt in flight has no result yet; nor has one canceled while it ran until its
     // worker reports it (or when the worker is gone), but its logs are on disk.
     if (in_flight(status) || status == "canceled" || status == "terminated") {
-        auto flags = client.call("GET", "/workflows/" + w + "/status");
-        if (!flags) return flags.error();
-        core::attempt_key const current{integer_of(*flags, "run_id"),
-                                        integer_of(*record, "attempt_id", 1)};
+        auto current_run = client.run_id(wf);
+        if (!current_run) return current_run.error();
+        core::attempt_key const current{*current_run, integer_of(*record, "attempt_id", 1)};
         auto const paths = core::attempt_log_paths(
             attempt_root(dirs, std::nullopt, ids_of(current)), ids_of(current));
         std::error_code ec;

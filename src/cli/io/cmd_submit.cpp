@@ -14,6 +14,7 @@
 
 #include "cli/positional_command.hpp"
 #include "sbatch_files.hpp"
+#include "server_probe.hpp"
 #include "spec_submission.hpp"
 #include "start_file_check.hpp"
 #include "torcrun/cli/allocation_plan.hpp"
@@ -298,9 +299,11 @@ int cmd_submit(arguments const& args)
         context = std::move(*made);
     }
     torc_client client(std::move(*settings));
+    auto const server = read_server_dialect(client);
+    if (!server) return fail(server.error().message, 1);
     auto const planned = *plan;
     api::name_ids scheduler_ids;
-    auto wf = submit_plan(client, std::move(*plan), initialize, &scheduler_ids);
+    auto wf = submit_plan(client, std::move(*plan), initialize, &scheduler_ids, *server);
     if (!wf) return fail_lines(wf.error().message, 1);
     std::cout << *wf << "\n";
     std::cout.flush();

@@ -9,6 +9,7 @@
 #include "torcrun/cli/commands.hpp"
 
 #include "cli/positional_command.hpp"
+#include "server_probe.hpp"
 #include "worker_setup.hpp"
 #include "workflow_settings.hpp"
 
@@ -84,6 +85,8 @@ int cmd_worker(arguments const& args)
         return usage_error("no workflow id: give WORKFLOW_ID or --workflow");
     // A server that refused or stayed unreachable is the worker's exit 1; an execution_config
     // it cannot follow is a configuration error.
+    auto dialect = read_server_dialect(config->config);
+    if (!dialect) return std::cerr << "torcrun worker: " << dialect.error().message << "\n", 1;
     auto record = read_workflow_record(config->config);
     if (!record) return std::cerr << "torcrun worker: " << record.error().message << "\n", 1;
     auto workflow = workflow_settings_of(*record, std::move(*config));
@@ -91,6 +94,7 @@ int cmd_worker(arguments const& args)
     auto log = io::stderr_logger(log_level_of(workflow->config.config.log_level));
     auto setup = make_worker_setup(std::move(*workflow), log);
     if (!setup) return usage_error(setup.error().message);
+    settle_extensions(setup->config, *dialect, log);
     if (flags.count("config")) {
         setup->config_path = absolute_path(flags["config"].as<std::string>());
     }

@@ -109,7 +109,7 @@ core::result<core::run_summary> read_summary(torc_client& client, std::int64_t w
     auto const wf = std::to_string(workflow_id);
     auto workflow = client.call("GET", "/workflows/" + wf);
     if (!workflow) return workflow.error();
-    auto run = client.call("GET", "/workflows/" + wf + "/status");
+    auto run = client.run_id(workflow_id, &*workflow);
     if (!run) return run.error();
     auto jobs = client.list_all("/jobs?workflow_id=" + wf);
     if (!jobs) return jobs.error();
@@ -137,7 +137,7 @@ core::result<core::run_summary> read_summary(torc_client& client, std::int64_t w
                 u.stderr_tail = stderr_tail(paths.stderr_file);
         } else if (*status == core::job_status::canceled) {
             // Canceled while it ran: the server refused its result, but its attempt has logs.
-            core::torc_job_identity id{workflow_id, u.id, u.name, int_field(*run, "run_id", 0),
+            core::torc_job_identity id{workflow_id, u.id, u.name, *run,
                                        int_field(job, "attempt_id", 1), std::nullopt};
             auto dir = core::attempt_log_paths(output_dir, id).dir;
             std::error_code ec;

@@ -6,6 +6,7 @@
 #include "report_gathering.hpp"
 #include "run_directory.hpp"
 #include "run_output.hpp"
+#include "server_probe.hpp"
 #include "workflow_settings.hpp"
 #include "worker_setup.hpp"
 
@@ -102,12 +103,15 @@ int run_to_end(run_settings& o, run_session& run, std::string const& name)
     o.config.server.url = run.server->url();
     o.config.workflow_id = run.workflow_id;
     o.config.limits.sole_worker = true;  // its one worker: jobs that never fit end the run at once
+    auto dialect = read_server_dialect(*run.client);
+    if (!dialect) return fail(dialect.error().message, 1);
     auto record = read_workflow_record(*run.client, run.workflow_id);
     if (!record) return fail(record.error().message, 1);
     auto workflow = workflow_settings_of(*record, {o.config, o.sources});
     if (!workflow) return fail(workflow.error().message, 2);
     auto setup = make_worker_setup(std::move(*workflow), run.worker_log);
     if (!setup) return fail(setup.error().message, 2);
+    settle_extensions(setup->config, *dialect, run.worker_log);
     bool const terminal = ::isatty(STDERR_FILENO) == 1 && !o.verbose;
     progress_display progress(terminal, run.start);
     if (!o.quiet) {
@@ -116,15 +120,21 @@ int run_to_end(run_settings& o, run_session& run, std::string const& name)
         run.server->watch(run.workflow_id, interval,
                           [&progress](core::status_counts const& c) { progress.show(c); });
     }
-    // The worker's never-fit lines, printed with the summary: the run exits 1 instead of waiting.
+    // The worker's never-fit lines, printed with the summary: the run exits 1 instead of waiting;
+    // and why it stopped claiming when it could not start jobs itself (a full disk).
     std::vector<std::string> never_fit;
+    std::string cannot_start;
     auto worker_log = run.worker_log;
-    worker_log.sink = [&never_fit, sink = run.worker_log.sink](io::log_level level,
-                                                               std::string_view line) {
+    worker_log.sink = [&never_fit, &cannot_start, sink = run.worker_log.sink](
+                          io::log_level level, std::string_view line) {
         constexpr std::string_view marker = "worker: never fits: ";
+        constexpr std::string_view stops = "worker: stops claiming: ";
         if (auto const at = line.find(marker);
             level == io::log_level::err && at != std::string_view::npos)
             never_fit.emplace_back(line.substr(at + marker.size()));
+        if (auto const at = line.find(stops);
+            level == io::log_level::err && at != std::string_view::npos)
+            cannot_start = line.substr(at + stops.size());
         if (sink) sink(level, line);
     };
     std::optional<failure_watch> failures;
@@ -159,6 +169,8 @@ int run_to_end(run_settings& o, run_session& run, std::string const& name)
         std::cerr << "torcrun " << name << ": can never run: " << line << "\n";
     if (worker_rc == core::never_fits_exit_code)
         return fail("stopped: the jobs above can never run on this machine", 1);
+    if (worker_rc == core::worker_fault_exit_code && !cannot_start.empty())
+        return fail("stopped: " + cannot_start, 1);
     if (worker_rc != 0)
         return fail("the worker exited with status " + std::to_string(worker_rc), 1);
     return core::run_exit_status(*counts);

@@ -30,9 +30,10 @@ core::result<core::spec::creation_plan> plan_spec_file(std::string const& path,
 }
 
 core::result<std::int64_t> submit_plan(torc_client& client, core::spec::creation_plan plan,
-                                       bool initialize, api::name_ids* scheduler_ids)
+                                       bool initialize, api::name_ids* scheduler_ids,
+                                       api::server_dialect const& server)
 {
-    api::submission sub(std::move(plan), initialize);
+    api::submission sub(std::move(plan), initialize, server);
     while (auto call = sub.next()) {
         auto answer = client.send(call->method, call->path, call->body);
         auto accepted =

@@ -9,10 +9,15 @@
 
 #include <boost/json/parse.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <chrono>
+#include <cmath>
 #include <iostream>
+#include <optional>
 #include <cstdlib>
+#include <thread>
 
 namespace torcrun::apps {
 
@@ -223,6 +228,37 @@ std::variant<workflow_command, int> parse_workflow_command(
     command.settings = std::move(target->settings);
     command.local_server = std::move(target->local);
     return command;
+}
+
+core::result<std::int64_t> torc_client::run_id(std::int64_t wf, json::value const* record)
+{
+    auto const base = "/workflows/" + std::to_string(wf);
+    std::optional<json::value> read;
+    if (!record) {
+        auto got = call("GET", base);
+        if (!got) return got.error();
+        read = std::move(*got);
+        record = &*read;
+    }
+    auto const* object = record->if_object();
+    if (auto const* v = object ? object->if_contains("run_id") : nullptr; v && v->is_int64())
+        return v->get_int64();
+    auto status = call("GET", base + "/status");
+    if (!status) return status.error();
+    auto const* fields = status->if_object();
+    auto const* v = fields ? fields->if_contains("run_id") : nullptr;
+    if (!v || !v->is_int64())
+        return core::error{"GET " + base + "/status: the answer has no integer \"run_id\""};
+    return v->get_int64();
+}
+
+void pause_before_retry(int attempt, std::chrono::steady_clock::time_point give_up)
+{
+    auto const seconds = std::min(30.0, std::exp2(std::clamp(attempt - 1, 0, 5)));
+    auto const pause = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(seconds));
+    auto const until = std::min(give_up, std::chrono::steady_clock::now() + pause);
+    std::this_thread::sleep_until(until);
 }
 
 }  // namespace torcrun::apps

@@ -13,6 +13,7 @@
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/variables_map.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <variant>
@@ -67,10 +68,22 @@ public:
     // Every job of workflow `wf`; an unknown workflow is its record's 404, not an empty list.
     core::result<std::vector<boost::json::value>> workflow_jobs(std::int64_t wf);
 
+    // The workflow's current run id: from its record where the record names it (Torc 0.23,
+    // torcrun), else from GET /workflows/{id}/status (Torc v0.10, whose 0.23 successor no longer
+    // has it). `record` is the workflow's record when the caller has read it already.
+    core::result<std::int64_t> run_id(std::int64_t wf,
+                                      boost::json::value const* record = nullptr);
+
+    std::string const& url() const { return url_; }
+
 private:
     std::string url_;  // for messages
     io::blocking_http_client http_;
 };
+
+// The pause before the `attempt`-th retry (1, 2, ...) of a request to a server that did not
+// answer: 1, 2, 4, ... seconds, at most 30, and never past `give_up`. Slept in this thread.
+void pause_before_retry(int attempt, std::chrono::steady_clock::time_point give_up);
 
 // --output-dir DIR: the client commands' way to a `torcrun run`'s server or database.
 boost::program_options::options_description output_dir_option();

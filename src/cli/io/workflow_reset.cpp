@@ -78,18 +78,22 @@ core::result<reset_outcome> reset_for_rerun(torc_client& client, std::int64_t wf
     auto const base = "/workflows/" + std::to_string(wf);
     auto jobs = client.workflow_jobs(wf);  // the workflow's 404 first
     if (!jobs) return jobs.error();
-    auto status = client.call("GET", base + "/status");
-    if (!status) return status.error();
-    auto const run = integer_of(*status, "run_id");
+    auto current = client.run_id(wf);
+    if (!current) return current.error();
+    auto const run = *current;
     if (auto ok = settle_active_nodes(client, wf, run, request.release_stale_nodes); !ok)
         return ok.error();
     if (auto reset = client.call("POST", base + "/reset_status"); !reset) return reset.error();
     if (auto ok = reset_jobs(client, wf, run, request); !ok) return ok.error();
-    // Read again: reset_status changed is_canceled.
+    // Read again: reset_status changed is_canceled. Only v0.10's workflow_status_model goes back
+    // (a server answering 0.23's summary beside it takes no summary in a PUT).
     auto flags = client.call("GET", base + "/status");
     if (!flags) return flags.error();
-    flags->as_object()["run_id"] = run + 1;
-    if (auto put = client.call("PUT", base + "/status", json::serialize(*flags)); !put)
+    json::object status{{"run_id", run + 1}};
+    for (auto const* key : {"id", "is_canceled", "is_archived",
+                            "has_detected_need_to_run_completion_script"})
+        if (auto const* v = field(*flags, key)) status[key] = *v;
+    if (auto put = client.call("PUT", base + "/status", json::serialize(status)); !put)
         return put.error();
     auto init = client.call("POST", base + "/initialize_jobs?only_uninitialized=true");
     if (!init) return init.error();

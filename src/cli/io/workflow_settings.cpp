@@ -71,8 +71,9 @@ core::result<json::value> read_workflow_record(core::worker_config const& config
     io::blocking_http_client http(std::move(*settings));
     auto const path = "/workflows/" + std::to_string(config.workflow_id.value_or(0));
     auto const give_up = std::chrono::steady_clock::now() +
-                         std::chrono::duration<double>(config.server.retry_window_seconds);
-    for (;;) {
+                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                             std::chrono::duration<double>(config.server.retry_window_seconds));
+    for (int attempt = 1;; ++attempt) {
         auto reply = http.request("GET", path);
         if (reply) {
             boost::system::error_code ec;
@@ -83,7 +84,7 @@ core::result<json::value> read_workflow_record(core::worker_config const& config
         auto const& e = reply.error();
         if (!e.transient() || std::chrono::steady_clock::now() >= give_up)
             return core::error{failure_message("GET", path, e, config.server.url)};
-        std::this_thread::sleep_for(std::chrono::seconds(1));
+        pause_before_retry(attempt, give_up);
     }
 }
 

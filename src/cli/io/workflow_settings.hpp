@@ -27,7 +27,7 @@ struct workflow_settings {
 
 // The record of workflow `workflow_id` (GET /workflows/{id}). Through `client` once; through a
 // client made from the configuration's server settings, retrying a server that cannot be
-// reached each second for server.retry_window_seconds. Errors: `GET /workflows/9: HTTP 404:
+// reached (pauses of 1, 2, 4 ... 30 s) for server.retry_window_seconds. Errors: `GET /workflows/9: HTTP 404:
 // ...` or the transport's message.
 core::result<boost::json::value> read_workflow_record(torc_client& client,
                                                       std::int64_t workflow_id);

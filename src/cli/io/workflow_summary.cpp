@@ -37,8 +37,8 @@ core::result<json::object> workflow_summary(torc_client& client, std::int64_t wf
     auto const base = "/workflows/" + std::to_string(wf);
     auto workflow = client.call("GET", base);
     if (!workflow) return workflow.error();
-    auto status = client.call("GET", base + "/status");
-    if (!status) return status.error();
+    auto run = client.run_id(wf, &*workflow);
+    if (!run) return run.error();
     auto complete = client.call("GET", base + "/is_complete");
     if (!complete) return complete.error();
     auto counts = job_counts(client, wf);
@@ -50,7 +50,7 @@ core::result<json::object> workflow_summary(torc_client& client, std::int64_t wf
         auto const* v = field(from, key);
         out[key] = v ? *v : json::value(nullptr);
     };
-    copy(*status, "run_id");
+    out["run_id"] = *run;
     copy(*complete, "is_complete");
     copy(*complete, "is_canceled");
     out["jobs"] = std::move(*counts);

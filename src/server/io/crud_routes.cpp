@@ -141,7 +141,8 @@ void add_system_routes(server_api& api)
         "GET", "/version", api::access::open(), [&api](request const&, path_params const&) {
             return api::json_response(
                 200, "{\"version\":" + api::json_quote(api.options().version) +
-                         ",\"api_version\":" + api::json_quote(api.options().api_version) + "}");
+                         ",\"api_version\":" + api::json_quote(api.options().api_version) +
+                         ",\"server\":\"torcrun\"}");
         });
 }
 

@@ -68,8 +68,9 @@ struct job_runner::impl : std::enable_shared_from_this<impl> {
     // Runs `co` with a completion handler that logs what it threw.
     void spawn_task(boost::asio::awaitable<void> co, std::string what);
 
-    core::result<core::launch_plan> prepare(core::worker::spawn const& action) const;
-    void spawn_failed(std::int64_t job_id, std::string message);
+    core::result<core::launch_plan> plan(core::worker::spawn const& action) const;
+    core::result<void> write_attempt_files(core::launch_plan const& plan) const;
+    void spawn_failed(std::int64_t job_id, std::string message, bool worker_fault = false);
     // slurm mode: Slurm's verdict on an ended step from srun's exit and its stderr's tail; a
     // step that queued for resources is logged as an error.
     core::step_exit judge_step(std::int64_t job_id, core::exit_status const& srun,
@@ -317,7 +318,7 @@ void job_runner::impl::close()
     sample_timer_.cancel();
 }
 
-core::result<core::launch_plan> job_runner::impl::prepare(core::worker::spawn const& action) const
+core::result<core::launch_plan> job_runner::impl::plan(core::worker::spawn const& action) const
 {
     core::launch_request request;
     request.mode = settings_.mode;
@@ -331,23 +332,23 @@ core::result<core::launch_plan> job_runner::impl::prepare(core::worker::spawn co
     request.working_dir = settings_.working_dir;
     request.slurm_job_id = settings_.slurm_job_id;
     request.seconds_left = action.seconds_left;
-    auto plan = core::plan_launch(request, settings_.config, settings_.worker_env);
-    if (!plan) return plan;
+    return core::plan_launch(request, settings_.config, settings_.worker_env);
+}
 
+// The attempt directory and its command and environment files: what fails here is the worker's
+// own output directory (full, read-only, gone), never the job.
+core::result<void> job_runner::impl::write_attempt_files(core::launch_plan const& plan) const
+{
     std::error_code ec;
-    std::filesystem::create_directories(plan->paths.dir, ec);
+    std::filesystem::create_directories(plan.paths.dir, ec);
     if (ec)
         return core::error{
-            detail::cat("spawn: attempt directory \"", plan->paths.dir, "\": ", ec.message())};
-    if (auto ok = write_text(plan->paths.command_file,
-                             core::render_command_line(plan->argv) + "\n");
+            detail::cat("spawn: attempt directory \"", plan.paths.dir, "\": ", ec.message())};
+    if (auto ok = write_text(plan.paths.command_file,
+                             core::render_command_line(plan.argv) + "\n");
         !ok)
         return ok.error();
-    if (auto ok = write_text(plan->paths.environment_file,
-                             core::render_env_change(plan->env_changes));
-        !ok)
-        return ok.error();
-    return plan;
+    return write_text(plan.paths.environment_file, core::render_env_change(plan.env_changes));
 }
 
 core::step_exit job_runner::impl::judge_step(std::int64_t job_id, core::exit_status const& srun,
@@ -364,21 +365,28 @@ core::step_exit job_runner::impl::judge_step(std::int64_t job_id, core::exit_sta
     return step;
 }
 
-void job_runner::impl::spawn_failed(std::int64_t job_id, std::string message)
+void job_runner::impl::spawn_failed(std::int64_t job_id, std::string message, bool worker_fault)
 {
     log_.write(log_level::warning, "runner", "job spawn failed",
-               {{"job", std::to_string(job_id)}, {"error", message}});
-    deliver(core::worker::spawn_failed{job_id, std::move(message)});
+               {{"job", std::to_string(job_id)},
+                {"error", message},
+                {"cause", worker_fault ? "the worker's own" : "the job's"}});
+    deliver(core::worker::spawn_failed{job_id, std::move(message), worker_fault});
 }
 
 net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
                                                    core::worker::spawn action)
 {
     auto const id = action.job.id;
-    auto plan = self->prepare(action);
+    auto plan = self->plan(action);
     if (!plan) {
         self->jobs_.erase(id);
         self->spawn_failed(id, plan.error().message);
+        co_return;
+    }
+    if (auto written = self->write_attempt_files(*plan); !written) {
+        self->jobs_.erase(id);
+        self->spawn_failed(id, written.error().message, true);
         co_return;
     }
     // The argv and environment move into the request and the environment change is on disk:
@@ -402,7 +410,8 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
             err << "torcrun: the job's process could not start: " << launched.error().message
                 << "\n";
         }
-        self->spawn_failed(id, launched.error().message);
+        self->spawn_failed(id, launched.error().message,
+                           launcher::is_worker_fault(launched.error()));
         co_return;
     }
     auto const child = *launched;

@@ -240,6 +240,11 @@ net::awaitable<core::result<std::shared_ptr<child_process>>> launcher::launch(sp
     co_return adopt(forked->pid, started, early_reaper);
 }
 
+bool launcher::is_worker_fault(core::error const& launch_error)
+{
+    return detail::is_worker_fault_message(launch_error.message);
+}
+
 std::shared_ptr<child_process> launcher::adopt(pid_t pid, steady_clock::time_point started,
                                                std::shared_ptr<sigchld_reaper> early_reaper)
 {

@@ -395,4 +395,20 @@ int close_descriptors(int keep, bool use_close_range) noexcept
     return 0;
 }
 
+// The prefixes of the messages made above (and by launcher::launch) for failures of the worker's
+// own: every other spawn error is the job's (exec, PATH, the request's own contents).
+bool is_worker_fault_message(std::string_view message)
+{
+    static constexpr std::string_view worker_prefixes[] = {
+        "spawn: stdin ",           "spawn: stdout ",
+        "spawn: stderr ",          "spawn: pipe: ",
+        "spawn: clone: ",          "spawn: fork: ",
+        "spawn: reading the child's status", "spawn: setsid: ",
+        "spawn: redirecting ",     "spawn: closing inherited descriptors: ",
+        "spawn: working directory "};
+    for (auto const prefix : worker_prefixes)
+        if (message.starts_with(prefix)) return true;
+    return false;
+}
+
 }  // namespace torcrun::io::detail

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 namespace torcrun::io::detail {
 
@@ -49,6 +50,9 @@ core::result<forked_child> fork_child(spawn_request const& request);
 // errno. On failure the child, which exits at once, is reaped and the error names the step.
 core::result<void> child_outcome(forked_child const& child, spawn_request const& request,
                                  std::size_t bytes, child_failure const& failure, int read_error);
+
+// launcher::is_worker_fault, by the message's start (the messages are all made in this file).
+bool is_worker_fault_message(std::string_view message);
 
 // Both, reading the status pipe blocking: the pid once exec succeeded.
 core::result<pid_t> fork_exec(spawn_request const& request);

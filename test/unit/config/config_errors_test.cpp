@@ -94,7 +94,9 @@ std::vector<rejected_case> const rejected{
     {which::worker, R"({"output_dir": ["a"]})",
      "worker.json:1:16: output_dir: expected a string, found an array"},
     {which::worker, R"({"server": {"use_extensions": "yes"}})",
-     "worker.json:1:31: server.use_extensions: expected a boolean, found a string"},
+     "worker.json:1:31: server.use_extensions: \"yes\" is not one of auto, true, false"},
+    {which::worker, R"({"server": {"use_extensions": 1}})",
+     "worker.json:1:31: server.use_extensions: expected a string, found an integer"},
     {which::worker, R"({"server": {"url": "ftp://h/x"}})",
      "worker.json:1:20: server.url: \"ftp://h/x\" is not an http or https URL"
      "; expected http://host:port/torc-service/v1"},

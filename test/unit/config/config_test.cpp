@@ -178,6 +178,25 @@ BOOST_DATA_TEST_CASE(file_values_are_accepted, bdata::make(accepted), sample)
     BOOST_TEST(value_at(*r, sample.path) == sample.value);
 }
 
+// server.use_extensions was a boolean: a file written then still reads, as the choice of that
+// name; its default is auto.
+BOOST_AUTO_TEST_CASE(use_extensions_takes_the_old_booleans_and_auto)
+{
+    using core::extension_use;
+    BOOST_TEST((core::parse_worker_config("{}", "w")->server.use_extensions ==
+                extension_use::automatic));
+    auto const off = core::parse_worker_config(R"({"server": {"use_extensions": false}})", "w");
+    BOOST_TEST_REQUIRE(off.has_value());
+    BOOST_TEST((off->server.use_extensions == extension_use::off));
+    auto const on = core::parse_worker_config(R"({"server": {"use_extensions": true}})", "w");
+    BOOST_TEST_REQUIRE(on.has_value());
+    BOOST_TEST((on->server.use_extensions == extension_use::on));
+    auto const automatic =
+        core::parse_worker_config(R"({"server": {"use_extensions": "auto"}})", "w");
+    BOOST_TEST_REQUIRE(automatic.has_value());
+    BOOST_TEST((automatic->server.use_extensions == extension_use::automatic));
+}
+
 BOOST_AUTO_TEST_CASE(overrides_win_over_the_file_in_order)
 {
     std::vector<core::config_override> const overrides{

@@ -277,4 +277,38 @@ BOOST_AUTO_TEST_CASE(actions_and_initialize_take_any_answer)
     BOOST_TEST(!sub.next().has_value());
 }
 
+// The workflow's body by the server it goes to: Torc v0.10 takes the configuration fields as
+// JSON strings, Torc 0.23 as objects; a torcrun server gets objects and not Torc's default
+// resource monitor (no one shape passes both contracts, and a proxy checking either may be in
+// front of it), while a monitor the spec asks for goes.
+BOOST_AUTO_TEST_CASE(the_workflow_body_takes_the_servers_shapes)
+{
+    auto const text = R"({name: "s", jobs: [{name: "a", command: "true"}],
+                          slurm_defaults: {account: "acct"}})";
+    auto p = plan(text, spec::plan_options{"alice", true, false});
+    BOOST_REQUIRE_MESSAGE(p, message_of(p));
+    auto first_body = [&](api::server_dialect const& server) {
+        api::submission sub(*p, true, server);
+        return boost::json::parse(sub.next()->body).as_object();
+    };
+    auto const v10 = first_body({});
+    BOOST_TEST(v10.at("resource_monitor_config").is_string());
+    BOOST_TEST(v10.at("slurm_defaults").as_string() == R"({"account":"acct"})");
+    api::server_dialect const torc23{api::server_kind::torc, api::torc_contract::v0_23, "0.25.1"};
+    auto const v23 = first_body(torc23);
+    BOOST_TEST(v23.at("resource_monitor_config").as_object().at("sample_interval_seconds") == 5);
+    BOOST_TEST(v23.at("slurm_defaults").as_object().at("account") == "acct");
+    api::server_dialect const own{api::server_kind::torcrun, api::torc_contract::v0_23, "0.1.0"};
+    auto const torcrun = first_body(own);
+    BOOST_TEST(!torcrun.contains("resource_monitor_config"));
+    BOOST_TEST(torcrun.at("slurm_defaults").is_object());
+    auto asked = plan(R"({name: "s", jobs: [{name: "a", command: "true"}],
+                          resource_monitor: {enabled: true, sample_interval_seconds: 2}})",
+                      spec::plan_options{"alice", true, false});
+    BOOST_REQUIRE_MESSAGE(asked, message_of(asked));
+    api::submission sub(*asked, true, own);
+    auto const body = boost::json::parse(sub.next()->body).as_object();
+    BOOST_TEST(body.at("resource_monitor_config").as_object().at("sample_interval_seconds") == 2);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -214,6 +214,40 @@ std::vector<scenario> const scenarios{
          ledger_is(h, 1, 1, 0, 0);
          BOOST_TEST(h.fsm().pool().idle());
      }},
+    // The worker's own output disk is full: the job is not at fault, so it goes back; the worker
+    // claims nothing more (a broken node must not fail the queue), lets 43 finish, exits 5.
+    {"spawn failure of the worker's own: handed back, no more claims, exit 5 after the rest",
+     test_config(), one_node(),
+     opening(node_text, claim8) + std::vector<step>{
+         {1, claimed({started(job(42)), started(job(43))}), {"read_requirements 1"}},
+         {1.1, requirements(1, needs(2)),
+          {"start_job 42", "start_job 43", "claim_jobs limit=4 cpus=4 memory=16g gpus=4 nodes=1"}},
+         {1.2, done("start_job 43"), {"spawn 43#1 on n0 cpus=2 memory=0"}},
+         {1.25, spawned(43), {"info: job 43: started attempt=1 on n0 cpus=2 memory=0"}},
+         {1.3, done("start_job 42"), {"spawn 42#1 on n0 cpus=2 memory=0"}},
+         {1.4,
+          ev(worker::spawn_failed{
+              42, "spawn: attempt directory \"out/jobs/wf5_j42/r1_a1\": No space left on device",
+              true}),
+          {"error: job 42: handed back: this worker cannot start jobs: spawn: attempt directory "
+           "\"out/jobs/wf5_j42/r1_a1\": No space left on device",
+           "hand_back 42",
+           "error: worker: stops claiming: it cannot start jobs (spawn: attempt directory "
+           "\"out/jobs/wf5_j42/r1_a1\": No space left on device); the jobs it runs finish, then "
+           "it exits 5"}},
+         {1.5, done("hand_back 42"), {}},
+         {1.6, claimed({}), {}},
+         {2, exit_of(43, exited(0)),
+          {"info: job 43: completed rc=0 (exited with 0)", "complete_jobs 43#1 completed rc=0"}},
+         {2.1, batch_ok({43}), {"deactivate_node after=2.1"}},
+         {2.2, done("deactivate_node"),
+          {"info: worker: compute node 9 deactivated", "journal_node drop 9",
+           "info: worker: exit 5 (worker fault)", "exit 5"}},
+     },
+     [](harness& h) {
+         BOOST_TEST(h.fsm().ledger().handed_back == 1u);
+         BOOST_TEST(h.fsm().ledger().reported == 1u);
+     }},
     {"spawn failure with a failure rule: retried until max_retries, then failed", test_config(),
      one_node(),
      opening(node_text, claim8) + std::vector<step>{

@@ -8,9 +8,11 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <csignal>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fsm_test {
@@ -101,9 +103,17 @@ public:
         std::vector<std::string> lines;
         for (auto const& action : last_) {
             lines.push_back(core::describe(action));
+            history_.push_back(lines.back());
             if (auto id = core::request_of(action)) open_[*id] = lines.back();
         }
         return lines;
+    }
+
+    // How many actions so far were described starting with `prefix` ("heartbeat").
+    std::size_t count(std::string_view prefix) const
+    {
+        return static_cast<std::size_t>(std::ranges::count_if(
+            history_, [prefix](std::string const& line) { return line.starts_with(prefix); }));
     }
 
     // The newest open request whose description starts with `prefix`; it is closed by the reply.
@@ -125,6 +135,7 @@ public:
 private:
     core::worker_fsm fsm_;
     std::vector<core::worker_action> last_;
+    std::vector<std::string> history_;
     std::map<core::request_id, std::string> open_;
 };
 

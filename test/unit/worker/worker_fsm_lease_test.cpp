@@ -6,6 +6,8 @@
 
 #include <boost/test/data/test_case.hpp>
 
+#include <cmath>
+
 using namespace fsm_test;
 namespace bdata = boost::unit_test::data;
 
@@ -27,7 +29,7 @@ core::worker_config with_policy(core::lost_lease_policy p)
 core::worker_config without_extensions()
 {
     auto c = test_config();
-    c.server.use_extensions = false;
+    c.server.extensions = false;
     return c;
 }
 
@@ -52,7 +54,7 @@ std::vector<step> leased_with_42()
 std::string const lost_stop =
     "warning: worker: the lease of compute node 9 is lost (the server says: " + inactive +
     "); policy stop: 1 running jobs stopped, none reported, 0 handed back; registering a fresh "
-    "compute node";
+    "compute node in 1 s";
 
 std::vector<scenario> const scenarios{
     {"the first answer names the lease: beats go a third of it apart", test_config(), n0_pool(),
@@ -72,13 +74,15 @@ std::vector<scenario> const scenarios{
          {2, tick(), {"..."}},
          {3.1, tick(), {"heartbeat", "arm_timer 5.4"}},
          {3.2, refused("heartbeat", 409, inactive),
-          {"signal_job 42 SIGKILL", lost_stop, "register_node " + n0_node}},
+          {"signal_job 42 SIGKILL", lost_stop, "arm_timer 4.2"}},
          {3.3, exit_of(42, killed(SIGKILL)),
           {"info: job 42: its process of the lost lease ended; not reported"}},
          // the claim sent while 42 ran was sent under node 9: its jobs go back
          {3.4, claimed({job(43)}),
           {"info: job 43: handed back: claimed under a lease that was lost", "hand_back 43"}},
-         {3.5, registered(10),
+         // the fresh node is registered a second after the loss, not at once
+         {4.2, tick(), {"register_node " + n0_node, "arm_timer 5.4"}},
+         {4.3, registered(10),
           {"warning: worker: registered again as compute node 10 (compute node 9 lost its "
            "lease)",
            "journal_node 10", "heartbeat", "claim_jobs " + n0_claim}},
@@ -100,8 +104,8 @@ std::vector<scenario> const scenarios{
           {"signal_job 42 SIGKILL",
            "warning: worker: the lease of compute node 9 is lost (no heartbeat answered for 7 s "
            "of a 9 s lease); policy stop: 1 running jobs stopped, none reported, 0 handed back; "
-           "registering a fresh compute node",
-           "register_node " + n0_node}},
+           "registering a fresh compute node in 1 s",
+           "arm_timer 8.1"}},
      }},
     {"finish: after the silence the jobs go on, claims wait, a late answer resumes them",
      with_policy(core::lost_lease_policy::finish), n0_pool(),
@@ -124,16 +128,17 @@ std::vector<scenario> const scenarios{
          {3.2, refused("heartbeat", 409, inactive),
           {"warning: worker: the lease of compute node 9 is lost (the server says: " + inactive +
                "); policy finish: 1 running jobs go on, 0 handed back; registering a fresh "
-               "compute node",
-           "register_node " + n0_node}},
-         {3.5, registered(10),
+               "compute node in 1 s",
+           "arm_timer 4.2"}},
+         {4.2, tick(), {"register_node " + n0_node, "arm_timer 5.4"}},
+         {4.3, registered(10),
           {"warning: worker: registered again as compute node 10 (compute node 9 lost its "
            "lease)",
            "journal_node 10", "heartbeat"}},
-         {4, exit_of(42, exited(0)),
+         {4.5, exit_of(42, exited(0)),
           {"info: job 42: completed rc=0 (exited with 0)", "complete_jobs 42#1 completed rc=0"}},
          // the claim sent under node 9 answers empty; only now may the fresh node claim
-         {4.1, claimed({}), {"..."}},
+         {4.6, claimed({}), {"..."}},
      },
      [](harness& h) { BOOST_TEST(h.fsm().ledger().lease_lost == 0u); }},
     // A worker killed with its jobs running left nodes 7 and 8 in the journal: both are
@@ -187,6 +192,34 @@ std::vector<scenario> const scenarios{
          {0, ev(worker::begin{unix_t0, {}}), {"register_node " + n0_node}},
          {0, ev(worker::earlier_nodes_found{{7}}), {}},
      }},
+    // A server without the heartbeat endpoint (a Torc server; Prism over Torc's contract in front
+    // of torcrun's): its 404 to the first beat is no lost lease - no fresh node, ever.
+    {"a 404 to the first heartbeat: no heartbeat endpoint, no lease, no fresh node", test_config(),
+     n0_pool(),
+     start + std::vector<step>{
+         {0.5, refused("heartbeat", 404, "heartbeat: HTTP 404: no route"),
+          {"warning: worker: the server has no heartbeat endpoint (heartbeat: HTTP 404: no "
+           "route); going on without a lease, as with a Torc server: a job this worker holds "
+           "when it dies stays with its compute node until that node is deactivated"}},
+         {5.4, tick(), {"..."}},
+         {60, tick(), {"..."}},
+     },
+     [](harness& h) {
+         BOOST_TEST(h.count("heartbeat") == 1u);
+         BOOST_TEST(h.count("register_node") == 1u);
+     }},
+    {"a 405 to a later heartbeat: the same, the lease given up with no fresh node", test_config(),
+     n0_pool(),
+     start + std::vector<step>{
+         {0.5, beat_ok(9), {"..."}},
+         {3.1, tick(), {"heartbeat", "arm_timer 5.4"}},
+         {3.2, refused("heartbeat", 405, "heartbeat: HTTP 405: method not allowed"),
+          {"warning: worker: the server has no heartbeat endpoint (heartbeat: HTTP 405: method "
+           "not allowed); going on without a lease, as with a Torc server: a job this worker "
+           "holds when it dies stays with its compute node until that node is deactivated"}},
+         {30, tick(), {"..."}},
+     },
+     [](harness& h) { BOOST_TEST(h.count("heartbeat") == 2u); }},
     {"a claim refused with 409 sends a heartbeat at once", test_config(), n0_pool(),
      start + std::vector<step>{
          {0.5, beat_ok(9), {"..."}},
@@ -210,8 +243,9 @@ BOOST_AUTO_TEST_CASE(finish_reports_under_the_fresh_node)
     for (auto const& st : leased_with_42()) h.feed(st.at, st.event(h));
     h.feed(3.1, worker::tick{});
     h.feed(3.2, worker::request_failed{h.req("heartbeat"), http_failure::http_4xx, 409, inactive});
-    h.feed(3.5, worker::node_registered{h.req("register_node"), 10});
-    h.feed(4, worker::job_exited{42, exited(0), std::nullopt, std::nullopt});
+    h.feed(4.2, worker::tick{});
+    h.feed(4.3, worker::node_registered{h.req("register_node"), 10});
+    h.feed(4.5, worker::job_exited{42, exited(0), std::nullopt, std::nullopt});
     core::worker::complete_jobs const* batch = nullptr;
     for (auto const& a : h.last())
         if (auto const* b = std::get_if<worker::complete_jobs>(&a)) batch = b;
@@ -247,6 +281,7 @@ BOOST_AUTO_TEST_CASE(a_retry_window_beyond_the_lease_is_refused_with_exit_2)
 {
     auto config = test_config();
     config.server.allow_retry_beyond_lease = false;
+    config.server.retry_window_set = true;
     harness h(config, n0_pool());
     for (auto const& st : start) h.feed(st.at, st.event(h));
     auto lines = h.feed(0.5, worker::heartbeat_answered{h.req("heartbeat"), 9.0});
@@ -268,6 +303,67 @@ BOOST_AUTO_TEST_CASE(a_retry_window_beyond_the_lease_is_refused_with_exit_2)
     for (auto const& st : start) ok.feed(st.at, st.event(ok));
     ok.feed(0.5, worker::heartbeat_answered{ok.req("heartbeat"), 9.0});
     BOOST_TEST((ok.fsm().stage() == core::worker_stage::running));
+}
+
+// A retry window nobody set follows the first lease named: the lease less the worker's margin
+// (max(2 s, lease / 5)), said once; the worker goes on.
+BOOST_AUTO_TEST_CASE(a_retry_window_not_set_follows_the_lease)
+{
+    auto config = test_config();
+    config.server.allow_retry_beyond_lease = false;
+    config.server.retry_window_set = false;
+    harness h(config, n0_pool());
+    for (auto const& st : start) h.feed(st.at, st.event(h));
+    auto lines = h.feed(0.5, worker::heartbeat_answered{h.req("heartbeat"), 10.0});
+    BOOST_TEST(std::ranges::count(lines, std::string("info: worker: server.retry_window_seconds "
+                                                     "follows the server's 10 s lease: 8 s")) ==
+               1);
+    BOOST_TEST((h.fsm().stage() == core::worker_stage::running));
+    // the server silent from 1 s on: lost after the followed 8 s, not the configured 600
+    auto const claim = h.req("claim_jobs");
+    h.feed(1, worker::request_failed{claim, http_failure::connect, 0, "claim: refused"});
+    h.feed(9.5, worker::tick{});
+    BOOST_TEST((h.fsm().stage() != core::worker_stage::running));
+}
+
+// A lease lost again and again with no job completed between: the fresh registration waits
+// 1, 2, 4, 8 s, and the fifth loss stops the worker with exit 4 - a server (or a proxy in front
+// of it) that keeps answering 409 or 404 never gets a stream of compute nodes.
+BOOST_AUTO_TEST_CASE(a_lease_lost_again_and_again_backs_off_then_stops_with_exit_4)
+{
+    harness h(with_policy(core::lost_lease_policy::stop), n0_pool());
+    for (auto const& st : start) h.feed(st.at, st.event(h));
+    h.feed(0.5, worker::heartbeat_answered{h.req("heartbeat"), 9.0});
+    h.feed(3.1, worker::tick{});  // the next beat
+    double t = 3.1;
+    std::vector<double> registered_at;
+    for (int loss = 1; loss <= core::max_lease_losses; ++loss) {
+        if (loss > 1) {
+            // registered again: its first beat is refused as inactive at once
+            auto lines = h.feed(t, worker::node_registered{h.req("register_node"), 9 + loss});
+            registered_at.push_back(t);
+            BOOST_TEST(std::ranges::count(lines, std::string("heartbeat")) == 1);
+        }
+        t += 0.1;
+        auto lines = h.feed(t, worker::request_failed{h.req("heartbeat"), http_failure::http_4xx,
+                                                      409, "heartbeat: inactive"});
+        if (loss < core::max_lease_losses) {
+            BOOST_TEST(std::ranges::count(lines, std::string("register_node " + n0_node)) == 0);
+            double const wait = std::exp2(loss - 1);
+            lines = h.feed(t + wait - 0.05, worker::tick{});
+            BOOST_TEST(std::ranges::count(lines, std::string("register_node " + n0_node)) == 0);
+            t += wait;
+            lines = h.feed(t, worker::tick{});
+            BOOST_TEST(std::ranges::count(lines, std::string("register_node " + n0_node)) == 1);
+            t += 0.1;
+        }
+    }
+    BOOST_TEST((h.fsm().reason() == core::stop_reason::lease_lost));
+    BOOST_TEST(h.count("register_node") == static_cast<std::size_t>(core::max_lease_losses));
+    h.feed(t + 0.1, worker::jobs_claimed{h.req("claim_jobs"), {}});
+    auto lines = h.feed(t + 0.2, worker::request_failed{h.req("deactivate_node"),
+                                                         http_failure::http_4xx, 409, "inactive"});
+    BOOST_TEST(std::ranges::count(lines, std::string("exit 4")) == 1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -161,18 +161,35 @@ std::vector<scenario> const scenarios{
          {0.9, tick(), {"claim_jobs " + n0_claim, "arm_timer 5.5"}},
      },
      [](harness& h) { BOOST_TEST((h.fsm().reason() == core::stop_reason::none)); }},
-    {"a reply after the worker took a job is ignored", sole_config(), n0_pool(),
+    // A worker among others claims on while its check reads the ready jobs; the check's reply
+    // comes after the claim gave it a job, and changes nothing.
+    {"a reply after the worker took a job is ignored", among_others(), n0_pool(),
      start + std::vector<step>{
          {0.5, claimed({}), {"check_workflow", "arm_timer 0.9"}},
-         {0.9, tick(), {"claim_jobs " + n0_claim}},
+         {0.9, tick(), {"claim_jobs " + n0_claim, "arm_timer 2.5"}},
          {1.0, claimed({job(42)}), {"read_requirements 1"}},
          {1.1, late.first({wide}), {"arm_timer 5.5"}},
          {1.2, requirements(1, needs(1)), {"..."}},
          {1.3, done("start_job 42"), {"spawn 42#1 on n0 cpus=1 memory=0"}},
+         {3, tick(), {"..."}},
      },
      [](harness& h) {
          BOOST_TEST((h.fsm().reason() == core::stop_reason::none));
          BOOST_TEST(h.fsm().live_jobs() == 1u);
+     }},
+    // torcrun run's one worker, its claim empty: the next claim (which would park on the server
+    // for the long poll) waits for the check that reads what is ready, so jobs that never fit
+    // are named at once instead of after the parked claim.
+    {"the sole worker reads what is ready before it claims again", sole_config(), n0_pool(),
+     start + std::vector<step>{
+         {0.5, claimed({}), {"check_workflow", "arm_timer 0.9"}},
+         {0.9, tick(), {"..."}},
+         {3, tick(), {"..."}},
+         {3.1, ready_jobs({small}), {"claim_jobs " + n0_claim, "arm_timer 5.5"}},
+     },
+     [](harness& h) {
+         BOOST_TEST((h.fsm().reason() == core::stop_reason::none));
+         BOOST_TEST(h.count("claim_jobs") == 2u);  // the opening's and the one after the check
      }},
     {"while a job is held the status check does not read the ready jobs", test_config(),
      n0_pool(),

@@ -24,7 +24,7 @@ make_event handler_is(std::int64_t id, std::vector<core::failure_rule> rules)
 core::worker_config no_extensions()
 {
     auto c = test_config();
-    c.server.use_extensions = false;
+    c.server.extensions = false;
     c.poll.long_poll_seconds = 30;  // ignored without the extensions
     return c;
 }

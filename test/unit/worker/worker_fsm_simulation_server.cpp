@@ -11,7 +11,7 @@ namespace fsm_sim {
 core::worker_config simulation::random_config()
 {
     core::worker_config c;
-    c.server.use_extensions = r_.chance(0.7);
+    c.server.extensions = r_.chance(0.7);
     c.server.lost_lease =
         r_.chance(0.7) ? core::lost_lease_policy::stop : core::lost_lease_policy::finish;
     c.limits.enforce_memory = r_.chance(0.5);
@@ -135,7 +135,7 @@ std::optional<worker_event> simulation::answer_one(sim_worker& w)
     auto reply = answer(w, id, action);
     // Applied, but the reply never came. Without the extensions a re-sent claim carries no key,
     // so nothing can find the jobs the first one took (as with Torc v0.10's own workers).
-    if (roll < 19 && w.config.server.use_extensions) {
+    if (roll < 19 && w.config.server.extensions) {
         ++seen_.replies_lost;
         w.retrying.insert(id);
         return worker::request_failed{

@@ -28,7 +28,8 @@
 namespace torcrun::io {
 
 struct server_options {
-    // GET /version answers {"version": version, "api_version": api_version}. Torc's clients
+    // GET /version answers {"version": version, "api_version": api_version, "server":
+    // "torcrun"}: the last is how torcrun's clients know torcrun's extensions are here. Torc's clients
     // compare `version` with their own and only warn on a difference; the default names the Torc
     // release whose API this server speaks.
     std::string version = "0.10.0";

@@ -138,6 +138,13 @@ public:
     boost::asio::awaitable<core::result<std::shared_ptr<child_process>>> launch(
         spawn_request request);
 
+    // Whether an error of spawn or launch is the worker's own trouble rather than the job's:
+    // its stdout or stderr file could not be made (a full or read-only disk), no pipe, process or
+    // memory was to be had, or the child could not set up its session, streams or the worker's
+    // working directory. The job's own: its program was not found or could not be exec'ed, its
+    // command or environment cannot be passed (an empty command, a NUL, a bad variable name).
+    static bool is_worker_fault(core::error const& launch_error);
+
 private:
     std::shared_ptr<sigchld_reaper> reaper();
     std::shared_ptr<child_process> adopt(pid_t pid, std::chrono::steady_clock::time_point started,
