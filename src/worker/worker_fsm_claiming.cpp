@@ -42,7 +42,11 @@ worker::claim_jobs worker_fsm::impl::fresh_claim(request_id id) const
     // A parked claim carries the resources free when it was sent, and no second claim may go
     // out until it answers; so while any job holds resources here, its exit would leave them
     // idle for up to the whole wait. With nothing held, nothing here can free up meanwhile.
-    if (cfg.server.extensions && pool.idle()) c.wait_seconds = cfg.poll.long_poll_seconds;
+    // The only worker (torcrun run) parks a claim only once an empty claim was followed by the
+    // status check that reads what is ready: the first claim after progress comes back at once,
+    // so jobs that can never run here are named within a second of the last one ending.
+    bool const parks = !cfg.limits.sole_worker || claims.last_empty;
+    if (cfg.server.extensions && pool.idle() && parks) c.wait_seconds = cfg.poll.long_poll_seconds;
     // The claim asks only for what fits the free resources, so each job it gets is placed and
     // spawned as soon as its requirements are known: the server may start them in the claim.
     c.start = cfg.server.extensions;

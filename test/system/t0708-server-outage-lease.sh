@@ -7,7 +7,8 @@
 # not handed back: each ran once, all complete with one result each, the second worker runs
 # none, and the server lost no worker. (Before: within 3 s of the restart the first worker was
 # expired, its jobs went back to ready and the second worker ran all four again.) Last, a worker
-# whose retry window is longer than the lease, not asked for, is refused at its first heartbeat.
+# whose retry window was set longer than the lease, not allowed to be, is refused at its first
+# heartbeat (a window nobody set follows the lease: t0718).
 set -euo pipefail
 torcrun=$1
 tmp=$(mktemp -d)
@@ -81,13 +82,14 @@ if grep -q 'worker lost' "$server_log"; then
 fi
 [ ! -d "$tmp/out2/jobs" ] || fail "the second worker ran jobs: $(find "$tmp/out2/jobs" | head)"
 
-# Not asked for, a retry window longer than the lease stops the worker at its first heartbeat
-# answer (exit 2), its claimed job handed back.
+# Set, not allowed to be, a retry window longer than the lease stops the worker at its first
+# heartbeat answer (exit 2), its claimed job handed back.
 cat >"$tmp/refused.json" <<'JSON'
 {"name": "refused", "jobs": [{"name": "waits", "command": "sleep 30"}]}
 JSON
 submit_spec "$tmp/refused.json"
-"$torcrun" worker "$wf" $(worker_args) 2>"$tmp/worker3.log" &
+"$torcrun" worker "$wf" $(worker_args) --set server.retry_window_seconds=120 \
+    2>"$tmp/worker3.log" &
 worker_pid=$!
 for _ in $(seq 1 150); do
     kill -0 "$worker_pid" 2>/dev/null || break
