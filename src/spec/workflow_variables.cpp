@@ -204,9 +204,9 @@ result<std::optional<boost::json::value>> apply_workflow_variables(spec_document
     auto const& root = document.root();
     if (!root.is_object()) return std::optional<boost::json::value>{};
     auto const* map = root.get_object().if_contains("variables");
-    if (!map || map->is_null()) return std::optional<boost::json::value>{};
-    if (!map->is_object())
-        return error{concat({document.location("/variables"),
+    if (!map) return std::optional<boost::json::value>{};
+    if (!map->is_object())  // null too: Torc checks the raw value before serde reads null as none
+        return error{concat({document.location("/variables", true),
                              ": workflow: field \"variables\" must be an object of strings, found ",
                              describe_value(*map)})};
     if (map->get_object().empty()) return std::optional<boost::json::value>{};

@@ -82,7 +82,9 @@ std::vector<variable_case> const refused{
     {"a value that is no string", "w.yaml", "name: w\nvariables:\n  n: 5\njobs: []\n",
      "w.yaml:3:6: workflow: variables: the value of \"n\" must be a string, found 5"},
     {"variables not an object", "t.json5", "{name:'w', variables:['a'], jobs:[]}",
-     "t.json5:1:22: workflow: field \"variables\" must be an object of strings, found [\"a\"]"},
+     "t.json5:1:12: workflow: field \"variables\" must be an object of strings, found [\"a\"]"},
+    {"variables null", "w.yaml", "name: w\nvariables:\njobs: []\n",
+     "w.yaml:2:1: workflow: field \"variables\" must be an object of strings, found null"},
     {"a name shared with a job's parameter", "w.yaml",
      "name: w\nvariables:\n  i: \"1\"\njobs:\n  - name: a_{i}\n    command: a\n"
      "    parameters:\n      i: \"1:2\"\n",
