@@ -224,7 +224,8 @@ result<std::optional<boost::json::value>> apply_workflow_variables(spec_document
         variables.emplace_back(m.key(), m.value().get_string());
     }
     auto const names = parameter_names(document, root.get_object(), variables, tables);
-    for (auto const& [name, value] : variables) {
+    for (auto const& variable : variables) {
+        std::string const& name = variable.first;  // clang 14 lambdas take no structured binding
         auto const clash = std::find_if(names.begin(), names.end(),
                                         [&](auto const& p) { return p.name == name; });
         if (clash == names.end()) continue;
