@@ -1,5 +1,7 @@
 // parse_spec: the workflow object read entry by entry into a workflow_spec
-// (docs/TORC-COMPATIBILITY.md §4.2-§4.3, and newer Torc's keys of §4.13). The template entries
+// (docs/TORC-COMPATIBILITY.md §4.2-§4.3, and newer Torc's keys of §4.13), after newer Torc's
+// `variables` are substituted into the document (workflow_variables.cpp); `parameters_file`
+// tables are read through the caller's loader as entries name them. The template entries
 // (jobs, files and user data) come first, then resource requirements, failure handlers, Slurm
 // schedulers, slurm_defaults, the resource monitor and actions, with the checks Torc leaves to
 // its server (duplicate and reserved names) done here, before anything is created, and last the
