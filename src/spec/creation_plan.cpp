@@ -207,7 +207,7 @@ boost::json::object workflow_env(workflow_spec const& spec, std::vector<std::str
     }
     boost::json::object out;
     for (auto const& [name, value] : spec.env) {
-        auto substituted = substitute(value, single);
+        auto substituted = substitute(value, single, spec.newer_form.empty());
         for (auto& w : substituted.warnings) warnings.push_back(concat({"workflow env: ", w}));
         out[name] = substituted.text;
     }

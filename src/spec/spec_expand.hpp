@@ -28,6 +28,9 @@ struct job_instance {
 struct warning_list {
     std::vector<std::string> items;
     std::unordered_set<std::string> seen;
+    // False for a spec read by newer Torc's rules: its substitution is torcrun's, so templates
+    // are not compared with Torc 0.10's (§4.5, §4.10 item 7).
+    bool compare_with_0_10 = true;
     void add(std::string text);
 };
 

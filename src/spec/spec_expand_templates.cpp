@@ -19,7 +19,7 @@ std::string apply(std::string_view text, combination const& bindings, std::strin
                   warning_list& warnings)
 {
     if (bindings.empty()) return std::string(text);
-    auto substituted = substitute(text, bindings);
+    auto substituted = substitute(text, bindings, warnings.compare_with_0_10);
     for (auto& w : substituted.warnings) warnings.add(concat({label, ": ", w}));
     return std::move(substituted.text);
 }

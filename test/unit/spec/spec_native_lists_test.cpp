@@ -120,6 +120,21 @@ BOOST_AUTO_TEST_CASE(the_string_form_keeps_v0_10_rules)
     BOOST_TEST(planned->jobs[0].copies == 2u);
 }
 
+// Newer Torc replaces every `{p}` and `{p:fmt}` as torcrun does: no comparison with Torc 0.10.
+BOOST_AUTO_TEST_CASE(no_torc_0_10_substitution_warning_with_newer_rules)
+{
+    auto const newer = plan("{name:'w', jobs:[{name:'a_{i:02d}', command:'a {i}', "
+                            "parameters:{i:[1, 2]}}]}");
+    BOOST_TEST_REQUIRE(message_of(newer) == "ok");
+    BOOST_TEST(join(newer->warnings) == "");
+    auto const v0_10 = plan("{name:'w', jobs:[{name:'a_{i:02d}', command:'a {i:02d} {i}', "
+                            "parameters:{i:'[1, 2]'}}]}");
+    BOOST_TEST_REQUIRE(message_of(v0_10) == "ok");
+    BOOST_TEST(join(v0_10->warnings) ==
+               "jobs[0] \"a_{i:02d}\": template \"a {i:02d} {i}\": Torc 0.10 would leave \"{i}\" "
+               "literal here; torcrun substitutes it");
+}
+
 BOOST_AUTO_TEST_CASE(a_native_list_makes_repeated_names_an_error)
 {
     BOOST_TEST(message_of(plan("{name:'w', jobs:[{name:'m', command:'c', parameters:{i:[1,2]}}]}"))
