@@ -72,6 +72,11 @@ std::vector<list_case> const lists{
      R"({"name": "w", "jobs": [{"name": "a_{v}", "command": "a",
          "parameters": {"v": ["x,y", "z"]}}]})",
      "a_x,a_y,a_z", "a|a|a"},
+    // serde_json quotes the string "1", so the item is no integer: Torc keeps it a string.
+    {"a quoted number stays a string, as in Torc", "w.yaml",
+     "name: w\njobs:\n  - name: a_{x:03d}\n    command: a\n    parameters:\n"
+     "      x: [\"1\", 2]\n",
+     "a_1,a_002", "a|a"},
     {"nested brackets are stripped, as in Torc", "w.json5",
      "{name:'w', jobs:[{name:'a_{v}', command:'a', parameters:{v:[[1, 2], 3]}}]}",
      "a_1,a_2],a_3", "a|a|a"},
