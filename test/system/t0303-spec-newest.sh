@@ -31,6 +31,7 @@ expect_summary examples/yaml/parameterized_from_json.yaml 4 0 0
 expect_summary examples/yaml/parameterized_shared_table.yaml 9 4 0
 expect_summary examples/yaml/parameterized_user_data.yaml 3 0 3
 expect_summary examples/yaml/hyperparameter_sweep.yaml 38 38 0
+expect_summary examples/yaml/fan_in_with_regexes.yaml 30 30 0
 expect_summary examples/yaml/zip_parameter_mode.yaml 8 6 0
 expect_summary examples/json/zip_parameter_mode.json5 6 3 0
 expect_summary slurm-tests/workflows/multi_node_parallel.yaml 40 0 0

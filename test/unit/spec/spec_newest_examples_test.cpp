@@ -61,6 +61,8 @@ std::string const csv_first = "echo \"training resnet on cifar10 lr=0.001 batch_
 // shared table: eval_* wait for train_* (4), aggregate for eval_* by regex (4).
 // hyperparameter_sweep: 18 train -> 2 prepare jobs, 18 aggregate -> train = 54 explicit; the
 //   same 54 pairs implied through train_data, val_data and the 18 metrics files.
+// fan_in_with_regexes: no explicit edges; implied: 24 simulate -> fetch_config (config), each
+//   regional summary -> its 6 simulations by regex (24), global_report -> 4 summaries = 52.
 // zip_parameter_mode: 3 train -> setup, 3 evaluate -> train, aggregate -> 3 evaluate = 9; the
 //   3 evaluate -> train pairs are also implied through the model files.
 std::vector<example_case> const examples{
@@ -86,6 +88,10 @@ std::vector<example_case> const examples{
      "prepare_train_data,prepare_val_data,train_lr0.0001_bs16_optadam",
      "aggregate_results_lr0.0100_bs64_optsgd",
      "python scripts/prepare_data.py --split=train --output=/data/train.pkl"},
+    {"examples/yaml/fan_in_with_regexes.yaml", 30, 0, 52, 30, 0,
+     "fetch_config,simulate_north_000,simulate_north_001", "global_report",
+     "#!/bin/bash\nmkdir -p output\necho '{\"timesteps\": 1000, \"dt\": 0.01, \"model\": "
+     "\"stochastic_v2\"}' > output/config.json\necho \"Config written\"\n"},
     {"examples/yaml/zip_parameter_mode.yaml", 8, 9, 3, 6, 0,
      "setup_environment,train_cifar10_resnet,train_mnist_cnn", "aggregate_results",
      "echo \"Setting up training environment\"\nmkdir -p /models /results\n"},
