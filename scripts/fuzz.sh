@@ -28,8 +28,8 @@ case $seconds in
         ;;
 esac
 
-all_targets=(spec_json spec_json5 spec_yaml config hostlist slurm_env units http_request
-    worker_replies)
+all_targets=(spec_json spec_json5 spec_yaml parameter_table config hostlist slurm_env units
+    http_request worker_replies)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all_targets[@]}")
 for target in "${targets[@]}"; do

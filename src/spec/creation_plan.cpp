@@ -102,35 +102,40 @@ result<std::vector<planned_action>> plan_actions(workflow_spec const& spec,
     return out;
 }
 
-// §4.2: a multi-node schedule_nodes action needs a job asking for that many nodes.
+// §4.2, as Torc 0.25 has it (validate_scheduler_node_requirements): on a multi-node Slurm
+// scheduler of a schedule_nodes action, single-node jobs are placed node by node, and a
+// multi-node job must span the whole allocation. A job asking for more than one node but not
+// the scheduler's count is an error; Torc 0.10 instead asked that some job take them all.
 result<void> check_scheduler_nodes(workflow_spec const& spec, std::vector<expanded_job> const& jobs)
 {
     std::unordered_map<std::string, std::int64_t> nodes_of_rr;
     for (auto const& rr : spec.resource_requirements) nodes_of_rr.emplace(rr.name, rr.num_nodes);
     for (std::size_t i = 0; i < spec.actions.size(); ++i) {
         auto const& a = spec.actions[i];
-        if (a.action_type != "schedule_nodes" || a.scheduler_type != "slurm"
-            || a.start_one_worker_per_node)
-            continue;
+        if (a.action_type != "schedule_nodes" || a.scheduler_type != "slurm") continue;
         auto const s = std::find_if(spec.slurm_schedulers.begin(), spec.slurm_schedulers.end(),
                                     [&](auto const& x) { return x.name == a.scheduler; });
         if (s == spec.slurm_schedulers.end() || s->nodes <= 1) continue;
-        bool used = false;
-        bool fits = false;
+        std::vector<std::string_view> mismatched;
         for (auto const& j : jobs) {
             if (j.scheduler != s->name) continue;
-            used = true;
             auto const rr = j.resource_requirements ? nodes_of_rr.find(*j.resource_requirements)
                                                     : nodes_of_rr.end();
-            fits = fits || (rr == nodes_of_rr.end() ? 1 : rr->second) == s->nodes;
+            std::int64_t const wanted = rr == nodes_of_rr.end() ? 1 : rr->second;
+            if (wanted > 1 && wanted != s->nodes) mismatched.push_back(j.name);
         }
-        if (used && !fits) {
-            std::string const n = std::to_string(s->nodes);
-            return error{concat({action_prefix(a, i), "scheduler ", quoted(s->name), " has ", n,
-                                 " nodes, but none of its jobs asks for ", n,
-                                 " nodes (resource_requirements num_nodes); Torc refuses this "
-                                 "unless start_one_worker_per_node is true"})};
-        }
+        if (mismatched.empty()) continue;
+        std::string names;
+        for (std::size_t k = 0; k < mismatched.size() && k < 3; ++k)
+            names.append(k ? ", " : "").append(quoted(mismatched[k]));
+        if (mismatched.size() > 3)
+            names.append(concat({", ... (", std::to_string(mismatched.size()), " jobs)"}));
+        std::string const n = std::to_string(s->nodes);
+        return error{concat({action_prefix(a, i), "scheduler ", quoted(s->name), " allocates ", n,
+                             " nodes, but jobs ", names,
+                             " ask for another multi-node count (resource_requirements "
+                             "num_nodes); give them num_nodes ", n,
+                             ", or 1 for single-node jobs, as Torc 0.25 requires"})};
     }
     return {};
 }
@@ -202,7 +207,7 @@ boost::json::object workflow_env(workflow_spec const& spec, std::vector<std::str
     }
     boost::json::object out;
     for (auto const& [name, value] : spec.env) {
-        auto substituted = substitute(value, single);
+        auto substituted = substitute(value, single, spec.newer_form.empty());
         for (auto& w : substituted.warnings) warnings.push_back(concat({"workflow env: ", w}));
         out[name] = substituted.text;
     }

@@ -230,20 +230,20 @@ std::optional<raw_parameters> field_reader::parameters(std::string_view key)
 {
     auto const* value = get(key);
     if (!value) return std::nullopt;
-    std::string_view const expected = "an object of value strings such as \"1:10\" or \"[1,2]\"";
     if (!value->is_object()) {
-        type_error(key, expected, *value);
+        type_error(key,
+                   "an object of parameter values such as \"1:10\", \"[1,2]\" or a list [1, 2]",
+                   *value);
         return std::nullopt;
     }
     raw_parameters out;
     for (auto const& member : value->get_object()) {
-        if (!member.value().is_string()) {
-            state_.fail(json_pointer_append(member_pointer(key), member.key()), false, context_,
-                        concat({"field ", quoted(key), " must be ", expected, ", found ",
-                                describe_value(member.value()), " for ", quoted(member.key())}));
-            return std::nullopt;
-        }
-        out.emplace_back(member.key(), member.value().get_string());
+        // Newer Torc's deserialize_parameter_map: a string is the value text; anything else (a
+        // native list, a number, a boolean, null) becomes its serde_json text, read by the same
+        // grammar: [a, b] is "[\"a\",\"b\"]", which is the list a, b.
+        out.emplace_back(member.key(), member.value().is_string()
+                                           ? std::string(member.value().get_string())
+                                           : compact_json(normalized(member.value())));
     }
     return out;
 }

@@ -5,6 +5,7 @@
 // checks for an error once at the end.
 #pragma once
 
+#include "spec_tables.hpp"
 #include "torcrun/common/error.hpp"
 #include "torcrun/spec/parameter_combinations.hpp"
 #include "torcrun/spec/spec_reader.hpp"
@@ -29,6 +30,8 @@ inline constexpr std::int64_t int32_max = std::numeric_limits<std::int32_t>::max
 struct parse_state {
     spec_document const& document;
     std::optional<error> first;
+    spec_tables* tables = nullptr;              // where parameters_file tables are read
+    std::optional<std::string> workflow_table;  // the workflow's parameters_file, as written
 
     bool ok() const noexcept { return !first; }
     // Keeps the first failure: "location: context: detail".
@@ -76,6 +79,9 @@ public:
     std::vector<std::string> strings(std::string_view key);
     std::optional<std::vector<std::string>> optional_strings(std::string_view key);
     std::vector<std::int32_t> int32s(std::string_view key);
+    // A `parameters` object: name -> value text. Strings are taken as written; other values
+    // (newer Torc's native lists, numbers) as their serde_json text, which the value grammar
+    // reads as Torc does (docs/TORC-COMPATIBILITY.md §4.4).
     std::optional<raw_parameters> parameters(std::string_view key);
     // An `env` object (newer Torc): names [A-Za-z_][A-Za-z0-9_]*, string values, in spec order.
     std::vector<std::pair<std::string, std::string>> env(std::string_view key);

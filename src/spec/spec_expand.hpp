@@ -28,6 +28,9 @@ struct job_instance {
 struct warning_list {
     std::vector<std::string> items;
     std::unordered_set<std::string> seen;
+    // False for a spec read by newer Torc's rules: its substitution is torcrun's, so templates
+    // are not compared with Torc 0.10's (§4.5, §4.10 item 7).
+    bool compare_with_0_10 = true;
     void add(std::string text);
 };
 
@@ -41,9 +44,10 @@ std::string instance_prefix(std::string_view where, std::string_view list, std::
 // `"x"`, or `"x_{i}" (here "x_7")` when expansion changed it.
 std::string written_and_expanded(std::string_view written, std::string_view expanded);
 
-// The combinations a template expands over (§4.4); messages are prefixed with `label`.
+// The combinations a template expands over (§4.4): its parameters_file table's rows, or its
+// parameters combined; messages are prefixed with `label`.
 result<std::vector<combination>>
-template_combinations(template_parameters const& params, raw_parameters const& pool,
+template_combinations(template_parameters const& params, workflow_spec const& spec,
                       std::string_view where, std::string const& label, warning_list& warnings);
 
 // The expansions of files, user data and jobs, each counted over all templates before any is

@@ -19,7 +19,7 @@ std::string apply(std::string_view text, combination const& bindings, std::strin
                   warning_list& warnings)
 {
     if (bindings.empty()) return std::string(text);
-    auto substituted = substitute(text, bindings);
+    auto substituted = substitute(text, bindings, warnings.compare_with_0_10);
     for (auto& w : substituted.warnings) warnings.add(concat({label, ": ", w}));
     return std::move(substituted.text);
 }
@@ -133,8 +133,10 @@ template_values(template_parameters const& params, raw_parameters const& pool,
 // How many entries a template expands to, or nullopt when its parameters are in error (its
 // expansion then says so, in the order expand_workflow meets it).
 std::optional<std::size_t> expansion_count(template_parameters const& params,
-                                           raw_parameters const& pool)
+                                           workflow_spec const& spec)
 {
+    if (params.table) return spec.tables[*params.table].rows.size();
+    auto const& pool = spec.parameters;
     if (!parse_parameter_mode(params.parameter_mode)) return std::nullopt;
     warning_list ignored;
     auto const values = template_values(params, pool, "", "", ignored);
@@ -148,7 +150,7 @@ std::optional<std::size_t> expansion_count(template_parameters const& params,
 // The entries of one list (files, user_data or jobs) counted over all its templates; past
 // `limit`, an error naming the template that crosses it and the counts before it and in all.
 template <class Entries>
-result<void> check_total(Entries const& entries, raw_parameters const& pool, std::string_view list,
+result<void> check_total(Entries const& entries, workflow_spec const& spec, std::string_view list,
                          std::string_view kind, std::size_t limit)
 {
     std::size_t total = 0;  // each template adds at most max_combinations: no overflow
@@ -156,7 +158,7 @@ result<void> check_total(Entries const& entries, raw_parameters const& pool, std
     std::size_t before = 0;
     std::size_t own = 0;
     for (std::size_t i = 0; i < entries.size(); ++i) {
-        std::size_t const n = expansion_count(entries[i].params, pool).value_or(0);
+        std::size_t const n = expansion_count(entries[i].params, spec).value_or(0);
         if (!crossing && total + n > limit) {
             crossing = i;
             before = total;
@@ -207,9 +209,11 @@ std::string written_and_expanded(std::string_view written, std::string_view expa
 }
 
 result<std::vector<combination>>
-template_combinations(template_parameters const& params, raw_parameters const& pool,
+template_combinations(template_parameters const& params, workflow_spec const& spec,
                       std::string_view where, std::string const& label, warning_list& warnings)
 {
+    if (params.table) return spec.tables[*params.table].rows;
+    auto const& pool = spec.parameters;
     std::string const prefix = concat({where, ": ", label, ": "});
     auto const mode = parse_parameter_mode(params.parameter_mode);
     if (!mode) return error{prefix + mode.error().message};
@@ -223,13 +227,12 @@ template_combinations(template_parameters const& params, raw_parameters const& p
 
 result<void> check_totals(workflow_spec const& spec, expansion_limits const& limits)
 {
-    auto const& pool = spec.parameters;
-    if (auto r = check_total(spec.files, pool, "files", "files", limits.files); !r) return r;
-    if (auto r = check_total(spec.user_data, pool, "user_data", "user data entries",
+    if (auto r = check_total(spec.files, spec, "files", "files", limits.files); !r) return r;
+    if (auto r = check_total(spec.user_data, spec, "user_data", "user data entries",
                              limits.user_data);
         !r)
         return r;
-    return check_total(spec.jobs, pool, "jobs", "jobs", limits.jobs);
+    return check_total(spec.jobs, spec, "jobs", "jobs", limits.jobs);
 }
 
 result<std::vector<expanded_file>> expand_files(workflow_spec const& spec, warning_list& warnings)
@@ -239,7 +242,7 @@ result<std::vector<expanded_file>> expand_files(workflow_spec const& spec, warni
     for (std::size_t i = 0; i < spec.files.size(); ++i) {
         auto const& f = spec.files[i];
         std::string const label = entry_label("files", i, f.name);
-        auto combos = template_combinations(f.params, spec.parameters, f.where, label, warnings);
+        auto combos = template_combinations(f.params, spec, f.where, label, warnings);
         if (!combos) return combos.error();
         warn_if_empty(*combos, label, "files", warnings);
         for (auto const& c : *combos) {
@@ -263,10 +266,10 @@ result<std::vector<expanded_user_data>> expand_user_data(workflow_spec const& sp
         auto const& u = spec.user_data[i];
         std::string const label = entry_label("user_data", i, u.name);
         auto const& p = u.params;
-        if (p.parameters || p.use_parameters || p.parameter_mode)
+        if (p.parameters || p.use_parameters || p.parameter_mode || p.table)
             warnings.add(concat({label, ": Torc 0.10 rejects parameters on user data; torcrun "
                                         "expands the entry like a file"}));
-        auto combos = template_combinations(p, spec.parameters, u.where, label, warnings);
+        auto combos = template_combinations(p, spec, u.where, label, warnings);
         if (!combos) return combos.error();
         warn_if_empty(*combos, label, "user data", warnings);
         for (auto const& c : *combos) {
@@ -290,7 +293,7 @@ result<std::vector<job_instance>> expand_job_templates(workflow_spec const& spec
     for (std::size_t i = 0; i < spec.jobs.size(); ++i) {
         auto const& t = spec.jobs[i];
         std::string const label = entry_label("jobs", i, t.name);
-        auto combos = template_combinations(t.params, spec.parameters, t.where, label, warnings);
+        auto combos = template_combinations(t.params, spec, t.where, label, warnings);
         if (!combos) return combos.error();
         warn_if_empty(*combos, label, "jobs", warnings);
         for (auto const& c : *combos) out.push_back({i, t.name, expand_job(t, c, label, warnings)});

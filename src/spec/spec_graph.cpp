@@ -255,6 +255,7 @@ result<void> check_graph(expanded_workflow const& workflow, workflow_spec const&
 result<expanded_workflow> expand_workflow(workflow_spec const& spec, expansion_limits const& limits)
 {
     detail::warning_list warnings;
+    warnings.compare_with_0_10 = spec.newer_form.empty();
     for (auto const& w : spec.warnings) warnings.add(w);
     if (auto totals = detail::check_totals(spec, limits); !totals) return totals.error();
     auto files = detail::expand_files(spec, warnings);

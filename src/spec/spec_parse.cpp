@@ -1,5 +1,7 @@
 // parse_spec: the workflow object read entry by entry into a workflow_spec
-// (docs/TORC-COMPATIBILITY.md §4.2-§4.3, and newer Torc's keys of §4.13). The template entries
+// (docs/TORC-COMPATIBILITY.md §4.2-§4.3, and newer Torc's keys of §4.13), after newer Torc's
+// `variables` are substituted into the document (workflow_variables.cpp); `parameters_file`
+// tables are read through the caller's loader as entries name them. The template entries
 // (jobs, files and user data) come first, then resource requirements, failure handlers, Slurm
 // schedulers, slurm_defaults, the resource monitor and actions, with the checks Torc leaves to
 // its server (duplicate and reserved names) done here, before anything is created, and last the
@@ -10,6 +12,7 @@
 #include "field_reader.hpp"
 #include "json_text.hpp"
 #include "message_text.hpp"
+#include "workflow_variables.hpp"
 #include "torcrun/common/units.hpp"
 #include "torcrun/spec/spec_model.hpp"
 
@@ -67,14 +70,67 @@ void note_newer(field_reader& r, std::string& form, std::initializer_list<std::s
     }
 }
 
+// A parameter written as anything but a string (newer Torc's native list, or a number) is a
+// key of newer Torc in effect: Torc 0.10 refuses it.
+void note_native_parameters(field_reader& r, std::string& form)
+{
+    auto const* params = r.get("parameters");
+    if (!form.empty() || !params || !params->is_object()) return;
+    for (auto const& member : params->get_object()) {
+        if (member.value().is_string()) continue;
+        auto const pointer = json_pointer_append(r.member_pointer("parameters"), member.key());
+        form = concat({member.value().is_array() ? "a native list" : "a native value",
+                       " in \"parameters\" at ", r.state().document.location(pointer)});
+        return;
+    }
+}
+
 // -- the template entries: jobs, files, user data
 
-template_parameters read_template_parameters(field_reader& r)
+// Newer Torc's table source of an entry (its validate_parameter_source): a `parameters_file` of
+// its own, or `use_parameters_file: true` taking the workflow's; either excludes `parameters`,
+// `parameter_mode` and `use_parameters`, and the two exclude each other. The table is read here,
+// so a missing or malformed one is named at the key that brought it in.
+std::optional<std::size_t> read_table_source(field_reader& r, template_parameters const& own)
 {
+    auto const file = r.optional_string("parameters_file");
+    bool const use = r.boolean("use_parameters_file", false);
+    if (!r.state().ok() || (!file && !use)) return std::nullopt;
+    std::string_view const key = file ? "parameters_file" : "use_parameters_file";
+    if (own.parameters || own.parameter_mode || own.use_parameters) {
+        r.fail(key, concat({"field ", quoted(key),
+                            " cannot be combined with \"parameters\", \"parameter_mode\" or "
+                            "\"use_parameters\": the table gives the combinations itself"}));
+        return std::nullopt;
+    }
+    if (file && use) {
+        r.fail("use_parameters_file", "fields \"parameters_file\" and \"use_parameters_file\" "
+                                      "exclude each other: give the entry one table");
+        return std::nullopt;
+    }
+    auto& state = r.state();
+    if (use && !state.workflow_table) {
+        r.fail("use_parameters_file", "field \"use_parameters_file\" needs a workflow-level "
+                                      "\"parameters_file\" to take the rows from");
+        return std::nullopt;
+    }
+    auto index = state.tables->load(file ? *file : *state.workflow_table);
+    if (index) return *index;
+    std::string const detail = concat({"field \"parameters_file\": ", index.error().message});
+    if (file) r.fail("parameters_file", detail);
+    else state.fail("/parameters_file", false, "workflow", detail);
+    return std::nullopt;
+}
+
+template_parameters read_template_parameters(field_reader& r, std::string& newer_form)
+{
+    note_native_parameters(r, newer_form);
+    note_newer(r, newer_form, {"parameters_file", "use_parameters_file"});
     template_parameters out;
     out.parameters = r.parameters("parameters");
     out.parameter_mode = r.optional_string("parameter_mode");
     out.use_parameters = r.optional_strings("use_parameters");
+    out.table = read_table_source(r, out);
     return out;
 }
 
@@ -101,6 +157,8 @@ void read_job(field_reader& r, job_spec& job, std::string& newer_form)
                   "parameters",
                   "parameter_mode",
                   "use_parameters",
+                  "parameters_file",
+                  "use_parameters_file",
                   "env",
                   "priority",
                   "stdio",
@@ -129,7 +187,7 @@ void read_job(field_reader& r, job_spec& job, std::string& newer_form)
     job.env = r.env("env");
     job.priority = r.integer_or("priority", 0, 0, int64_max);
     job.stdio = read_stdio(r, "stdio");
-    job.params = read_template_parameters(r);
+    job.params = read_template_parameters(r, newer_form);
     job.where = r.where();
 }
 
@@ -167,8 +225,7 @@ void read_workflow_fields(field_reader& r, workflow_spec& spec)
                "field \"slurm_config\" was removed from Torc; use \"execution_config\" "
                "(mode, srun_termination_signal, enable_cpu_bind, ...)",
                true);
-    refuse_unsupported(r, {{"variables", "constants substituted into the spec's strings"},
-                           {"dynamic_jobs", "jobs that spawn jobs"},
+    refuse_unsupported(r, {{"dynamic_jobs", "jobs that spawn jobs"},
                            {"enable_ro_crate", "RO-Crate provenance records"},
                            {"access_groups", "access groups on the workflow"}});
     spec.name = r.string("name");
@@ -183,7 +240,14 @@ void read_workflow_fields(field_reader& r, workflow_spec& spec)
         spec.warnings.push_back(
             "workflow: field \"compute_node_expiration_buffer_seconds\" is deprecated (newer "
             "Torc ignores it); torcrun stores it as Torc 0.10 does");
+    note_newer(r, spec.newer_form, {"variables", "parameters_file"});
+    note_native_parameters(r, spec.newer_form);
     spec.parameters = r.parameters("parameters").value_or(raw_parameters{});
+    spec.parameters_file = r.optional_string("parameters_file");
+    if (spec.parameters_file && r.get("parameters"))
+        r.fail("parameters_file", "fields \"parameters\" and \"parameters_file\" exclude each "
+                                  "other: a workflow has one shared parameter source");
+    r.state().workflow_table = spec.parameters_file;
     spec.use_pending_failed = r.boolean("use_pending_failed", false);
     spec.compute_node_expiration_buffer_seconds =
         r.integer_or("compute_node_expiration_buffer_seconds", 60, 0, int64_max);
@@ -207,27 +271,28 @@ void read_jobs(field_reader& workflow, std::vector<job_spec>& out, std::string& 
                    [&](field_reader& r) { read_job(r, out.emplace_back(), newer_form); });
 }
 
-void read_files(field_reader& workflow, std::vector<file_spec>& out)
+void read_files(field_reader& workflow, std::vector<file_spec>& out, std::string& newer_form)
 {
     for_each_entry(workflow, "files", [&](field_reader& r) {
         if (!r.begin({"name", "path", "parameters", "parameter_mode", "use_parameters",
-                      "identifier", "st_mtime"}))
+                      "parameters_file", "use_parameters_file", "identifier", "st_mtime"}))
             return;
         refuse_unsupported(r, {{"identifier", "RO-Crate identifiers"},
                                {"st_mtime", "a modification time given in the spec"}});
         auto& file = out.emplace_back();
         file.name = r.string("name");
         file.path = r.string("path");
-        file.params = read_template_parameters(r);
+        file.params = read_template_parameters(r, newer_form);
         file.where = r.where();
     });
 }
 
-void read_user_data(field_reader& workflow, std::vector<user_data_spec>& out)
+void read_user_data(field_reader& workflow, std::vector<user_data_spec>& out,
+                    std::string& newer_form)
 {
     for_each_entry(workflow, "user_data", [&](field_reader& r) {
-        if (!r.begin(
-                {"name", "data", "is_ephemeral", "parameters", "parameter_mode", "use_parameters"}))
+        if (!r.begin({"name", "data", "is_ephemeral", "parameters", "parameter_mode",
+                      "use_parameters", "parameters_file", "use_parameters_file"}))
             return;
         auto& entry = out.emplace_back();
         if (!r.get("name")) {
@@ -237,7 +302,7 @@ void read_user_data(field_reader& workflow, std::vector<user_data_spec>& out)
         entry.name = r.string("name");
         if (auto const* data = r.get("data")) entry.data = normalized(*data);
         entry.is_ephemeral = r.optional_boolean("is_ephemeral");
-        entry.params = read_template_parameters(r);
+        entry.params = read_template_parameters(r, newer_form);
         entry.where = r.where();
     });
 }
@@ -551,10 +616,14 @@ std::string_view to_string(monitor_granularity granularity)
     return granularity == monitor_granularity::summary ? "summary" : "time_series";
 }
 
-result<workflow_spec> parse_spec(spec_document const& document)
+result<workflow_spec> parse_spec(spec_document const& document, table_loader loader)
 {
-    detail::parse_state state{document, std::nullopt};
-    detail::field_reader r(state, document.root(), "", "workflow");
+    detail::spec_tables tables(std::move(loader));
+    // Newer Torc substitutes `variables` into the document before reading any field.
+    auto substituted = detail::apply_workflow_variables(document, tables);
+    if (!substituted) return substituted.error();
+    detail::parse_state state{document, std::nullopt, &tables, std::nullopt};
+    detail::field_reader r(state, *substituted ? **substituted : document.root(), "", "workflow");
     workflow_spec spec;
     if (r.begin({"name", "user", "description", "parameters", "jobs", "files", "user_data",
                  "resource_requirements", "failure_handlers", "slurm_schedulers", "slurm_defaults",
@@ -563,11 +632,12 @@ result<workflow_spec> parse_spec(spec_document const& document)
                  "compute_node_ignore_workflow_completion",
                  "compute_node_wait_for_healthy_database_minutes", "jobs_sort_method",
                  "project", "metadata", "env", "execution_config", "slurm_config", "variables",
+                 "parameters_file",
                  "dynamic_jobs", "enable_ro_crate", "access_groups"})) {
         detail::read_workflow_fields(r, spec);
         detail::read_jobs(r, spec.jobs, spec.newer_form);
-        detail::read_files(r, spec.files);
-        detail::read_user_data(r, spec.user_data);
+        detail::read_files(r, spec.files, spec.newer_form);
+        detail::read_user_data(r, spec.user_data, spec.newer_form);
         detail::read_resource_requirements(r, spec.resource_requirements);
         detail::read_failure_handlers(r, spec.failure_handlers);
         detail::read_slurm_schedulers(r, spec.slurm_schedulers, spec.newer_form);
@@ -576,6 +646,7 @@ result<workflow_spec> parse_spec(spec_document const& document)
         detail::read_actions(r, spec.slurm_schedulers, spec.actions, spec.warnings);
     }
     if (state.first) return *state.first;
+    spec.tables = std::move(tables.tables());
     execution_context context;
     context.has_slurm_schedulers = !spec.slurm_schedulers.empty();
     for (auto const& a : spec.actions)

@@ -125,11 +125,12 @@ result<spec_document> read_spec_document(std::string_view text, std::string_view
                          ") nor YAML (", yaml.error().message, ")"})};
 }
 
-result<workflow_spec> read_spec(std::string_view text, std::string_view file_name)
+result<workflow_spec> read_spec(std::string_view text, std::string_view file_name,
+                                table_loader loader)
 {
     auto document = read_spec_document(text, file_name);
     if (!document) return document.error();
-    return parse_spec(*document);
+    return parse_spec(*document, std::move(loader));
 }
 
 }  // namespace torcrun::core::spec

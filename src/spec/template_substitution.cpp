@@ -112,7 +112,8 @@ std::string format_value(parameter_value const& value, std::string_view spec)
     return rust::fixed_f64(std::get<double>(value.v), *n);
 }
 
-substitution_result substitute(std::string_view template_text, combination const& bindings)
+substitution_result substitute(std::string_view template_text, combination const& bindings,
+                               bool compare_with_0_10)
 {
     substitution_result out;
     std::string_view const t = template_text;
@@ -145,7 +146,7 @@ substitution_result substitute(std::string_view template_text, combination const
         }
         pos = brace + text->size();
     }
-    add_torc_warnings(t, bindings, out);
+    if (compare_with_0_10) add_torc_warnings(t, bindings, out);
     return out;
 }
 

@@ -16,7 +16,10 @@ inline constexpr std::size_t max_yaml_alias_nodes = 1'000'000;
 // The values one parameter may yield (a range or a list); Torc loops forever on "0:inf".
 inline constexpr std::size_t max_parameter_values = 1'000'000;
 
-// The combinations one template may expand over.
+// The size of one `parameters_file` table's text; the loader refuses a larger file unread.
+inline constexpr std::size_t max_parameter_table_bytes = 64 * 1024 * 1024;
+
+// The combinations one template may expand over (also the rows of one parameters_file table).
 inline constexpr std::size_t max_combinations = 1'000'000;
 
 // Expanded entries across all templates of a spec: jobs, files and user data, each.

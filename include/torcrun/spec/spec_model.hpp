@@ -6,11 +6,13 @@
 
 #include "torcrun/spec/execution_config.hpp"
 #include "torcrun/spec/parameter_combinations.hpp"
+#include "torcrun/spec/parameter_table.hpp"
 #include "torcrun/spec/spec_entries.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -24,10 +26,13 @@ using env_list = std::vector<std::pair<std::string, std::string>>;
 // How a template takes its parameters (docs/TORC-COMPATIBILITY.md §4.4): its own `parameters`, or
 // `use_parameters` names from the workflow's pool. `parameter_mode` is checked when the entry is
 // expanded.
+// A table source (newer Torc's `parameters_file`, or `use_parameters_file: true` taking the
+// workflow's) excludes the other three; `table` is its index in workflow_spec::tables.
 struct template_parameters {
     std::optional<raw_parameters> parameters;
     std::optional<std::string> parameter_mode;
     std::optional<std::vector<std::string>> use_parameters;
+    std::optional<std::size_t> table;
 };
 
 struct file_spec {
@@ -84,6 +89,8 @@ struct workflow_spec {
     env_list env;                                    // newer Torc; single-valued parameters
     std::optional<execution_config_spec> execution_config;  // newer Torc
     raw_parameters parameters;  // the pool that `use_parameters` draws from
+    std::optional<std::string> parameters_file;  // newer Torc: the workflow's shared table
+    std::vector<parameter_table> tables;         // the parameters_file tables, each read once
     std::vector<job_spec> jobs;
     std::vector<file_spec> files;
     std::vector<user_data_spec> user_data;

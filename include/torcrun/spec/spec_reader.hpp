@@ -8,6 +8,7 @@
 
 #include "torcrun/common/error.hpp"
 #include "torcrun/common/json_reader.hpp"
+#include "torcrun/spec/parameter_table.hpp"
 #include "torcrun/spec/spec_model.hpp"
 
 #include <boost/json/value.hpp>
@@ -64,10 +65,14 @@ result<spec_document> read_yaml_document(std::string_view text, std::string_view
 
 // The typed spec: unknown fields, wrong types, missing required fields, values out of range,
 // duplicate names of resource requirements, schedulers and failure handlers, the reserved
-// name "default", and forbidden slurm_defaults keys are errors.
-result<workflow_spec> parse_spec(spec_document const& document);
+// name "default", and forbidden slurm_defaults keys are errors. Newer Torc's `variables` are
+// substituted first (docs/TORC-COMPATIBILITY.md §4.5). The `parameters_file` tables the spec
+// names are read through `loader` (without one, such a spec is refused) and kept in
+// workflow_spec::tables.
+result<workflow_spec> parse_spec(spec_document const& document, table_loader loader = {});
 
 // read_spec_document + parse_spec.
-result<workflow_spec> read_spec(std::string_view text, std::string_view file_name);
+result<workflow_spec> read_spec(std::string_view text, std::string_view file_name,
+                                table_loader loader = {});
 
 }  // namespace torcrun::core::spec

@@ -37,7 +37,10 @@ struct substitution_result {
 // leave literal, e.g. `template "{i:03d}-{i}": Torc 0.10 would leave "{i}" literal here;
 // torcrun substitutes it`. These name no values, so callers can deduplicate them across an
 // entry's combinations. A difference of any other kind gets one warning quoting both texts.
-substitution_result substitute(std::string_view template_text, combination const& bindings);
+// With `compare_with_0_10` false (a spec read by newer Torc's rules, whose substitution replaces
+// every placeholder as torcrun does) those comparisons are not made.
+substitution_result substitute(std::string_view template_text, combination const& bindings,
+                               bool compare_with_0_10 = true);
 
 // Torc 0.10's `substitute_parameters`, bindings taken in the given order (Torc's is its
 // HashMap's): per name, if `{name:` occurs with a `}` after it, only that first exact

@@ -7,6 +7,7 @@
 #include "cli/spec_render.hpp"
 #include "config_options.hpp"
 #include "spec_submission.hpp"
+#include "table_files.hpp"
 #include "torcrun/spec/creation_plan.hpp"
 #include "torcrun/spec/spec_reader.hpp"
 
@@ -44,7 +45,7 @@ int cmd_spec(arguments const& args)
     std::string const path = vm["spec"].as<std::string>();
     auto text = read_text_file(path);  // as `torcrun run` and `submit` read it
     if (!text) return fail(text.error().message);
-    auto parsed = core::spec::read_spec(*text, path);
+    auto parsed = core::spec::read_spec(*text, path, table_file_loader());
     if (!parsed) return fail(parsed.error().message);
     core::spec::plan_options plan_options{current_user(), !vm.count("no-resource-monitoring"),
                                           vm.count("skip-checks") > 0};

@@ -2,6 +2,7 @@
 #include "spec_submission.hpp"
 
 #include "config_options.hpp"
+#include "table_files.hpp"
 #include "torcrun/spec/submission.hpp"
 #include "torcrun/spec/spec_reader.hpp"
 
@@ -22,7 +23,7 @@ core::result<core::spec::creation_plan> plan_spec_file(std::string const& path,
 {
     auto text = read_text_file(path);
     if (!text) return text.error();
-    auto parsed = core::spec::read_spec(*text, path);
+    auto parsed = core::spec::read_spec(*text, path, table_file_loader());
     if (!parsed) return parsed.error();
     core::spec::plan_options plan_options{current_user(), options.resource_monitoring,
                                           options.skip_checks};

@@ -241,6 +241,8 @@ std::string const node_check =
     "num_cpus:1, memory:'1g', num_nodes:2}], slurm_schedulers:[{name:'big', account:'a', "
     "nodes:2}], jobs:[{name:'a', command:'c', scheduler:'big', resource_requirements:'one'}, "
     "{name:'b', command:'c', scheduler:'big'}";
+std::string const node_check4 =
+    std::string(node_check).replace(node_check.find("'a', nodes:2"), 12, "'a', nodes:4");
 
 std::vector<error_case> const error_cases{
     {"an action naming an unknown job",
@@ -257,17 +259,23 @@ std::vector<error_case> const error_cases{
      alice,
      "t.json5:1:194: actions[0]: job_name_regexes \"train_(\\d\" is not a valid regular "
      "expression: missing ): train_(\\d"},
-    {"a multi-node scheduler with no job asking for its nodes (§9.2)",
-     node_check
-         + "], actions:[{trigger_type:'on_workflow_start', action_type:'schedule_nodes', "
-           "scheduler:'big', scheduler_type:'slurm'}]}",
+    {"a multi-node job that does not span its multi-node scheduler (§9.2, Torc 0.25)",
+     node_check4
+         + ", {name:'c', command:'c', scheduler:'big', resource_requirements:'two'}], "
+           "actions:[{trigger_type:'on_workflow_start', action_type:'schedule_nodes', "
+           "scheduler:'big', scheduler_type:'slurm', start_one_worker_per_node:true}]}",
      alice,
-     "t.json5:1:311: actions[0]: scheduler \"big\" has 2 nodes, but none of its jobs asks for 2 "
-     "nodes (resource_requirements num_nodes); Torc refuses this unless "
-     "start_one_worker_per_node is true"},
+     "t.json5:1:382: actions[0]: scheduler \"big\" allocates 4 nodes, but jobs \"c\" ask for "
+     "another multi-node count (resource_requirements num_nodes); give them num_nodes 4, or 1 "
+     "for single-node jobs, as Torc 0.25 requires"},
 };
 
 std::vector<plan_case> const check_cases{
+    {"single-node jobs in a multi-node allocation pass the node check (Torc 0.25)",
+     node_check
+         + "], actions:[{trigger_type:'on_workflow_start', action_type:'schedule_nodes', "
+           "scheduler:'big', scheduler_type:'slurm'}]}",
+     alice, [](auto const& p) { return std::to_string(p.actions.size()); }, "1"},
     {"the node check passes when a job asks for the scheduler's nodes",
      node_check
          + ", {name:'c', command:'c', scheduler:'big', resource_requirements:'two'}], "
@@ -275,15 +283,11 @@ std::vector<plan_case> const check_cases{
            "scheduler:'big', scheduler_type:'slurm'}]}",
      alice, [](auto const& p) { return std::to_string(p.actions.size()); }, "1"},
     {"the node check is skipped with skip_checks",
-     node_check
-         + "], actions:[{trigger_type:'on_workflow_start', action_type:'schedule_nodes', "
+     node_check4
+         + ", {name:'c', command:'c', scheduler:'big', resource_requirements:'two'}], "
+           "actions:[{trigger_type:'on_workflow_start', action_type:'schedule_nodes', "
            "scheduler:'big', scheduler_type:'slurm'}]}",
      skip_checks, [](auto const& p) { return std::to_string(p.actions.size()); }, "1"},
-    {"the node check does not apply with one worker per node",
-     node_check
-         + "], actions:[{trigger_type:'on_workflow_start', action_type:'schedule_nodes', "
-           "scheduler:'big', scheduler_type:'slurm', start_one_worker_per_node:true}]}",
-     alice, [](auto const& p) { return std::to_string(p.actions.size()); }, "1"},
     {"the node check does not apply to a scheduler no job uses",
      "{name:'w', slurm_schedulers:[{name:'big', account:'a', nodes:4}], jobs:[{name:'a', "
      "command:'c'}], actions:[{trigger_type:'on_workflow_start', action_type:'schedule_nodes', "

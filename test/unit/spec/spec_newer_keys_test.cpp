@@ -375,9 +375,6 @@ std::vector<key_case> const refusals{
     {"slurm_config removed", "w.yaml", "name: w\njobs: []\nslurm_config: {}\n",
      "w.yaml:3:1: workflow: field \"slurm_config\" was removed from Torc; use "
      "\"execution_config\" (mode, srun_termination_signal, enable_cpu_bind, ...)"},
-    {"variables", "t.json5", "{name:'w', jobs:[], variables:{root:'/x'}}",
-     "t.json5:1:21: workflow: field \"variables\" (newer Torc: constants substituted into "
-     "the spec's strings) is not supported by torcrun"},
     {"dynamic_jobs", "w.yaml", "name: w\njobs: []\ndynamic_jobs: {max_iterations: 3}\n",
      "w.yaml:3:1: workflow: field \"dynamic_jobs\" (newer Torc: jobs that spawn jobs) is "
      "not supported by torcrun"},
