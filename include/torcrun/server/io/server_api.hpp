@@ -28,11 +28,13 @@
 namespace torcrun::io {
 
 struct server_options {
-    // GET /version answers {"version": version, "api_version": api_version}. Torc's clients
-    // compare `version` with their own and only warn on a difference; the default names the Torc
-    // release whose API this server speaks.
-    std::string version = "0.10.0";
-    std::string api_version = "0.10.0";
+    // GET /version answers 0.23's VersionResponse {"version": version, "api_version":
+    // api_version} plus "server": "torcrun", the key by which torcrun's clients recognise a
+    // torcrun server (and use its extensions). Torc's clients compare `version` with their own and
+    // only warn on a difference. Empty `version`: this torcrun's own. The API version is the
+    // newest Torc contract the server answers (it answers v0.10's as well).
+    std::string version;
+    std::string api_version = "0.23.0";
     // Workflow timestamps; tests pass a fixed clock.
     std::function<std::chrono::system_clock::time_point()> clock;
     // Lease renewals (core::lease_book); tests pass a clock they move.
