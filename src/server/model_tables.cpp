@@ -194,6 +194,10 @@ constexpr field_spec workflow_fields[] = {
     {.name = "metadata", .kind = k::string_or_object},
     {.name = "env", .kind = k::env_map},
     {.name = "execution_config", .kind = k::json_document},
+    // 0.23, kept and echoed: where the workflow was submitted from, and whether its client asked
+    // for RO-Crate records (torcrun's server keeps none: its RO-Crate routes are absent).
+    {.name = "submission_directory"},
+    {.name = "enable_ro_crate", .kind = k::boolean},
     {.name = "status_id", .kind = k::integer, .read_only = true, .storage = s::computed},
     // 0.23 reads these from the workflow (v0.10 from GET /workflows/{id}/status); they live in
     // workflow_status and are set by cancel, reset_status and PUT status, never by a body here.
@@ -245,6 +249,12 @@ constexpr field_spec job_fields[] = {
     // The job's own variables; workers overlay them on the workflow's env.
     {.name = "env", .kind = k::env_map},
     {.name = "priority", .kind = k::integer, .default_value = "0", .minimum = 0},
+    // 0.23: the compute node holding the job (its claimant while pending, then its runner).
+    {.name = "compute_node_id",
+     .kind = k::integer,
+     .read_only = true,
+     .storage = s::computed,
+     .sql = "active_compute_node_id"},
 };
 constexpr std::string_view job_hidden[] = {"active_compute_node_id"};
 
@@ -326,9 +336,14 @@ constexpr field_spec compute_node_fields[] = {
     {.name = "scheduler_config_id", .kind = k::integer},
     {.name = "compute_node_type", .required = true},
     {.name = "scheduler", .kind = k::json_any},
-    // 0.23: the allocation's end (RFC 3339) as the runner reports it at registration; GET status
-    // reads the walltime left from it.
+    // 0.23: the allocation's end (RFC 3339) as the runner reports it at registration (GET status
+    // reads the walltime left from it), and the node's usage as its runner reports it.
     {.name = "end_time"},
+    {.name = "sample_count", .kind = k::integer, .minimum = 0},
+    {.name = "peak_cpu_percent", .kind = k::number},
+    {.name = "avg_cpu_percent", .kind = k::number},
+    {.name = "peak_memory_bytes", .kind = k::integer, .minimum = 0},
+    {.name = "avg_memory_bytes", .kind = k::integer, .minimum = 0},
 };
 
 constexpr field_spec scheduled_compute_nodes_fields[] = {

@@ -91,9 +91,12 @@ check GET "/workflows/$wf/active_task" "" 200
 [ "$(field "$body" 'd.get("task")')" = null ] || fail "active task: $body"
 check GET "/workflows/$wf/is_uninitialized" "" 200
 
+# Registered as a 0.23 runner does: the allocation's end_time, no time_limit.
 start=$(date -u +%Y-%m-%dT%H:%M:%S.000000000+00:00)
-check POST /compute_nodes "{\"workflow_id\": $wf, \"hostname\": \"node1\", \"pid\": 4242, \"start_time\": \"$start\", \"is_active\": true, \"num_cpus\": 4, \"memory_gb\": 8.0, \"num_gpus\": 0, \"num_nodes\": 1, \"time_limit\": \"PT1H\", \"compute_node_type\": \"local\", \"scheduler\": null}" 200
+end=$(date -u -d '+1 hour' +%Y-%m-%dT%H:%M:%SZ)
+check POST /compute_nodes "{\"workflow_id\": $wf, \"hostname\": \"node1\", \"pid\": 4242, \"start_time\": \"$start\", \"end_time\": \"$end\", \"is_active\": true, \"num_cpus\": 4, \"memory_gb\": 8.0, \"num_gpus\": 0, \"num_nodes\": 1, \"time_limit\": null, \"compute_node_type\": \"local\", \"scheduler\": null}" 200
 node=$(field "$body" 'd["id"]')
+[ "$(field "$body" 'd["end_time"]')" = "$end" ] || fail "compute node: $body"
 # (No trigger_type filter: 0.23 declares it `type: [array, null]`, which Prism 5 does not build
 # an array for from a query string, so it refuses any value; v0.10's t0330 sends the filter.)
 check GET "/workflows/$wf/actions/pending" "" 200
@@ -111,6 +114,8 @@ others=$(field "$body" '" ".join(str(j["id"]) for j in d["jobs"])')
 [ "$(wc -w <<<"$others")" = 2 ] || fail "claim_jobs_based_on_resources: $body"
 for job in $first $others; do
     check PUT "/jobs/$job/start_job/0/$node" "" 200
+    [ "$(field "$body" '[d["status"], d["compute_node_id"]]')" = "[\"running\", $node]" ] \
+        || fail "start_job: $body"
 done
 check GET "/workflows/$wf/status" "" 200
 [ "$(field "$body" '[d["jobs_by_status"]["running"], d["jobs_by_status"]["pending_failed"], d["active_compute_nodes"], d["runtime_blocked_ready_jobs"], 0 < d["max_allocation_remaining_seconds"] <= 3600]')" = \

@@ -301,9 +301,17 @@ CREATE INDEX job_retry_compute_node ON job_retry(compute_node_id);
 // and are answered in that form. Rows written before held a string's content (or an object's
 // text) and were answered as a string: they become that string's literal, so they answer as
 // before. 0.23's asynchronous initialize_jobs records a task; its compute nodes report the end
-// of their allocation.
+// of their allocation and their usage; its workflows, where they were submitted from and whether
+// RO-Crate records were asked for.
 constexpr std::string_view schema_v9 = R"sql(
 ALTER TABLE compute_node ADD COLUMN end_time TEXT;
+ALTER TABLE compute_node ADD COLUMN sample_count INTEGER;
+ALTER TABLE compute_node ADD COLUMN peak_cpu_percent REAL;
+ALTER TABLE compute_node ADD COLUMN avg_cpu_percent REAL;
+ALTER TABLE compute_node ADD COLUMN peak_memory_bytes INTEGER;
+ALTER TABLE compute_node ADD COLUMN avg_memory_bytes INTEGER;
+ALTER TABLE workflow ADD COLUMN submission_directory TEXT;
+ALTER TABLE workflow ADD COLUMN enable_ro_crate INTEGER;
 UPDATE workflow SET resource_monitor_config = json_quote(resource_monitor_config)
   WHERE resource_monitor_config IS NOT NULL;
 UPDATE workflow SET slurm_defaults = json_quote(slurm_defaults) WHERE slurm_defaults IS NOT NULL;

@@ -72,6 +72,41 @@ BOOST_FIXTURE_TEST_CASE(configuration_fields_come_back_as_sent, api_fixture)
         BOOST_TEST(!bare.contains(key), key);
 }
 
+// 0.23's new optional fields that the server keeps come back; the job's compute_node_id is its
+// holder, which no body sets.
+BOOST_FIXTURE_TEST_CASE(new_fields_of_0_23_are_kept, lifecycle_fixture)
+{
+    auto w = ok("PUT", "/workflows/1",
+                R"({"name":"w","user":"me","submission_directory":"/home/me/runs",)"
+                R"("enable_ro_crate":false})");
+    BOOST_TEST(w.at("submission_directory").as_string() == "/home/me/runs");
+    BOOST_TEST(!w.at("enable_ro_crate").as_bool());
+    auto n = ok("POST", "/compute_nodes",
+                R"({"workflow_id":1,"hostname":"n1","pid":7,"start_time":"2026-01-19T22:41:30Z",)"
+                R"("end_time":"2026-01-19T23:41:30Z","num_cpus":8,"memory_gb":16,"num_gpus":0,)"
+                R"("num_nodes":1,"compute_node_type":"local","sample_count":3,)"
+                R"("peak_cpu_percent":90.5,"avg_cpu_percent":40,"peak_memory_bytes":2048,)"
+                R"("avg_memory_bytes":1024})");
+    for (auto key : {"end_time", "sample_count", "peak_cpu_percent", "avg_cpu_percent",
+                     "peak_memory_bytes", "avg_memory_bytes"})
+        BOOST_TEST(n.as_object().contains(key), key);
+    BOOST_TEST(n.at("peak_cpu_percent").as_double() == 90.5);
+    BOOST_TEST(fails(422, "POST", "/compute_nodes",
+                     R"({"workflow_id":1,"hostname":"n1","pid":7,"start_time":"t",)"
+                     R"("num_cpus":8,"memory_gb":16,"num_gpus":0,"num_nodes":1,)"
+                     R"("compute_node_type":"local","sample_count":-1})") ==
+               R"(compute_nodes: field "sample_count": -1 is less than the minimum 0)");
+    auto const cn = n.at("id").as_int64();
+    job("a", R"("compute_node_id":99)");  // read-only: ignored
+    BOOST_TEST(!ok("GET", "/jobs/1").as_object().contains("compute_node_id"));
+    initialize();
+    claim_next(1);
+    start(1, cn);
+    BOOST_TEST(ok("GET", "/jobs/1").at("compute_node_id").as_int64() == cn);
+    complete(1, "completed", cn);
+    BOOST_TEST(!ok("GET", "/jobs/1").as_object().contains("compute_node_id"));
+}
+
 // Workflow 1: a (60 s, ready), long (2 h, ready), done (completed), after (blocked by long);
 // one active compute node with an hour from 2026-01-19T22:41:30Z (the clock reads .123 later),
 // and scheduled compute nodes pending and active.

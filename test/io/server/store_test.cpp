@@ -64,6 +64,17 @@ struct temp_dir {
     ~temp_dir() { fs::remove_all(path); }
 };
 
+// Takes version 9's additions back out of a fresh database.
+std::string const undo_version_9 = "DROP TABLE task;"
+                                   "ALTER TABLE compute_node DROP COLUMN end_time;"
+                                   "ALTER TABLE compute_node DROP COLUMN sample_count;"
+                                   "ALTER TABLE compute_node DROP COLUMN peak_cpu_percent;"
+                                   "ALTER TABLE compute_node DROP COLUMN avg_cpu_percent;"
+                                   "ALTER TABLE compute_node DROP COLUMN peak_memory_bytes;"
+                                   "ALTER TABLE compute_node DROP COLUMN avg_memory_bytes;"
+                                   "ALTER TABLE workflow DROP COLUMN submission_directory;"
+                                   "ALTER TABLE workflow DROP COLUMN enable_ro_crate;";
+
 BOOST_AUTO_TEST_CASE(schema_is_versioned)
 {
     temp_dir dir;
@@ -97,7 +108,7 @@ BOOST_AUTO_TEST_CASE(version_3_databases_are_migrated_in_place)
     auto const path = (dir.path / "w.db").string();
     {
         auto db = io::store::open(path).value();
-        auto const to_version_3 =
+        std::string const to_version_3 =
             "DROP INDEX job_claim; DROP INDEX job_next;"
             "ALTER TABLE job DROP COLUMN priority; ALTER TABLE job DROP COLUMN env;"
             "ALTER TABLE workflow DROP COLUMN project; ALTER TABLE workflow DROP COLUMN metadata;"
@@ -110,7 +121,8 @@ BOOST_AUTO_TEST_CASE(version_3_databases_are_migrated_in_place)
             "CREATE INDEX job_workflow_status ON job(workflow_id, status);"
             "DROP TABLE workflow_access_group; DROP TABLE user_group_membership;"
             "DROP TABLE access_group; DROP INDEX workflow_user;"
-            "DROP TABLE job_retry; DROP TABLE task; ALTER TABLE compute_node DROP COLUMN end_time;"
+            "DROP TABLE job_retry;" +
+            undo_version_9 +
             "DELETE FROM schema_version WHERE version >= 4;"
             "INSERT INTO workflow (name, user, timestamp) VALUES ('w', 'u', 't');"
             "INSERT INTO job (workflow_id, name, command) VALUES (1, 'a', 'c');";
@@ -150,7 +162,7 @@ BOOST_AUTO_TEST_CASE(version_8_configuration_fields_keep_their_string_form)
     {
         auto db = io::store::open(path).value();
         auto const to_version_8 =
-            "DROP TABLE task; ALTER TABLE compute_node DROP COLUMN end_time;"
+            undo_version_9 +
             "DELETE FROM schema_version WHERE version >= 9;"
             "INSERT INTO workflow (name, user, timestamp, slurm_defaults, resource_monitor_config) "
             "VALUES ('w', 'u', 't', '{\"qos\":\"high\"}', '{\"jobs\": {\"enabled\": true}}');"
