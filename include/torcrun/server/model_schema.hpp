@@ -1,7 +1,8 @@
-// Torc v0.10's wire models as field tables, read from the OpenAPI components: JSON name, kind,
-// required on create and update, server default on create, read-only, allowed values, minimum,
-// the table a reference points into, and where the value is stored. One table drives request
-// validation (model_json.hpp), response encoding and the store's generic SQL.
+// Torc's wire models as field tables, read from the OpenAPI components of v0.10 (with the fields
+// of newer Torc, up to 0.23, that the server keeps): JSON name, kind, required on create and
+// update, server default on create, read-only, allowed values, minimum, the table a reference
+// points into, and where the value is stored. One table drives request validation
+// (model_json.hpp), response encoding and the store's generic SQL.
 //
 // Unknown fields in a request body are ignored, as Torc's serde models do (no
 // deny_unknown_fields, and the contract sets no additionalProperties: false). A null optional

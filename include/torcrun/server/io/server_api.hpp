@@ -1,8 +1,8 @@
-// The Torc v0.10 REST API over the store: `api::request` in, `api::response` out, no sockets.
-// Every request runs in one SQLite transaction (BEGIN for GET, BEGIN IMMEDIATE otherwise) that
-// commits when the answer is below 400 and rolls back otherwise, so a rejected request changes
-// nothing. Handlers never throw on bad input; an unexpected exception becomes a 500 JSON answer
-// and a rollback.
+// Torc's REST API (v0.10's contract and 0.23's, docs/TORC-COMPATIBILITY.md) over the store:
+// `api::request` in, `api::response` out, no sockets. Every request runs in one SQLite
+// transaction (BEGIN for GET, BEGIN IMMEDIATE otherwise) that commits when the answer is below
+// 400 and rolls back otherwise, so a rejected request changes nothing. Handlers never throw on
+// bad input; an unexpected exception becomes a 500 JSON answer and a rollback.
 //
 // Extending (the job-lifecycle layer): add endpoints to the same route table with add_route().
 // A handler gets the parsed path parameters (`{id}` checked as an integer), runs inside the
