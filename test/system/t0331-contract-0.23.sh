@@ -90,6 +90,11 @@ check GET "/tasks/$task" "" 200
 check GET "/workflows/$wf/active_task" "" 200
 [ "$(field "$body" 'd.get("task")')" = null ] || fail "active task: $body"
 check GET "/workflows/$wf/is_uninitialized" "" 200
+check GET "/workflows/$wf/required_existing_files" "" 200
+check GET "/workflows/$wf/ready_job_requirements" "" 200
+check GET "/jobs?workflow_id=$wf&status=ready&offset=0&limit=10" "" 200
+check GET "/resource_requirements/$rr" "" 200
+check GET "/workflows/$wf/job_dependencies" "" 200
 
 # Registered as a 0.23 runner does: the allocation's end_time, no time_limit.
 start=$(date -u +%Y-%m-%dT%H:%M:%S.000000000+00:00)
@@ -144,6 +149,13 @@ check GET "/workflows/$wf/is_complete" "" 200
 [ "$body" = '{"is_canceled":false,"is_complete":false,"needs_to_run_completion_script":false}' ] \
     || fail "is_complete: $body"
 check GET "/results?workflow_id=$wf" "" 200
+check GET "/results/$(field "$body" 'd["items"][0]["id"]')" "" 200
+check GET "/jobs/$first" "" 200
+check GET "/compute_nodes?workflow_id=$wf" "" 200
+# The runner's shutdown: its node with its usage, no longer active.
+check PUT "/compute_nodes/$node" "{\"workflow_id\": $wf, \"hostname\": \"node1\", \"pid\": 4242, \"start_time\": \"$start\", \"end_time\": \"$end\", \"is_active\": false, \"duration_seconds\": 12.5, \"num_cpus\": 4, \"memory_gb\": 8.0, \"num_gpus\": 0, \"num_nodes\": 1, \"compute_node_type\": \"local\", \"sample_count\": 2, \"peak_cpu_percent\": 50.0, \"avg_memory_bytes\": 1048576}" 200
+[ "$(field "$body" '[d["is_active"], d["sample_count"], d["avg_memory_bytes"]]')" = '[false, 2, 1048576]' ] \
+    || fail "compute node at shutdown: $body"
 # The retried job's failed result stays its current one until the next: three half minutes.
 check GET "/workflows/$wf/status" "" 200
 [ "$(field "$body" '[d["workflow_name"], d["total_jobs"], d["jobs_by_status"]["completed"], d["jobs_by_status"]["pending"], d["total_exec_time_minutes"], d["is_complete"]]')" = \
