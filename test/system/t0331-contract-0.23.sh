@@ -10,7 +10,8 @@
 # read from the workflow, initialize_jobs?async=true and its task, no body on the body-less calls,
 # claims, start, complete_job and batch_complete_jobs, an action claimed with no compute node and
 # read through `success`, retry with max_retries, /status as WorkflowStatusResponse, is_complete
-# without needs_to_run_completion_script, manage_status_change, cancel, reset and delete. Any
+# without needs_to_run_completion_script, manage_status_change, the reads a runner makes, its
+# node registered with end_time and deactivated with its usage, cancel, reset and delete. Any
 # violation fails (prism_lib.sh).
 set -euo pipefail
 torcrun=$1
