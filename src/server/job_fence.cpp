@@ -42,6 +42,13 @@ std::optional<rejection> check_holder(std::string_view endpoint, job_state const
     return std::nullopt;
 }
 
+std::optional<rejection> check_result_node(std::string_view endpoint, job_state const& job,
+                                           std::int64_t result_node)
+{
+    if (!job.holder || *job.holder == result_node) return std::nullopt;
+    return check_holder(endpoint, job, job_fence{result_node, std::nullopt});
+}
+
 bool repeats_start(job_state const& job, job_fence const& fence)
 {
     return fence.fenced() && job.status == job_status::running && job.holder == fence.node &&

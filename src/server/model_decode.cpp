@@ -174,20 +174,22 @@ api_result<cell> decode_env(field_spec const& f, boost::json::value const& v,
     return cell{boost::json::serialize(v)};
 }
 
-// An object, or (API 0.17) a string whose text is an object; the object's text is stored.
-api_result<cell> decode_document(field_spec const& f, boost::json::value const& v,
-                                 std::string_view what)
+// A configuration field (json_config, json_document): an object, or a string whose text is JSON
+// (json_document: an object). The value's own JSON text is stored, so the answer has the form
+// the client sent: a string literal for the string form, the object for the object form.
+api_result<cell> decode_config(field_spec const& f, boost::json::value const& v,
+                               std::string_view what)
 {
     if (v.is_object()) return cell{boost::json::serialize(v)};
     if (!v.is_string()) return wrong_type(what, f, v);
     boost::system::error_code ec;
     auto const inner = boost::json::parse(v.get_string(), ec);
     if (ec) return field_error(what, f, quoted(std::string(v.get_string())) + " is not valid JSON");
-    if (!inner.is_object()) {
+    if (f.kind == field_kind::json_document && !inner.is_object()) {
         return field_error(what, f,
                            "the string must hold a JSON object, found " + found(inner));
     }
-    return cell{boost::json::serialize(inner)};
+    return cell{boost::json::serialize(v)};
 }
 
 api_result<cell> decode_value(field_spec const& f, boost::json::value const& v,
@@ -210,19 +212,8 @@ api_result<cell> decode_value(field_spec const& f, boost::json::value const& v,
     case field_kind::json_any:
         return cell{boost::json::serialize(v)};
     case field_kind::json_config:
-        if (v.is_object()) return cell{boost::json::serialize(v)};
-        if (!v.is_string()) return wrong_type(what, f, v);
-        {
-            boost::system::error_code ec;
-            boost::json::parse(v.get_string(), ec);
-            if (ec) {
-                return field_error(what, f,
-                                   quoted(std::string(v.get_string())) + " is not valid JSON");
-            }
-        }
-        return cell{std::string(v.get_string())};
     case field_kind::json_document:
-        return decode_document(f, v, what);
+        return decode_config(f, v, what);
     case field_kind::string_or_object:
         if (!v.is_string() && !v.is_object()) return wrong_type(what, f, v);
         return cell{boost::json::serialize(v)};

@@ -50,7 +50,8 @@ bool append_value(std::string& out, field_spec const& f, cell const& c)
     }
     if (auto const* s = std::get_if<std::string>(&c)) {
         bool const raw = f.kind == field_kind::json_object || f.kind == field_kind::json_any ||
-                         f.kind == field_kind::ids || f.kind == field_kind::json_document ||
+                         f.kind == field_kind::ids || f.kind == field_kind::json_config ||
+                         f.kind == field_kind::json_document ||
                          f.kind == field_kind::string_or_object ||
                          f.kind == field_kind::env_map;
         out += raw ? *s : json_quote(*s);

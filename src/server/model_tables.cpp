@@ -6,9 +6,10 @@
 // - counts have minimums (num_cpus >= 0, num_nodes >= 1, attempt_id >= 1).
 // - resource_requirements.tasks_per_node is a torcrun extension (optional, >= 1).
 // - ids that name other rows (`references`) must exist in the same workflow.
-// Fields of newer Torc's models (the workflow's project, metadata, env and execution_config, the
-// job's env and priority, the slurm scheduler's serialize_allocations) are taken as newer Torc
-// defines them, in both the API 0.17 (JSON string) and the newest (object) shapes.
+// Fields of newer Torc's models (the workflow's project, metadata, env and execution_config, its
+// run_id, is_canceled and is_archived, the job's env and priority, the slurm scheduler's
+// serialize_allocations, 0.23's task) are taken as newer Torc defines them, in both the API 0.17
+// (JSON string) and the newest (object) shapes.
 #include "torcrun/server/model_schema.hpp"
 
 #include "json_parse.hpp"
@@ -193,7 +194,28 @@ constexpr field_spec workflow_fields[] = {
     {.name = "metadata", .kind = k::string_or_object},
     {.name = "env", .kind = k::env_map},
     {.name = "execution_config", .kind = k::json_document},
+    // 0.23, kept and echoed: where the workflow was submitted from, and whether its client asked
+    // for RO-Crate records (torcrun's server keeps none: its RO-Crate routes are absent).
+    {.name = "submission_directory"},
+    {.name = "enable_ro_crate", .kind = k::boolean},
     {.name = "status_id", .kind = k::integer, .read_only = true, .storage = s::computed},
+    // 0.23 reads these from the workflow (v0.10 from GET /workflows/{id}/status); they live in
+    // workflow_status and are set by cancel, reset_status and PUT status, never by a body here.
+    {.name = "run_id",
+     .kind = k::integer,
+     .read_only = true,
+     .storage = s::computed,
+     .sql = "(SELECT run_id FROM workflow_status s WHERE s.id = workflow.id)"},
+    {.name = "is_canceled",
+     .kind = k::boolean,
+     .read_only = true,
+     .storage = s::computed,
+     .sql = "(SELECT is_canceled FROM workflow_status s WHERE s.id = workflow.id)"},
+    {.name = "is_archived",
+     .kind = k::boolean,
+     .read_only = true,
+     .storage = s::computed,
+     .sql = "(SELECT is_archived FROM workflow_status s WHERE s.id = workflow.id)"},
 };
 
 constexpr field_spec workflow_status_fields[] = {
@@ -227,6 +249,12 @@ constexpr field_spec job_fields[] = {
     // The job's own variables; workers overlay them on the workflow's env.
     {.name = "env", .kind = k::env_map},
     {.name = "priority", .kind = k::integer, .default_value = "0", .minimum = 0},
+    // 0.23: the compute node holding the job (its claimant while pending, then its runner).
+    {.name = "compute_node_id",
+     .kind = k::integer,
+     .read_only = true,
+     .storage = s::computed,
+     .sql = "active_compute_node_id"},
 };
 constexpr std::string_view job_hidden[] = {"active_compute_node_id"};
 
@@ -308,6 +336,14 @@ constexpr field_spec compute_node_fields[] = {
     {.name = "scheduler_config_id", .kind = k::integer},
     {.name = "compute_node_type", .required = true},
     {.name = "scheduler", .kind = k::json_any},
+    // 0.23: the allocation's end (RFC 3339) as the runner reports it at registration (GET status
+    // reads the walltime left from it), and the node's usage as its runner reports it.
+    {.name = "end_time"},
+    {.name = "sample_count", .kind = k::integer, .minimum = 0},
+    {.name = "peak_cpu_percent", .kind = k::number},
+    {.name = "avg_cpu_percent", .kind = k::number},
+    {.name = "peak_memory_bytes", .kind = k::integer, .minimum = 0},
+    {.name = "avg_memory_bytes", .kind = k::integer, .minimum = 0},
 };
 
 constexpr field_spec scheduled_compute_nodes_fields[] = {
@@ -419,6 +455,20 @@ constexpr field_spec workflow_access_group_fields[] = {
     {.name = "created_at", .read_only = true},
 };
 
+// -- 0.23's TaskModel: initialize_jobs?async=true records one (times in ms since the epoch).
+constexpr std::string_view task_statuses[] = {"queued", "running", "succeeded", "failed"};
+
+constexpr field_spec task_fields[] = {
+    id_field,
+    workflow_ref,
+    {.name = "operation", .required = true},
+    {.name = "status", .required = true, .choices = task_statuses},
+    {.name = "created_at_ms", .kind = k::integer, .required = true},
+    {.name = "started_at_ms", .kind = k::integer},
+    {.name = "finished_at_ms", .kind = k::integer},
+    {.name = "error"},
+};
+
 }  // namespace
 
 model_spec const workflow_model{"workflow_model", "workflow", workflow_fields};
@@ -463,6 +513,8 @@ model_spec const workflow_access_group_model{"workflow_access_group_model",
                                              "workflow_access_group",
                                              workflow_access_group_fields};
 
+model_spec const task_model{"task_model", "task", task_fields};
+
 std::span<model_spec const* const> all_models()
 {
     static model_spec const* const models[] = {&workflow_model,
@@ -485,7 +537,8 @@ std::span<model_spec const* const> all_models()
                                                &job_user_data_relationship_model,
                                                &access_group_model,
                                                &user_group_membership_model,
-                                               &workflow_access_group_model};
+                                               &workflow_access_group_model,
+                                               &task_model};
     return models;
 }
 

@@ -14,7 +14,10 @@ start_server "$tmp/db" --set max_body_bytes=4k
 expect GET /ping "" 200
 [ "$body" = '{"status":"ok"}' ] || fail "ping: $body"
 expect GET /version "" 200
-[ "$(field "$body" 'd["version"]')" = "0.10.0" ] || fail "version: $body"
+# 0.23's VersionResponse: this torcrun's version, the newest Torc API it answers, and the key
+# torcrun's clients recognise a torcrun server by.
+[ "$(field "$body" '[d["version"], d["api_version"], d["server"]]')" = \
+    "[\"$("$torcrun" --version | cut -d' ' -f2)\", \"0.23.0\", \"torcrun\"]" ] || fail "version: $body"
 
 expect POST /workflows '{"name": "basics", "user": "alice"}' 200
 wf=$(field "$body" 'd["id"]')

@@ -7,28 +7,16 @@
 # delete, the access groups (create, list, get, members, a user's groups, sharing a workflow,
 # access_check, revoke, delete; the 403, 404 and 409 the contract declares for them), and the 404
 # answers. The server runs with access control on (an htpasswd file, alice the owner, ops the
-# admin), so the session also shows torcrun's owner passes everywhere. Any violation fails: Prism then answers with an error status and,
-# for a response, an `sl-violations` header. Prism comes from build/prism (scripts/test.sh
-# installs the pinned version there, or TORCRUN_PRISM names the executable); a missing Prism or
-# Node fails this test, it never skips.
+# admin), so the session also shows torcrun's owner passes everywhere. Any violation fails
+# (prism_lib.sh starts Prism and checks each call; t0331 runs 0.23's contract the same way).
 set -euo pipefail
 torcrun=$1
 root=$(cd "$(dirname "$0")/../.." && pwd)
 contract=$root/test/data/torc-openapi-v0.10.0-prism.yaml
 tmp=$(mktemp -d)
 source "$(dirname "$0")/server_lib.sh"
-prism_pid=""
-stop_prism() { [ -n "$prism_pid" ] && kill "$prism_pid" 2>/dev/null && wait "$prism_pid" 2>/dev/null; prism_pid=""; }
+source "$(dirname "$0")/prism_lib.sh"
 trap 'stop_prism; kill_servers; rm -rf "$tmp"' EXIT
-
-prism=${TORCRUN_PRISM:-}
-if [ -z "$prism" ]; then
-    for dir in "$(dirname "$torcrun")/.." "$root/build"; do
-        [ -x "$dir/prism/node_modules/.bin/prism" ] && prism=$dir/prism/node_modules/.bin/prism && break
-    done
-fi
-[ -n "$prism" ] && [ -x "$prism" ] || fail "Prism not found: run scripts/test.sh (it installs it) or set TORCRUN_PRISM"
-command -v node >/dev/null || fail "node not found (Prism needs Node.js >= 18.20)"
 
 # bcrypt (cost 4) of "<user>-pw".
 cat >"$tmp/users" <<'EOF'
@@ -38,39 +26,11 @@ ops:$2b$04$K/0N0djr9h.LJbXh0gr9oOL1OYamoSVYGAGlMSUVbGEvOejZDcGQ2
 EOF
 start_server "$tmp/db" --set auth.htpasswd_file="$tmp/users" \
     --set auth.enforce_access_control=true --set auth.admin_users=ops
-upstream=$base
-# Prism on a free port: bind-and-release, then retry once on a collision.
-for attempt in 1 2; do
-    prism_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-    "$prism" proxy --errors -h 127.0.0.1 -p "$prism_port" "$contract" "$upstream" >"$tmp/prism.log" 2>&1 &
-    prism_pid=$!
-    for _ in $(seq 1 300); do
-        grep -q 'Prism is listening' "$tmp/prism.log" && break
-        kill -0 "$prism_pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    grep -q 'Prism is listening' "$tmp/prism.log" && break
-    kill "$prism_pid" 2>/dev/null || true
-    prism_pid=""
-done
-[ -n "$prism_pid" ] || fail "Prism did not start: $(tail -5 "$tmp/prism.log")"
-base=http://127.0.0.1:$prism_port
+start_prism "$contract" "$base"
 
-# Every call goes through Prism; a violation or an unexpected status fails with Prism's answer.
-calls=0
+# Every call goes through Prism (prism_lib.sh: check, refused); a violation or an unexpected
+# status fails with Prism's answer.
 as=alice  # the user of the next calls
-check() {  # check METHOD PATH BODY STATUS
-    local args=(-s -D "$tmp/head" -o "$tmp/body" -w '%{http_code}' -H 'Expect:' -u "$as:$as-pw"
-                -X "$1" "$base$2")
-    [ -n "$3" ] && args+=(-H 'Content-Type: application/json' --data-binary "$3")
-    code=$(curl "${args[@]}") || fail "curl $1 $2 failed"
-    body=$(cat "$tmp/body")
-    calls=$((calls + 1))
-    if grep -qi '^sl-violations:' "$tmp/head" || grep -q 'stoplight.io/prism/errors' <<<"$body"; then
-        fail "$1 $2: contract violation: $(grep -i '^sl-violations:' "$tmp/head") $body"
-    fi
-    [ "$code" = "$4" ] || fail "$1 $2: HTTP $code, expected $4: $body"
-}
 
 # Prism validates: a request the contract forbids never reaches the server.
 curl -s -o "$tmp/body" -w '%{http_code}' -X POST -H 'Content-Type: application/json' -u alice:alice-pw \
@@ -212,26 +172,6 @@ check GET "/workflows/$wf/is_complete" "" 200
 check POST "/workflows/$wf/actions/$action/claim" "{\"compute_node_id\": $node}" 200
 check POST "/workflows/$wf/actions/$action/claim" "{\"compute_node_id\": $node}" 409
 check POST "/jobs/$prepare/retry/0?max_retries=1" "" 422
-refusals=0
-refused() {  # refused METHOD PATH BODY STATUS MESSAGE
-    local args=(-s -D "$tmp/head" -o "$tmp/body" -w '%{http_code}' -H 'Expect:' -u "$as:$as-pw"
-                -X "$1" "$base$2")
-    [ -n "$3" ] && args+=(-H 'Content-Type: application/json' --data-binary "$3")
-    code=$(curl "${args[@]}") || fail "curl $1 $2 failed"
-    body=$(cat "$tmp/body")
-    calls=$((calls + 1))
-    refusals=$((refusals + 1))
-    [ "$code" = "$4" ] || fail "$1 $2: HTTP $code, expected $4: $body"
-    [ "$(field "$body" 'd["message"]')" = "$5" ] || fail "$1 $2: message: $body"
-    python3 - "$tmp/head" <<'PY' || fail "$1 $2: violations beyond the undeclared status: $(cat "$tmp/head")"
-import json, sys
-lines = [l for l in open(sys.argv[1]) if l.lower().startswith("sl-violations:")]
-assert len(lines) == 1, "no sl-violations header"
-found = json.loads(lines[0].split(":", 1)[1])
-assert all(v["severity"] == "Warning" and v["location"] == ["response"] and
-           v["message"].startswith("Unable to match the returned status code") for v in found), found
-PY
-}
 refused PUT "/jobs/$prepare/start_job/0/$node" "" 409 \
     "start_job: job $prepare is \"ready\"; only a \"pending\" job can start"
 refused POST "/jobs/$prepare/complete_job/running/0" "$(result "$prepare" completed 0)" 422 \
@@ -290,9 +230,7 @@ check DELETE "/workflows/$wf" "" 200
 check GET "/workflows/$wf" "" 404
 
 # Prism's log: the one deliberate request error above, nothing else.
-if [ "$(grep -ci 'terminated with error' "$tmp/prism.log")" != 1 ] || grep -qi 'VIOLATIONS' "$tmp/prism.log"; then
-    fail "Prism logged errors: $(grep -i 'error' "$tmp/prism.log" | head -5)"
-fi
+prism_log_clean 1
 stop_prism || true
 stop_server TERM
 [ "$stop_rc" = 0 ] || fail "server exit $stop_rc"

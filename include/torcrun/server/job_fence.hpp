@@ -1,8 +1,9 @@
 // Fencing: a worker's job transition names the compute node and the attempt it acts for, and is
 // refused (409) when the job is not held by that node on that attempt. The fence is optional on
 // the wire (query parameters `compute_node_id` and `attempt_id`, or the same fields of a batch
-// completion entry), so a Torc v0.10 client that sends neither still works; it gets only the
-// status checks of job_transitions.hpp (docs/TORC-COMPATIBILITY.md §5, "Fenced transitions").
+// completion entry), so a Torc v0.10 client that sends neither still works; it gets the status
+// checks of job_transitions.hpp and, on a completion, the holder checked against the node its
+// result names (check_result_node; docs/TORC-COMPATIBILITY.md §5, "Fenced transitions").
 //
 // A repeated request — the same fenced transition sent again because its reply was lost — finds
 // the job already where the first one put it; `repeats_*` say when that is so, and the endpoint
@@ -37,6 +38,17 @@ struct job_fence {
 // Unfenced: nullopt.
 std::optional<rejection> check_holder(std::string_view endpoint, job_state const& job,
                                       job_fence const& fence);
+
+// The fence a v0.10 runner's body draws: it names its compute node only in the result
+// (`compute_node_id` of complete_job's body, of each batch_complete_jobs entry's result). For a
+// request without a fence of its own, that node is checked against the holder: 409 when another
+// node holds the job, in check_holder's words
+//   "complete_job: job 7 is held by compute node 1 on attempt 1, not by compute node 2"
+// A job that no node holds (claimed without a claimant and not started, or finished) passes: the
+// status checks of job_transitions.hpp decide. The result's attempt_id is not checked: v0.10's
+// model defaults it to 1, so a runner that leaves it out would name an attempt it never meant.
+std::optional<rejection> check_result_node(std::string_view endpoint, job_state const& job,
+                                           std::int64_t result_node);
 
 // The result a finished job keeps (workflow_result): whose attempt it was.
 struct kept_result {

@@ -1,7 +1,8 @@
-// Torc v0.10's wire models as field tables, read from the OpenAPI components: JSON name, kind,
-// required on create and update, server default on create, read-only, allowed values, minimum,
-// the table a reference points into, and where the value is stored. One table drives request
-// validation (model_json.hpp), response encoding and the store's generic SQL.
+// Torc's wire models as field tables, read from the OpenAPI components of v0.10 (with the fields
+// of newer Torc, up to 0.23, that the server keeps): JSON name, kind, required on create and
+// update, server default on create, read-only, allowed values, minimum, the table a reference
+// points into, and where the value is stored. One table drives request validation
+// (model_json.hpp), response encoding and the store's generic SQL.
 //
 // Unknown fields in a request body are ignored, as Torc's serde models do (no
 // deny_unknown_fields, and the contract sets no additionalProperties: false). A null optional
@@ -26,13 +27,14 @@ enum class field_kind : std::uint8_t {
     json_text,    // a JSON string whose content must itself be JSON (failure handler rules)
     json_object,  // a JSON object, stored as its text
     json_any,     // any JSON value but null, stored as its text (user data, scheduler info)
-    // Newer Torc sends these configuration fields as JSON strings (API 0.17) or as objects
-    // (its newest models); both are accepted.
-    json_config,       // a string holding JSON, or an object (stored as its text); sent as a
-                       // string, v0.10's shape (resource_monitor_config, slurm_defaults)
-    json_document,     // an object, or a string holding one; stored and sent as the object
-                       // (execution_config)
-    string_or_object,  // a string or an object, stored and sent as it came (metadata)
+    // Torc sends these configuration fields as JSON strings (v0.10, API 0.17) or as objects
+    // (0.23); both are accepted, and each is stored as the JSON text of the value that came
+    // (a string literal or an object) and sent back in that form, so a client reads the shape it
+    // wrote.
+    json_config,       // a string holding JSON, or an object (resource_monitor_config,
+                       // slurm_defaults)
+    json_document,     // an object, or a string holding one (execution_config)
+    string_or_object,  // a string or an object (metadata)
     env_map,  // an object of environment variables: names [A-Za-z_][A-Za-z0-9_]*, string values
     ids,          // JSON array of integers
     job_status,   // status string on the wire, integer (docs/TORC-COMPATIBILITY.md §1) in storage
@@ -41,7 +43,8 @@ enum class field_kind : std::uint8_t {
 enum class field_storage : std::uint8_t {
     column,    // a column of the model's table with the field's name
     link,      // rows of a link table, kept by the store's job code (ids only)
-    computed,  // a column the database computes (workflow.status_id): read, never written
+    computed,  // read, never written: a column the database computes (workflow.status_id), or
+               // the field's `sql` expression (the workflow's run_id from workflow_status)
 };
 
 struct field_spec {
@@ -54,6 +57,7 @@ struct field_spec {
     std::optional<std::int64_t> minimum;            // smallest accepted integer
     std::string_view references;  // table of the row this id names (same workflow), if any
     field_storage storage = field_storage::column;
+    std::string_view sql;  // computed: the SQL expression read as the field (empty: its column)
 };
 
 // Checks and derived values beyond single fields (memory bytes, action config); `what` prefixes
@@ -97,6 +101,7 @@ extern model_spec const job_user_data_relationship_model;
 extern model_spec const access_group_model;
 extern model_spec const user_group_membership_model;
 extern model_spec const workflow_access_group_model;  // no id: (workflow_id, group_id) is the key
+extern model_spec const task_model;  // 0.23's TaskModel: an asynchronous initialize_jobs
 
 // Every table above, for tests that walk them all.
 std::span<model_spec const* const> all_models();

@@ -48,15 +48,22 @@ api::response pending_actions(store& db, request const& req, std::int64_t wf)
 }
 
 // POST actions/{action_id}/claim {"compute_node_id": N}: a persistent action may be claimed by
-// every worker (only executed_at is noted); any other exactly once (409 afterwards).
+// every worker (only executed_at is noted); any other exactly once (409 afterwards, as v0.10
+// declares; its clients take it for "not claimed"). The answer carries both contracts' flag:
+// `success` (0.23) and `claimed` (what v0.10's server sent).
 api::response claim_action(server_api& api, request const& req, std::int64_t wf,
                            std::int64_t action_id)
 {
     constexpr std::string_view what = "claim_action";
     auto& db = api.db();
     if (auto ok = db.require_workflow(wf, what); !ok) return api::error_response(ok.error());
+    // No body, null, {} or {"compute_node_id": null}: claimed by no node in particular (0.23's
+    // ClaimActionRequest makes the node optional; v0.10's clients always name it).
+    if (auto ok = api::check_optional_body(req.body, what); !ok)
+        return api::error_response(ok.error());
     std::optional<std::int64_t> node;
-    if (!req.body.empty() && req.body != "null") {
+    auto const start = req.body.find_first_not_of(" \t\r\n");
+    if (start != std::string::npos && req.body[start] == '{') {
         auto body = api::decode_body(claim_body, req.body, api::decode_mode::create, what);
         if (!body) return api::error_response(body.error());
         node = body->int64("compute_node_id");

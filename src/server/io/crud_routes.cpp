@@ -139,8 +139,10 @@ void add_system_routes(server_api& api)
     });
     api.add_route(
         "GET", "/version", api::access::open(), [&api](request const&, path_params const&) {
+            auto const& given = api.options().version;
+            auto const version = given.empty() ? std::string_view(TORCRUN_VERSION) : given;
             return api::json_response(
-                200, "{\"version\":" + api::json_quote(api.options().version) +
+                200, "{\"version\":" + api::json_quote(version) +
                          ",\"api_version\":" + api::json_quote(api.options().api_version) +
                          ",\"server\":\"torcrun\"}");
         });

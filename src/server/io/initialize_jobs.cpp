@@ -3,10 +3,14 @@
 // edge of the workflow, ephemeral user data cleared, and the workflow's actions re-armed with
 // trigger counts that match the new job statuses. Torc never checks implied edges for cycles;
 // neither does this: jobs on a cycle stay blocked, as there.
+//
+// Also 0.23's asynchronous form (async=true: 202 and a task record) and its task endpoints,
+// GET /tasks/{id} and GET /workflows/{id}/active_task.
 #include "lifecycle_detail.hpp"
 
 #include <boost/json/parse.hpp>
 
+#include <chrono>
 #include <unordered_map>
 
 namespace torcrun::io {
@@ -185,6 +189,28 @@ api_result<void> reset_actions(store& db, std::int64_t wf, bool partial,
     return {};
 }
 
+// initialize_jobs?async=true (0.23): the initialization runs in this request as any other, and
+// the answer is 202 with the task that did it, recorded as succeeded; GET /tasks/{id} reads it
+// back. A failed initialization is answered as the synchronous one is (and records nothing), so
+// a task is never left queued or running: sent twice, each request initializes and records its
+// own finished task.
+api::response task_reply(server_api& api, std::int64_t wf, std::string_view what)
+{
+    auto const now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                         api.options().clock().time_since_epoch())
+                         .count();
+    api::record task;
+    task.set("workflow_id", wf);
+    task.set("operation", std::string("initialize_jobs"));
+    task.set("status", std::string("succeeded"));
+    task.set("created_at_ms", std::int64_t{now});
+    task.set("started_at_ms", std::int64_t{now});
+    task.set("finished_at_ms", std::int64_t{now});
+    auto row = api.db().insert(api::task_model, task, what);
+    if (!row) return api::error_response(row.error());
+    return api::json_response(202, api::encode(api::task_model, *row));
+}
+
 api::response initialize(server_api& api, request const& req, std::int64_t wf)
 {
     job_changes changes(api, "initialize_jobs");
@@ -195,6 +221,8 @@ api::response initialize(server_api& api, request const& req, std::int64_t wf)
     if (!partial) return api::error_response(partial.error());
     auto clear = detail::flag_param(req, "clear_ephemeral_user_data", true, what);
     if (!clear) return api::error_response(clear.error());
+    auto async = detail::flag_param(req, "async", false, what);
+    if (!async) return api::error_response(async.error());
     if (auto ok = api.db().require_workflow(wf, what); !ok) return api::error_response(ok.error());
     auto all_edges = edges(api.db(), wf, what);
     if (!all_edges) return api::error_response(all_edges.error());
@@ -226,10 +254,29 @@ api::response initialize(server_api& api, request const& req, std::int64_t wf)
     if (done) done = changes.check_workflow_complete(wf);
     if (!done) return api::error_response(done.error());
     api.notify(wf);
+    if (*async) return task_reply(api, wf, what);
     return api::json_response(200, "{\"workflow_id\":" + std::to_string(wf) +
                                        ",\"implied_edges_added\":" + std::to_string(*added) +
                                        ",\"updated_count\":" + std::to_string(updates.size()) +
                                        ",\"ready_count\":" + std::to_string(ready.size()) + "}");
+}
+
+// GET /workflows/{id}/active_task: the workflow's newest task still queued or running, as
+// {"task": TaskModel}, or {"task": null} (0.23's answer when none is).
+api::response active_task(server_api& api, std::int64_t wf)
+{
+    constexpr std::string_view what = "active_task";
+    if (auto ok = api.db().require_workflow(wf, what); !ok) return api::error_response(ok.error());
+    auto id = detail::scalar(api.db().db(),
+                             "SELECT MAX(id) FROM task WHERE workflow_id = ? AND status IN "
+                             "('queued', 'running')",
+                             {wf}, what);
+    if (!id) return api::error_response(id.error());
+    if (!*id || !std::holds_alternative<std::int64_t>(**id))
+        return api::json_response(200, R"({"task":null})");
+    auto row = api.db().get(api::task_model, std::get<std::int64_t>(**id), what);
+    if (!row) return api::error_response(row.error());
+    return api::json_response(200, "{\"task\":" + api::encode(api::task_model, *row) + "}");
 }
 
 }  // namespace
@@ -239,6 +286,15 @@ void add_initialize_routes(server_api& api)
     api.add_route("POST", "/workflows/{id}/initialize_jobs", api::access::workflow_in_path(),
                   [&api](request const& req, api::path_params const& p) {
                       return initialize(api, req, p.id("id"));
+                  });
+    api.add_route("GET", "/tasks/{id}", api::access::record_in_path("task"),
+                  [&api](request const&, api::path_params const& p) {
+                      return detail::reply(api.db().get(api::task_model, p.id("id"), "tasks"),
+                                           api::task_model);
+                  });
+    api.add_route("GET", "/workflows/{id}/active_task", api::access::workflow_in_path(),
+                  [&api](request const&, api::path_params const& p) {
+                      return active_task(api, p.id("id"));
                   });
 }
 

@@ -114,8 +114,9 @@ api_result<bool> canceled_attempt_result(job_changes& changes, core::job_state c
 // complete_job for one job: a repeat of a completion already applied is success; else
 // core::decide_complete_job, the holder (core::check_holder), the result's status and node equal
 // to the request's, then the result row, the new status and job_changes::finished. Shared by
-// complete_job and batch_complete_jobs. An unfenced completion (a Torc v0.10 client) whose result
-// names a deactivated compute node is refused like a fenced one: that node's jobs went back.
+// complete_job and batch_complete_jobs. An unfenced completion (a Torc v0.10 client) is fenced by
+// the compute node its result names: refused when that node was deactivated (its jobs went back)
+// or when another node holds the job (core::check_result_node).
 api_result<void> complete_one(job_changes& changes, std::int64_t job_id, job_status requested,
                               std::int64_t run_id, api::record const& result,
                               core::job_fence const& fence)
@@ -142,9 +143,15 @@ api_result<void> complete_one(job_changes& changes, std::int64_t job_id, job_sta
         {*result.int64("job_id"), *result.int64("workflow_id"), *result.int64("run_id")});
     if (!decided) return refused(decided.error());
     if (!fence.node) {
-        auto ok = detail::refuse_inactive_node(changes.db(), *result.int64("compute_node_id"),
-                                               changes.source());
+        auto const named = *result.int64("compute_node_id");
+        auto ok = detail::refuse_inactive_node(changes.db(), named, changes.source());
+        if (ok) {  // a node that is not the workflow's is a bad field, not another holder
+            ok = changes.db().check_owner("compute_node", named, job->workflow_id,
+                                          changes.source() + ": field \"compute_node_id\"");
+        }
         if (!ok) return ok;
+        if (auto held = core::check_result_node(changes.source(), *job, named))
+            return refused(*held);
     }
     if (auto fenced = core::check_holder(changes.source(), *job, fence)) return refused(*fenced);
     if (fence.node && *result.int64("compute_node_id") != *fence.node) {

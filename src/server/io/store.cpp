@@ -76,9 +76,11 @@ std::vector<std::string_view> writable_columns(api::model_spec const& model)
 std::string column_list(api::model_spec const& model)
 {
     std::string out;
-    for (auto name : columns(model)) {
+    for (auto const& f : model.fields) {
+        if (f.storage == api::field_storage::link) continue;
         if (!out.empty()) out += ", ";
-        out += name;
+        if (!f.sql.empty()) out += std::string(f.sql) + " AS ";
+        out += f.name;
     }
     return out;
 }
@@ -392,7 +394,7 @@ api_result<record> store::create_workflow(record const& fields, std::string cons
     if (auto done = (*rr)->run(); !done) return to_api_error(done.error(), what);
 
     if (auto done = sp->commit(what); !done) return done.error();
-    return workflow;
+    return get(api::workflow_model, id, what);  // read again: run_id and the flags are there now
 }
 
 }  // namespace torcrun::io

@@ -296,10 +296,42 @@ CREATE TABLE job_retry (
 CREATE INDEX job_retry_compute_node ON job_retry(compute_node_id);
 )sql";
 
+// -- both contracts (docs/TORC-COMPATIBILITY.md, "Both contracts: v0.10 and 0.23"): the
+// configuration fields keep the JSON text of the value that came, a string literal or an object,
+// and are answered in that form. Rows written before held a string's content (or an object's
+// text) and were answered as a string: they become that string's literal, so they answer as
+// before. 0.23's asynchronous initialize_jobs records a task; its compute nodes report the end
+// of their allocation and their usage; its workflows, where they were submitted from and whether
+// RO-Crate records were asked for.
+constexpr std::string_view schema_v9 = R"sql(
+ALTER TABLE compute_node ADD COLUMN end_time TEXT;
+ALTER TABLE compute_node ADD COLUMN sample_count INTEGER;
+ALTER TABLE compute_node ADD COLUMN peak_cpu_percent REAL;
+ALTER TABLE compute_node ADD COLUMN avg_cpu_percent REAL;
+ALTER TABLE compute_node ADD COLUMN peak_memory_bytes INTEGER;
+ALTER TABLE compute_node ADD COLUMN avg_memory_bytes INTEGER;
+ALTER TABLE workflow ADD COLUMN submission_directory TEXT;
+ALTER TABLE workflow ADD COLUMN enable_ro_crate INTEGER;
+UPDATE workflow SET resource_monitor_config = json_quote(resource_monitor_config)
+  WHERE resource_monitor_config IS NOT NULL;
+UPDATE workflow SET slurm_defaults = json_quote(slurm_defaults) WHERE slurm_defaults IS NOT NULL;
+CREATE TABLE task (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  workflow_id INTEGER NOT NULL REFERENCES workflow(id) ON DELETE CASCADE,
+  operation TEXT NOT NULL,
+  status TEXT NOT NULL,
+  created_at_ms INTEGER NOT NULL,
+  started_at_ms INTEGER,
+  finished_at_ms INTEGER,
+  error TEXT
+);
+CREATE INDEX task_workflow ON task(workflow_id);
+)sql";
+
 // Append new versions; never edit one that has shipped.
-constexpr std::array<std::string_view, 8> migrations{schema_v1, schema_v2, schema_v3,
+constexpr std::array<std::string_view, 9> migrations{schema_v1, schema_v2, schema_v3,
                                                      schema_v4, schema_v5, schema_v6,
-                                                     schema_v7, schema_v8};
+                                                     schema_v7, schema_v8, schema_v9};
 
 }  // namespace
 

@@ -1,12 +1,16 @@
 // The workflow-level life-cycle endpoints: is_complete, is_uninitialized, status (get, put),
 // cancel, reset_status, reset_job_status, ready_job_requirements and required_existing_files.
 // The answers come from core::workflow_progress over the job status counts and the
-// workflow_status row.
+// workflow_status row; GET status also sums up the workflow's results, nodes and ready jobs for
+// 0.23's WorkflowStatusResponse (core::encode_workflow_status).
 #include "lifecycle_detail.hpp"
 
 #include "torcrun/common/units.hpp"
+#include "torcrun/server/workflow_status_answer.hpp"
 
 #include <boost/json/serialize.hpp>
+
+#include <array>
 
 namespace torcrun::io {
 namespace {
@@ -46,6 +50,109 @@ api::response is_uninitialized(server_api& api, std::int64_t wf)
 api::response status_reply(store& db, std::int64_t wf, std::string_view what)
 {
     return detail::reply(db.get(api::workflow_status_model, wf, what), api::workflow_status_model);
+}
+
+// One row of integers (and reals) that `sql` reads for the workflow bound to ?1 (and `more`).
+api_result<std::vector<api::cell>> read_row(store& db, std::string const& sql, std::int64_t wf,
+                                            std::optional<std::int64_t> more,
+                                            std::string_view what)
+{
+    auto stmt = db.db().cached(sql);
+    if (!stmt) return detail::to_api_error(stmt.error(), what);
+    (*stmt)->bind(1, wf);
+    if (more) (*stmt)->bind(2, *more);
+    auto row = (*stmt)->step();
+    if (!row) return detail::to_api_error(row.error(), what);
+    std::vector<api::cell> out;
+    for (int i = 0; *row && i < (*stmt)->column_count(); ++i)
+        out.push_back(detail::read_cell(**stmt, i));
+    (*stmt)->reset();
+    return out;
+}
+
+std::int64_t int_of(api::cell const& c)
+{
+    if (auto const* i = std::get_if<std::int64_t>(&c)) return *i;
+    if (auto const* d = std::get_if<double>(&c)) return static_cast<std::int64_t>(*d);
+    return 0;
+}
+
+// The walltime the workflow's active compute nodes have left (core::max_allocation_remaining).
+api_result<std::optional<std::int64_t>> allocation_remaining(server_api& api, std::int64_t wf,
+                                                             std::string_view what)
+{
+    auto stmt = api.db().db().cached("SELECT start_time, time_limit, end_time FROM compute_node "
+                                     "WHERE workflow_id = ? AND is_active = 1");
+    if (!stmt) return detail::to_api_error(stmt.error(), what);
+    (*stmt)->bind(1, wf);
+    std::vector<std::array<std::optional<std::string>, 3>> texts;
+    while (true) {
+        auto row = (*stmt)->step();
+        if (!row) return detail::to_api_error(row.error(), what);
+        if (!*row) break;
+        auto& cells = texts.emplace_back();
+        for (int i = 0; i < 3; ++i) {
+            if (!(*stmt)->is_null(i)) cells[static_cast<std::size_t>(i)] = (*stmt)->text(i);
+        }
+    }
+    auto const view = [](std::optional<std::string> const& text) {
+        return text ? std::optional<std::string_view>(*text) : std::nullopt;
+    };
+    std::vector<core::allocation_clock> nodes;
+    for (auto const& [start, limit, end] : texts)
+        nodes.push_back({view(start).value_or(std::string_view()), view(limit), view(end)});
+    auto const now = std::chrono::duration<double>(api.options().clock().time_since_epoch());
+    return core::max_allocation_remaining(nodes, now.count());
+}
+
+// GET status: one object for both contracts (core::encode_workflow_status).
+api::response workflow_status(server_api& api, std::int64_t wf)
+{
+    job_changes changes(api, "workflow_status");
+    auto const& what = changes.source();
+    auto workflow = api.db().get(api::workflow_model, wf, what);
+    if (!workflow) return api::error_response(workflow.error());
+    core::workflow_summary s;
+    s.workflow_id = wf;
+    s.workflow_name = *workflow->text("name");
+    s.workflow_user = *workflow->text("user");
+    auto flags = changes.flags(wf);
+    if (!flags) return api::error_response(flags.error());
+    s.flags = *flags;
+    auto counts = changes.counts(wf);
+    if (!counts) return api::error_response(counts.error());
+    s.counts = *counts;
+    s.is_complete = core::is_complete(*flags, *counts).is_complete;
+    auto remaining = allocation_remaining(api, wf, what);
+    if (!remaining) return api::error_response(remaining.error());
+    s.max_allocation_remaining_seconds = *remaining;
+    auto nodes = read_row(
+        api.db(),
+        "SELECT (SELECT TOTAL(r.exec_time_minutes) FROM workflow_result w JOIN result r "
+        "ON r.id = w.result_id WHERE w.workflow_id = ?1), "
+        "(SELECT COUNT(*) FROM compute_node WHERE workflow_id = ?1 AND is_active = 1), "
+        "(SELECT COUNT(*) FROM scheduled_compute_node WHERE workflow_id = ?1 "
+        "AND status = 'pending'), "
+        "(SELECT COUNT(*) FROM scheduled_compute_node WHERE workflow_id = ?1 "
+        "AND status = 'active')",
+        wf, std::nullopt, what);
+    if (!nodes) return api::error_response(nodes.error());
+    s.total_exec_time_minutes = std::get<double>(nodes->at(0));
+    s.active_compute_nodes = int_of(nodes->at(1));
+    s.pending_scheduled_nodes = int_of(nodes->at(2));
+    s.active_scheduled_nodes = int_of(nodes->at(3));
+    if (*remaining) {  // runtime-blocked: a ready job longer than the best allocation has left
+        auto ready = read_row(api.db(),
+                              "SELECT COALESCE(SUM(COALESCE(r.runtime_s, 0) > ?2), 0), "
+                              "COALESCE(MAX(r.runtime_s), 0) FROM job j LEFT JOIN "
+                              "resource_requirements r ON r.id = j.resource_requirements_id "
+                              "WHERE j.workflow_id = ?1 AND j.status = " +
+                                  std::to_string(core::to_int(job_status::ready)),
+                              wf, **remaining, what);
+        if (!ready) return api::error_response(ready.error());
+        s.ready = {int_of(ready->at(0)), int_of(ready->at(1))};
+    }
+    return api::json_response(200, core::encode_workflow_status(s));
 }
 
 api_result<void> write_flags(store& db, std::int64_t wf, core::workflow_flags const& f,
@@ -264,9 +371,7 @@ void add_workflow_state_routes(server_api& api)
         {"GET", "/workflows/{id}/is_uninitialized",
          [](server_api& a, request const&, std::int64_t wf) { return is_uninitialized(a, wf); }},
         {"GET", "/workflows/{id}/status",
-         [](server_api& a, request const&, std::int64_t wf) {
-             return status_reply(a.db(), wf, "workflow_status");
-         }},
+         [](server_api& a, request const&, std::int64_t wf) { return workflow_status(a, wf); }},
         {"PUT", "/workflows/{id}/status",
          [](server_api& a, request const& req, std::int64_t wf) {
              constexpr std::string_view what = "workflow_status";

@@ -105,10 +105,11 @@ inline void check_shape(api::model_spec const& model, boost::json::value const& 
             fits = x.is_bool();
             break;
         case api::field_kind::json_object:
-        case api::field_kind::json_document:
         case api::field_kind::env_map:
             fits = x.is_object();
             break;
+        case api::field_kind::json_config:  // as it was sent
+        case api::field_kind::json_document:
         case api::field_kind::string_or_object:
             fits = x.is_string() || x.is_object();
             break;
@@ -123,7 +124,6 @@ inline void check_shape(api::model_spec const& model, boost::json::value const& 
             break;
         case api::field_kind::string:
         case api::field_kind::json_text:
-        case api::field_kind::json_config:
             fits = x.is_string();
             break;
         }

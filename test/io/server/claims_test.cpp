@@ -192,7 +192,8 @@ BOOST_FIXTURE_TEST_CASE(claimed_jobs_carry_what_the_runner_needs, lifecycle_fixt
                R"("cancel_on_blocking_job_failure":true,"supports_termination":false,)"
                R"("depends_on_job_ids":[],"input_file_ids":[],"output_file_ids":[1],)"
                R"("input_user_data_ids":[],"output_user_data_ids":[1],)"
-               R"("resource_requirements_id":1,"attempt_id":1,"priority":0}]})");
+               R"("resource_requirements_id":1,"attempt_id":1,"priority":0,)"
+               R"("compute_node_id":1}]})");  // the claimant holds it
     BOOST_TEST(scalar("SELECT active_compute_node_id FROM job WHERE id = 1") == cn);
 }
 

@@ -93,6 +93,58 @@ BOOST_FIXTURE_TEST_CASE(completion_from_a_node_that_does_not_hold_the_job, fence
     BOOST_TEST(status(b) == "ready");
 }
 
+// A Torc v0.10 runner names its node only in the result: an unfenced completion whose result
+// names a node that does not hold the job is refused as the query's fence refuses it, alone and
+// in a batch; sent twice, the refusal is the same and nothing is written.
+BOOST_FIXTURE_TEST_CASE(unfenced_completion_naming_another_node, fence_fixture)
+{
+    a_runs_on_a();
+    auto const before = snapshot();
+    for (int i = 0; i < 2; ++i) {
+        BOOST_TEST(fails(409, "POST", complete_path(a), result_body(a, "completed", node_b)) ==
+                   "complete_job: job 1 is held by compute node 1 on attempt 1, not by compute "
+                   "node 2");
+    }
+    auto batch = ok("POST", "/workflows/1/batch_complete_jobs",
+                    R"({"completions":[{"job_id":1,"status":"completed","run_id":0,"result":)" +
+                        result_body(a, "completed", node_b) + "}]}");
+    BOOST_TEST(boost::json::serialize(batch) ==
+               R"({"completed":[],"errors":[{"job_id":1,"status":409,"message":)"
+               R"("batch_complete_jobs: job 1 is held by compute node 1 on attempt 1, not by )"
+               R"(compute node 2"}]})");
+    BOOST_TEST(snapshot() == before);
+    // The holder's own unfenced result (0.23's batch entry: job, status, run and result only).
+    batch = ok("POST", "/workflows/1/batch_complete_jobs",
+               R"({"completions":[{"job_id":1,"status":"completed","run_id":0,"result":)" +
+                   result_body(a, "completed", node_a) + "}]}");
+    BOOST_TEST(boost::json::serialize(batch) == R"({"completed":[1],"errors":[]})");
+    BOOST_TEST(status(b) == "ready");
+}
+
+// Torc v0.10's own flow: claim_next_jobs names no node, start_job names it and makes it the
+// holder; that node's unfenced result completes the job, another node's is refused.
+BOOST_FIXTURE_TEST_CASE(v0_10_claim_then_start_names_the_holder, fence_fixture)
+{
+    auto claimed = ok("POST", "/workflows/1/claim_next_jobs", "", {{"limit", "1"}});
+    BOOST_TEST_REQUIRE((ids_of(claimed) == std::vector<std::int64_t>{a}));
+    ok("PUT", "/jobs/1/start_job/0/" + std::to_string(node_a), "null");
+    BOOST_TEST(fails(409, "POST", complete_path(a), result_body(a, "completed", node_b)) ==
+               "complete_job: job 1 is held by compute node 1 on attempt 1, not by compute node 2");
+    ok("POST", complete_path(a), result_body(a, "completed", node_a));
+    BOOST_TEST(status(a) == "completed");
+    BOOST_TEST(status(b) == "ready");
+}
+
+// Claimed without a claimant and never started: no node holds it, so the node a result names
+// is no fence (Torc v0.10 completes a pending job).
+BOOST_FIXTURE_TEST_CASE(unfenced_completion_of_a_job_no_node_holds, fence_fixture)
+{
+    auto const claimed = ok("POST", "/workflows/1/claim_next_jobs", "{}", {{"limit", "1"}});
+    BOOST_TEST_REQUIRE((ids_of(claimed) == std::vector<std::int64_t>{a}));
+    ok("POST", complete_path(a), result_body(a, "completed", node_b));
+    BOOST_TEST(status(a) == "completed");
+}
+
 BOOST_FIXTURE_TEST_CASE(completions_of_jobs_nobody_claimed, fence_fixture)
 {
     auto const before = snapshot();

@@ -82,9 +82,10 @@ BOOST_FIXTURE_TEST_CASE(initialize_from_user_data_and_partially, lifecycle_fixtu
 
 BOOST_FIXTURE_TEST_CASE(status_get_and_put, lifecycle_fixture)
 {
-    BOOST_TEST(call("GET", "/workflows/1/status").body ==
-               R"({"id":1,"is_canceled":false,"is_archived":false,"run_id":0,)"
-               R"("has_detected_need_to_run_completion_script":false})");
+    // v0.10's workflow_status_model leads the answer (0.23's summary follows: both_contracts).
+    BOOST_TEST(call("GET", "/workflows/1/status").body.starts_with(
+        R"({"id":1,"is_canceled":false,"is_archived":false,"run_id":0,)"
+        R"("has_detected_need_to_run_completion_script":false,"workflow_id":1,)"));
     notified.clear();
     auto put = ok("PUT", "/workflows/1/status", R"({"is_canceled":false,"run_id":1})");
     BOOST_TEST(put.at("run_id").as_int64() == 1);
@@ -232,7 +233,7 @@ std::vector<refusal> const refusals{
      {},
      404,
      "is_uninitialized: no workflow with id 9"},
-    {"GET", "/workflows/9/status", "", {}, 404, "workflow_status: no workflow_status with id 9"},
+    {"GET", "/workflows/9/status", "", {}, 404, "workflow_status: no workflow with id 9"},
     {"PUT",
      "/workflows/9/status",
      R"({"is_canceled":false,"run_id":1})",

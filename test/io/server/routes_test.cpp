@@ -39,7 +39,10 @@ bool same(boost::json::value const& a, boost::json::value const& b)
 BOOST_FIXTURE_TEST_CASE(ping_and_version, api_fixture)
 {
     BOOST_TEST(call("GET", "/ping").body == R"({"status":"ok"})");
-    BOOST_TEST(call("GET", "/version").body == R"({"version":"0.10.0","api_version":"0.10.0"})");
+    // 0.23's VersionResponse, with the key torcrun's clients recognise a torcrun server by.
+    BOOST_TEST(call("GET", "/version").body ==
+               R"({"version":")" TORCRUN_TEST_VERSION R"(","api_version":"0.23.0",)"
+               R"("server":"torcrun"})");
 }
 
 BOOST_FIXTURE_TEST_CASE(workflow_life, api_fixture)
@@ -53,7 +56,8 @@ BOOST_FIXTURE_TEST_CASE(workflow_life, api_fixture)
         R"("compute_node_expiration_buffer_seconds":60,"compute_node_wait_for_new_jobs_seconds":90,)"
         R"("compute_node_ignore_workflow_completion":false,"compute_node_wait_for_healthy_database_minutes":20,)"
         R"("compute_node_min_time_for_new_jobs_seconds":300,"jobs_sort_method":"gpus_runtime_memory",)"
-        R"("slurm_defaults":"{\"qos\":\"high\"}","use_pending_failed":false,"status_id":1})");
+        R"("slurm_defaults":"{\"qos\":\"high\"}","use_pending_failed":false,"status_id":1,)"
+        R"("run_id":0,"is_canceled":false,"is_archived":false})");
     check_shape(api::workflow_model, w);
     BOOST_TEST(ok("GET", "/workflows/1") == w);
     workflow("other");

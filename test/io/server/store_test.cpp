@@ -64,6 +64,17 @@ struct temp_dir {
     ~temp_dir() { fs::remove_all(path); }
 };
 
+// Takes version 9's additions back out of a fresh database.
+std::string const undo_version_9 = "DROP TABLE task;"
+                                   "ALTER TABLE compute_node DROP COLUMN end_time;"
+                                   "ALTER TABLE compute_node DROP COLUMN sample_count;"
+                                   "ALTER TABLE compute_node DROP COLUMN peak_cpu_percent;"
+                                   "ALTER TABLE compute_node DROP COLUMN avg_cpu_percent;"
+                                   "ALTER TABLE compute_node DROP COLUMN peak_memory_bytes;"
+                                   "ALTER TABLE compute_node DROP COLUMN avg_memory_bytes;"
+                                   "ALTER TABLE workflow DROP COLUMN submission_directory;"
+                                   "ALTER TABLE workflow DROP COLUMN enable_ro_crate;";
+
 BOOST_AUTO_TEST_CASE(schema_is_versioned)
 {
     temp_dir dir;
@@ -72,32 +83,32 @@ BOOST_AUTO_TEST_CASE(schema_is_versioned)
         auto db = io::store::open(path).value();
         auto stmt = db.db().prepare("SELECT group_concat(version) FROM schema_version").value();
         (void)stmt.step().value();
-        BOOST_TEST(stmt.text(0) == "1,2,3,4,5,6,7,8");
+        BOOST_TEST(stmt.text(0) == "1,2,3,4,5,6,7,8,9");
     }
     {
         auto db = io::store::open(path).value();  // reopening applies nothing twice
         auto stmt = db.db().prepare("SELECT COUNT(*) FROM schema_version").value();
         (void)stmt.step().value();
-        BOOST_TEST(stmt.int64(0) == 8);
+        BOOST_TEST(stmt.int64(0) == 9);
         BOOST_TEST_REQUIRE(db.db().exec("INSERT INTO schema_version VALUES (99)").has_value());
     }
     auto newer = io::store::open(path);
     BOOST_TEST_REQUIRE(newer.has_error());
     BOOST_TEST(newer.error().message ==
-               "store: the database has schema version 99, newer than this torcrun knows (8)");
+               "store: the database has schema version 99, newer than this torcrun knows (9)");
 }
 
-// A version-3 database (made here by taking the additions of versions 4, 5, 7 and 8 back out of a
-// fresh one, and putting back the index version 6 drops) with a workflow and a job in it: opening
-// it applies versions 4 to 8, the rows read with newer Torc's defaults, the new fields can be
-// written, and the built-in admin group exists.
+// A version-3 database (made here by taking the additions of versions 4, 5, 7, 8 and 9 back out
+// of a fresh one, and putting back the index version 6 drops) with a workflow and a job in it:
+// opening it applies versions 4 to 9, the rows read with newer Torc's defaults, the new fields
+// can be written, and the built-in admin group exists.
 BOOST_AUTO_TEST_CASE(version_3_databases_are_migrated_in_place)
 {
     temp_dir dir;
     auto const path = (dir.path / "w.db").string();
     {
         auto db = io::store::open(path).value();
-        auto const to_version_3 =
+        std::string const to_version_3 =
             "DROP INDEX job_claim; DROP INDEX job_next;"
             "ALTER TABLE job DROP COLUMN priority; ALTER TABLE job DROP COLUMN env;"
             "ALTER TABLE workflow DROP COLUMN project; ALTER TABLE workflow DROP COLUMN metadata;"
@@ -110,7 +121,8 @@ BOOST_AUTO_TEST_CASE(version_3_databases_are_migrated_in_place)
             "CREATE INDEX job_workflow_status ON job(workflow_id, status);"
             "DROP TABLE workflow_access_group; DROP TABLE user_group_membership;"
             "DROP TABLE access_group; DROP INDEX workflow_user;"
-            "DROP TABLE job_retry;"
+            "DROP TABLE job_retry;" +
+            undo_version_9 +
             "DELETE FROM schema_version WHERE version >= 4;"
             "INSERT INTO workflow (name, user, timestamp) VALUES ('w', 'u', 't');"
             "INSERT INTO job (workflow_id, name, command) VALUES (1, 'a', 'c');";
@@ -126,7 +138,7 @@ BOOST_AUTO_TEST_CASE(version_3_databases_are_migrated_in_place)
     BOOST_TEST(updated.int64("priority").value_or(-1) == 4);
     auto stmt = db.db().prepare("SELECT group_concat(version) FROM schema_version").value();
     (void)stmt.step().value();
-    BOOST_TEST(stmt.text(0) == "1,2,3,4,5,6,7,8");
+    BOOST_TEST(stmt.text(0) == "1,2,3,4,5,6,7,8,9");
     auto index = db.db()
                      .prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'job_workflow_status'")
                      .value();
@@ -138,6 +150,37 @@ BOOST_AUTO_TEST_CASE(version_3_databases_are_migrated_in_place)
     BOOST_TEST(admin.int64(1) == 1);
     BOOST_TEST(!admin.step().value());
     BOOST_TEST(db.db().exec("SELECT COUNT(*) FROM job_retry").has_value());
+}
+
+// A version-8 database held the configuration fields as a string's content (or an object's
+// text) and answered them as strings: after version 9 they still answer as those strings, while
+// a new row answers in the form it was sent, and a task can be recorded.
+BOOST_AUTO_TEST_CASE(version_8_configuration_fields_keep_their_string_form)
+{
+    temp_dir dir;
+    auto const path = (dir.path / "w.db").string();
+    {
+        auto db = io::store::open(path).value();
+        auto const to_version_8 =
+            undo_version_9 +
+            "DELETE FROM schema_version WHERE version >= 9;"
+            "INSERT INTO workflow (name, user, timestamp, slurm_defaults, resource_monitor_config) "
+            "VALUES ('w', 'u', 't', '{\"qos\":\"high\"}', '{\"jobs\": {\"enabled\": true}}');"
+            "INSERT INTO workflow_status (id) VALUES (1);";
+        BOOST_TEST_REQUIRE(db.db().exec(to_version_8).has_value());
+    }
+    auto db = io::store::open(path).value();
+    auto const old = db.get(api::workflow_model, 1, "workflows").value();
+    BOOST_TEST(api::encode(api::workflow_model, old).find(
+                   R"("resource_monitor_config":"{\"jobs\": {\"enabled\": true}}",)"
+                   R"("slurm_defaults":"{\"qos\":\"high\"}")") != std::string::npos);
+    auto const fresh = db.create_workflow(decode(api::workflow_model,
+                                                 R"({"name":"n","user":"u",)"
+                                                 R"("slurm_defaults":{"qos":"low"}})"),
+                                          "T", "workflows")
+                           .value();
+    BOOST_TEST(*fresh.text("slurm_defaults") == R"({"qos":"low"})");
+    BOOST_TEST(db.db().exec("SELECT COUNT(*) FROM task").has_value());
 }
 
 BOOST_AUTO_TEST_CASE(open_failure_is_a_message)

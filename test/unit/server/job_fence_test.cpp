@@ -66,6 +66,34 @@ BOOST_AUTO_TEST_CASE(holder_and_attempt)
     BOOST_TEST(refusal(core::check_holder("complete_job", running_on_1, {})) == "accepted");
 }
 
+// An unfenced completion (a Torc v0.10 runner) is fenced by the node its result names: refused
+// only when another node holds the job.
+BOOST_AUTO_TEST_CASE(result_node)
+{
+    BOOST_TEST(refusal(core::check_result_node("complete_job", job7(st::running, 1), 2)) ==
+               "409 complete_job: job 7 is held by compute node 1 on attempt 1, not by compute "
+               "node 2");
+    BOOST_TEST(refusal(core::check_result_node("batch_complete_jobs", job7(st::running, 1, 3),
+                                               2)) ==
+               "409 batch_complete_jobs: job 7 is held by compute node 1 on attempt 3, not by "
+               "compute node 2");
+    BOOST_TEST(refusal(core::check_result_node("complete_job", job7(st::running, 1), 1)) ==
+               "accepted");
+    // The holder's own result passes whatever attempt it is on (the result's attempt_id is not
+    // read: v0.10 defaults it to 1).
+    BOOST_TEST(refusal(core::check_result_node("complete_job", job7(st::running, 1, 4), 1)) ==
+               "accepted");
+    // Held by nobody: claimed without a claimant, or already finished (a repeat): the status
+    // checks decide.
+    BOOST_TEST(refusal(core::check_result_node("complete_job", job7(st::pending, std::nullopt),
+                                               2)) == "accepted");
+    BOOST_TEST(refusal(core::check_result_node("complete_job",
+                                               job7(st::completed, std::nullopt), 2)) ==
+               "accepted");
+    BOOST_TEST(refusal(core::check_result_node("complete_job", job7(st::running, std::nullopt),
+                                               2)) == "accepted");
+}
+
 BOOST_AUTO_TEST_CASE(repeats)
 {
     BOOST_TEST(core::repeats_start(job7(st::running, 1), node(1)));

@@ -1,8 +1,8 @@
-// The Torc v0.10 REST API over the store: `api::request` in, `api::response` out, no sockets.
-// Every request runs in one SQLite transaction (BEGIN for GET, BEGIN IMMEDIATE otherwise) that
-// commits when the answer is below 400 and rolls back otherwise, so a rejected request changes
-// nothing. Handlers never throw on bad input; an unexpected exception becomes a 500 JSON answer
-// and a rollback.
+// Torc's REST API (v0.10's contract and 0.23's, docs/TORC-COMPATIBILITY.md) over the store:
+// `api::request` in, `api::response` out, no sockets. Every request runs in one SQLite
+// transaction (BEGIN for GET, BEGIN IMMEDIATE otherwise) that commits when the answer is below
+// 400 and rolls back otherwise, so a rejected request changes nothing. Handlers never throw on
+// bad input; an unexpected exception becomes a 500 JSON answer and a rollback.
 //
 // Extending (the job-lifecycle layer): add endpoints to the same route table with add_route().
 // A handler gets the parsed path parameters (`{id}` checked as an integer), runs inside the
@@ -28,12 +28,13 @@
 namespace torcrun::io {
 
 struct server_options {
-    // GET /version answers {"version": version, "api_version": api_version, "server":
-    // "torcrun"}: the last is how torcrun's clients know torcrun's extensions are here. Torc's clients
-    // compare `version` with their own and only warn on a difference; the default names the Torc
-    // release whose API this server speaks.
-    std::string version = "0.10.0";
-    std::string api_version = "0.10.0";
+    // GET /version answers 0.23's VersionResponse {"version": version, "api_version":
+    // api_version} plus "server": "torcrun", the key by which torcrun's clients recognise a
+    // torcrun server (and use its extensions). Torc's clients compare `version` with their own and
+    // only warn on a difference. Empty `version`: this torcrun's own. The API version is the
+    // newest Torc contract the server answers (it answers v0.10's as well).
+    std::string version;
+    std::string api_version = "0.23.0";
     // Workflow timestamps; tests pass a fixed clock.
     std::function<std::chrono::system_clock::time_point()> clock;
     // Lease renewals (core::lease_book); tests pass a clock they move.
