@@ -312,7 +312,8 @@ decoded claimed(core::request_id id, wire_reply const& r)
     return event{std::move(out)};
 }
 
-decoded pending_actions(core::request_id id, wire_reply const& r)
+// The actions of `trigger` among every pending action the server listed.
+decoded pending_actions(core::request_id id, core::action_trigger trigger, wire_reply const& r)
 {
     auto v = wire::parse_reply(r.body);
     if (!v) return v.error();
@@ -322,7 +323,8 @@ decoded pending_actions(core::request_id id, wire_reply const& r)
     for (std::size_t i = 0; i < list.size(); ++i) {
         auto action = wire::decode_action(list[i], wire::indexed("", i));
         if (!action) return action.error();
-        out.actions.push_back(std::move(*action));
+        if (action->trigger_type == core::to_string(trigger))
+            out.actions.push_back(std::move(*action));
     }
     return event{std::move(out)};
 }
@@ -555,7 +557,7 @@ decoded decode_ok(core::worker_action const& action, core::request_id id,
             else if constexpr (std::is_same_v<A, w::read_workflow>)
                 return workflow_read(id, replies, failed_step);
             else if constexpr (std::is_same_v<A, w::read_pending_actions>)
-                return pending_actions(id, last);
+                return pending_actions(id, a.trigger, last);
             else if constexpr (std::is_same_v<A, w::claim_action>) return action_claimed(id, last);
             else if constexpr (std::is_same_v<A, w::claim_jobs>) return claimed(id, last);
             else if constexpr (std::is_same_v<A, w::read_requirements>) {

@@ -279,10 +279,12 @@ struct first_request {
         return make("POST", "/compute_nodes", node_body(a, c));
     }
     wire_request operator()(w::read_workflow const&) const { return make("GET", workflow_target(c)); }
-    wire_request operator()(w::read_pending_actions const& a) const
+    // Every pending action, filtered by trigger here (decode_replies): the contract's optional
+    // `trigger_type` filter is one that Prism cannot check against 0.23's document (an array or
+    // null), and a server that ignored it would hand out the other triggers' actions anyway.
+    wire_request operator()(w::read_pending_actions const&) const
     {
-        return make("GET", workflow_target(c) + "/actions/pending?trigger_type=" +
-                               std::string(core::to_string(a.trigger)));
+        return make("GET", workflow_target(c) + "/actions/pending");
     }
     wire_request operator()(w::claim_action const& a) const
     {

@@ -17,7 +17,7 @@ source "$(dirname "$0")/server_lib.sh"
 source "$(dirname "$0")/worker_lib.sh"
 source "$(dirname "$0")/prism_lib.sh"
 trap 'stop_prism; worker_test_cleanup' EXIT
-find_prism "$torcrun" "$root"
+find_prism
 
 cat >"$tmp/diamond.json" <<'SPEC'
 {"name": "prism-default", "jobs": [
@@ -32,9 +32,10 @@ for doc in torc-openapi-v0.10.0-prism.yaml torc-openapi-v0.23.0-prism.yaml; do
     contract=$root/test/data/$doc
     start_server "$tmp/db.$doc"
     server=$base
-    start_prism "$tmp/prism.$doc.log" proxy --errors "$contract" "$server"
+    start_prism "$contract" "$server"
+    prism_url=$base
     wf=$("$torcrun" submit --url "$prism_url" "$tmp/diamond.json" 2>"$tmp/submit.err") ||
-        fail "$doc: submit through Prism: $(cat "$tmp/submit.err") $(grep -i 'error\|violation' "$tmp/prism.$doc.log" | head)"
+        fail "$doc: submit through Prism: $(cat "$tmp/submit.err") $(grep -i 'error\|violation' "$tmp/prism.log" | head)"
     rc=0
     timeout 120 "$torcrun" worker "$wf" --url "$prism_url" --output-dir "$tmp/out.$doc" \
         2>"$tmp/worker.$doc.log" || rc=$?
@@ -45,6 +46,7 @@ for doc in torc-openapi-v0.10.0-prism.yaml torc-openapi-v0.23.0-prism.yaml; do
     expect GET "/compute_nodes?workflow_id=$wf" "" 200
     [ "$(field "$body" 'len(d["items"])')" = 1 ] || fail "$doc: compute nodes: $body"
     stop_prism
+    mv "$tmp/prism.log" "$tmp/prism.$doc.log"
     python3 - "$tmp/prism.$doc.log" "$doc" <<'PY' || fail "$doc: Prism's log (above)"
 import re, sys
 log, doc = sys.argv[1], sys.argv[2]

@@ -318,9 +318,8 @@ BOOST_FIXTURE_TEST_CASE(a_whole_worker_life_cycle, wire_server)
     std::vector<std::string> const expected = {
         "POST /compute_nodes",
         "GET /workflows/1",
-        "GET /workflows/1/status",
         "GET /workflows/1/actions",
-        "GET /workflows/1/actions/pending?trigger_type=on_worker_start",
+        "GET /workflows/1/actions/pending",
         "POST /workflows/1/actions/1/claim",
         "POST /workflows/1/actions/1/claim",
         "GET /workflows/1/actions",

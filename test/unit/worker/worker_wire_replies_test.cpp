@@ -89,6 +89,14 @@ BOOST_AUTO_TEST_CASE(register_and_read_workflow)
                                       R"("action_type":"run_commands","action_config":)"
                                       R"({"commands":["x"]}}])"}});
     BOOST_TEST(as<w::workflow_read>(complete).job_actions);
+    // Torc 0.23 and torcrun name the run in the workflow's record: no status read.
+    auto const named = decode(w::read_workflow{rid},
+                              {{200, R"({"id":3,"run_id":4,"is_canceled":false})"}, {200, "[]"}});
+    BOOST_TEST(as<w::workflow_read>(named).run_id == 4);
+    auto const steps = api::next_request(w::read_workflow{rid}, {},
+                                         std::vector<api::wire_reply>{{200, R"({"run_id":4})"}});
+    BOOST_TEST_REQUIRE(steps.has_value());
+    BOOST_TEST(steps->target == "/workflows/0/actions");
 }
 
 BOOST_AUTO_TEST_CASE(pending_actions_keep_commands_and_allocations)
@@ -102,13 +110,24 @@ BOOST_AUTO_TEST_CASE(pending_actions_keep_commands_and_allocations)
         R"("start_one_worker_per_node":true,"max_parallel_jobs":3},"persistent":true},)"
         R"({"id":3,"trigger_type":"on_jobs_ready","action_type":"schedule_nodes",)"
         R"("action_config":{"scheduler_type":"slurm","scheduler_id":1}}])");
+    // Every pending action is listed (no trigger_type filter is sent); those of the trigger asked
+    // for are kept.
     auto const& got = as<w::pending_actions_read>(e).actions;
-    BOOST_TEST_REQUIRE(got.size() == 3u);
+    BOOST_TEST_REQUIRE(got.size() == 1u);
     BOOST_TEST((got[0] == core::workflow_action{1, "run_commands", {"echo a", "hostname"},
                                                 "on_worker_start", false, std::nullopt}));
-    BOOST_TEST((got[1] == core::workflow_action{2, "schedule_nodes", {}, "on_jobs_ready", true,
-                                                core::allocation_config{"slurm", 1, 2, true, 3}}));
-    BOOST_TEST((got[2].allocations ==
+    auto const ready = as<w::pending_actions_read>(
+        one(w::read_pending_actions{rid, core::action_trigger::on_jobs_ready}, 200,
+            R"([{"id":2,"workflow_id":3,"trigger_type":"on_jobs_ready","action_type":"schedule_nodes",)"
+            R"("action_config":{"scheduler_type":"slurm","scheduler_id":1,"num_allocations":2,)"
+            R"("start_one_worker_per_node":true,"max_parallel_jobs":3},"persistent":true},)"
+            R"({"id":3,"trigger_type":"on_jobs_ready","action_type":"schedule_nodes",)"
+            R"("action_config":{"scheduler_type":"slurm","scheduler_id":1}}])"));
+    BOOST_TEST_REQUIRE(ready.actions.size() == 2u);
+    BOOST_TEST((ready.actions[0] ==
+                core::workflow_action{2, "schedule_nodes", {}, "on_jobs_ready", true,
+                                      core::allocation_config{"slurm", 1, 2, true, 3}}));
+    BOOST_TEST((ready.actions[1].allocations ==
                 core::allocation_config{"slurm", 1, 1, false, std::nullopt}));
     BOOST_TEST(as<w::pending_actions_read>(one(w::read_pending_actions{rid}, 200, "[]"))
                    .actions.empty());

@@ -94,7 +94,7 @@ std::vector<request_case> request_cases()
         {"read_workflow", w::read_workflow{}, true, "GET", "/workflows/3", ""},
         {"read_pending_actions",
          w::read_pending_actions{core::request_id{1}, core::action_trigger::on_worker_start}, true,
-         "GET", "/workflows/3/actions/pending?trigger_type=on_worker_start", ""},
+         "GET", "/workflows/3/actions/pending", ""},
         {"claim_action", w::claim_action{core::request_id{1}, 5}, true, "POST",
          "/workflows/3/actions/5/claim", R"({"compute_node_id":9})"},
         {"claim_jobs long poll", claim(30, 3 * 3600 + 57 * 60 + 30), true, "POST",
