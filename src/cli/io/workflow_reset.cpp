@@ -85,21 +85,28 @@ core::result<reset_outcome> reset_for_rerun(torc_client& client, std::int64_t wf
         return ok.error();
     if (auto reset = client.call("POST", base + "/reset_status"); !reset) return reset.error();
     if (auto ok = reset_jobs(client, wf, run, request); !ok) return ok.error();
-    // Read again: reset_status changed is_canceled. Only v0.10's workflow_status_model goes back
-    // (a server answering 0.23's summary beside it takes no summary in a PUT).
-    auto flags = client.call("GET", base + "/status");
-    if (!flags) return flags.error();
-    json::object status{{"run_id", run + 1}};
-    for (auto const* key : {"id", "is_canceled", "is_archived",
-                            "has_detected_need_to_run_completion_script"})
-        if (auto const* v = field(*flags, key)) status[key] = *v;
-    if (auto put = client.call("PUT", base + "/status", json::serialize(status)); !put)
-        return put.error();
+    // A Torc 0.23 server starts the next run in reset_status itself (its contract has no PUT of
+    // the status); Torc v0.10 and torcrun's server leave that to the client's PUT.
+    auto after_reset = client.run_id(wf);
+    if (!after_reset) return after_reset.error();
+    auto const next_run = *after_reset > run ? *after_reset : run + 1;
+    if (*after_reset <= run) {
+        // Read again: reset_status changed is_canceled. Only v0.10's workflow_status_model goes
+        // back (a server answering 0.23's summary beside it takes no summary in a PUT).
+        auto flags = client.call("GET", base + "/status");
+        if (!flags) return flags.error();
+        json::object status{{"run_id", next_run}};
+        for (auto const* key : {"id", "is_canceled", "is_archived",
+                                "has_detected_need_to_run_completion_script"})
+            if (auto const* v = field(*flags, key)) status[key] = *v;
+        if (auto put = client.call("PUT", base + "/status", json::serialize(status)); !put)
+            return put.error();
+    }
     auto init = client.call("POST", base + "/initialize_jobs?only_uninitialized=true");
     if (!init) return init.error();
     auto after = client.workflow_jobs(wf);
     if (!after) return after.error();
-    reset_outcome out{run + 1, {}};
+    reset_outcome out{next_run, {}};
     for (auto const& j : *after) {
         auto const s = text_of(field(j, "status"));
         if (s == "ready" || s == "blocked") out.to_run.push_back(text_of(field(j, "name")));

@@ -2,7 +2,8 @@
 // the calls Torc's `torc workflows reset-status --reinitialize` makes: reset_status (refused while
 // jobs are pending or running), the jobs reset to uninitialized (reset_job_status, all or
 // failed_only, or each named job through manage_status_change, which resets its dependents too),
-// the run id raised by one (PUT /workflows/{id}/status, as Torc's client bumps it), then
+// the run id raised by one (PUT /workflows/{id}/status, as Torc v0.10's client bumps it; a Torc
+// 0.23 server raises it in reset_status itself, and then no PUT is sent), then
 // initialize_jobs with only_uninitialized. The new run id gives every attempt of the rerun a log
 // directory of its own (`r<run>_a<attempt>`), so no earlier log is overwritten.
 #pragma once
