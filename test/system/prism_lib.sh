@@ -29,27 +29,33 @@ find_prism() {
     command -v node >/dev/null || fail "node not found (Prism needs Node.js >= 18.20)"
 }
 
-# start_prism CONTRACT UPSTREAM: Prism on a free port (bind-and-release, then retry once on a
-# collision) in front of UPSTREAM; sets prism_pid, and base to Prism's address. Its log is
-# $tmp/prism.log.
-start_prism() {
-    local contract=$1 upstream=$2 attempt
+# launch_prism LOG ARGS...: `prism ARGS...` (mock or proxy) on a free port (bind-and-release,
+# then retry once on a collision); sets prism_pid and prism_url. Its log is LOG.
+launch_prism() {
+    local log=$1 attempt; shift
     find_prism
     for attempt in 1 2; do
         prism_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-        "$prism" proxy --errors -h 127.0.0.1 -p "$prism_port" "$contract" "$upstream" >"$tmp/prism.log" 2>&1 &
+        "$prism" "$@" -h 127.0.0.1 -p "$prism_port" >"$log" 2>&1 &
         prism_pid=$!
         for _ in $(seq 1 300); do
-            grep -q 'Prism is listening' "$tmp/prism.log" && break
+            grep -q 'Prism is listening' "$log" && break
             kill -0 "$prism_pid" 2>/dev/null || break
             sleep 0.1
         done
-        grep -q 'Prism is listening' "$tmp/prism.log" && break
+        grep -q 'Prism is listening' "$log" && break
         kill "$prism_pid" 2>/dev/null || true
         prism_pid=""
     done
-    [ -n "$prism_pid" ] || fail "Prism did not start: $(tail -5 "$tmp/prism.log")"
-    base=http://127.0.0.1:$prism_port
+    [ -n "$prism_pid" ] || fail "Prism did not start: $(tail -5 "$log")"
+    prism_url=http://127.0.0.1:$prism_port
+}
+
+# start_prism CONTRACT UPSTREAM: the validating proxy in front of UPSTREAM; sets prism_pid, and
+# base to Prism's address. Its log is $tmp/prism.log.
+start_prism() {
+    launch_prism "$tmp/prism.log" proxy --errors "$1" "$2"
+    base=$prism_url
 }
 
 # send METHOD PATH BODY: one call through Prism as user $as (none when empty), with no body when

@@ -17,38 +17,9 @@ contract=$root/test/data/torc-openapi-v0.10.0-prism.yaml
 tmp=$(mktemp -d)
 source "$(dirname "$0")/server_lib.sh"
 source "$(dirname "$0")/worker_lib.sh"
-prism_pid=""
-stop_prism() { [ -n "$prism_pid" ] && kill "$prism_pid" 2>/dev/null && wait "$prism_pid" 2>/dev/null; prism_pid=""; }
+source "$(dirname "$0")/prism_lib.sh"
 trap 'stop_prism; kill_servers; rm -rf "$tmp"' EXIT
-
-prism=${TORCRUN_PRISM:-}
-if [ -z "$prism" ]; then
-    for dir in "$(dirname "$torcrun")/.." "$root/build"; do
-        [ -x "$dir/prism/node_modules/.bin/prism" ] && prism=$dir/prism/node_modules/.bin/prism && break
-    done
-fi
-[ -n "$prism" ] && [ -x "$prism" ] || fail "Prism not found: run scripts/test.sh (it installs it) or set TORCRUN_PRISM"
-command -v node >/dev/null || fail "node not found (Prism needs Node.js >= 18.20)"
-
-# start_prism LOG ARGS...: Prism on a free port (bind-and-release, one retry); sets prism_url.
-start_prism() {
-    local log=$1 prism_port; shift
-    for _ in 1 2; do
-        prism_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-        "$prism" "$@" -h 127.0.0.1 -p "$prism_port" >"$log" 2>&1 &
-        prism_pid=$!
-        for _ in $(seq 1 300); do
-            grep -q 'Prism is listening' "$log" && break
-            kill -0 "$prism_pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        grep -q 'Prism is listening' "$log" && break
-        kill "$prism_pid" 2>/dev/null || true
-        prism_pid=""
-    done
-    [ -n "$prism_pid" ] || fail "Prism did not start: $(tail -5 "$log")"
-    prism_url=http://127.0.0.1:$prism_port
-}
+find_prism
 
 contract_worker() {  # contract_worker URL WORKFLOW LOG: the worker, plain Torc calls only
     timeout 60 "$torcrun" worker "$2" --url "$1" --output-dir "$tmp/out" --mode direct \
@@ -57,7 +28,7 @@ contract_worker() {  # contract_worker URL WORKFLOW LOG: the worker, plain Torc 
 }
 
 # 1. The mock.
-start_prism "$tmp/mock.log" mock "$contract"
+launch_prism "$tmp/mock.log" mock "$contract"
 rc=0
 contract_worker "$prism_url" 1 "$tmp/mock-worker.log" || rc=$?
 stop_prism || true
@@ -100,7 +71,7 @@ cat >"$tmp/diamond.json" <<'SPEC'
 ]}
 SPEC
 submit_spec "$tmp/diamond.json"
-start_prism "$tmp/proxy.log" proxy --errors "$contract" "$base"
+launch_prism "$tmp/proxy.log" proxy --errors "$contract" "$base"
 rm -rf "$tmp/out"
 rc=0
 contract_worker "$prism_url" "$wf" "$tmp/proxy-worker.log" || rc=$?
