@@ -4,7 +4,6 @@
 #include "torcrun/worker/io/worker_shell.hpp"
 
 #include <chrono>
-#include <thread>
 
 namespace torcrun::apps {
 

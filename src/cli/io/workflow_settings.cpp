@@ -11,7 +11,6 @@
 #include <boost/json/parse.hpp>
 
 #include <chrono>
-#include <thread>
 
 namespace torcrun::apps {
 
