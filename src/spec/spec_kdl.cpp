@@ -318,8 +318,9 @@ bool kdl_mapper::map_child(kdl_node const& child, field const& f, boost::json::o
     case kind::push_string:
     case kind::all_strings:
     case kind::all_integers: {
-        auto& [list, where] = lists[key];
-        if (list.empty()) where = child.where;
+        auto& entry = lists[key];  // no structured binding: clang 14 cannot capture one
+        boost::json::array& list = entry.first;
+        if (list.empty()) entry.second = child.where;
         auto const take = [&](kdl_value const& v) {
             bool const ok = f.how == kind::all_integers ? v.as_integer() != nullptr
                                                         : v.as_string() != nullptr;
