@@ -609,12 +609,13 @@ bool kdl_parser::read_quoted(std::string& out)
         char const ch = text_[pos_];
         if (ch == '"') break;
         if (ch == '\\') {
-            ++pos_;
-            // A whitespace escape may span lines: skip the white space it eats.
+            std::size_t const after = ++pos_;
+            // A whitespace escape may span lines: skip the white space it eats; after it, a '"'
+            // closes the string.
             while (!at_end() && (is_space(at(pos_).value) || newline_width(pos_)))
                 pos_ += std::max<std::size_t>(newline_width(pos_), at(pos_).width);
-            if (at_end()) continue;
-            if (text_[pos_] == '"' || text_[pos_] == '\\') ++pos_;
+            if (pos_ == after && !at_end() && (text_[pos_] == '"' || text_[pos_] == '\\'))
+                ++pos_;
             continue;
         }
         ++pos_;

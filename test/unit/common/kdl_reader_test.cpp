@@ -87,6 +87,8 @@ std::vector<kdl_case> const accepted{
     {R"(n "a\"b\\c\n\t\sd")", "n(s:a\"b\\c\n\t d)"},
     {R"(n "\u{41}\u{1F600}")", "n(s:A\xF0\x9F\x98\x80)"},
     {"n \"a\\   \n   b\"", "n(s:ab)"},
+    {"n \"a\\  \" b", "n(s:a; s:b)"},
+    {"n \"\\\\\" b", "n(s:\\; s:b)"},
     {R"(n #"no \n escape"# ##"has "# inside"##)", "n(s:no \\n escape; s:has \"# inside)"},
     {R"(n #""#)", "n(s:)"},
     // multi-line strings: dedented by the closing line, line breaks become LF
