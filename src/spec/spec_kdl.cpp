@@ -246,8 +246,9 @@ kdl_value const* kdl_mapper::first_value(kdl_node const& child, std::string_view
 void kdl_mapper::unknown(kdl_node const& child, std::span<field const> fields,
                          std::string_view context, std::span<std::string_view const> more)
 {
+    // A suggestion within two edits, and fewer edits than the name has characters.
     std::string_view nearest;
-    std::size_t best = 3;
+    std::size_t best = std::min<std::size_t>(3, child.name.size());
     auto const consider = [&](std::string_view name) {
         if (std::size_t const d = edit_distance(child.name, name); d < best) {
             best = d;

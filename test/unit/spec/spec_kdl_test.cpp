@@ -120,6 +120,10 @@ BOOST_AUTO_TEST_CASE(what_torc_drops_is_warned_at_the_node)
                   "#false, not the string \"no\"; ignored, as Torc ignores it | "
                   "t.kdl:7:1: workflow: node \"nmae\" is not one Torc reads here; ignored, as "
                   "Torc ignores it (did you mean \"name\"?)");
+    // no suggestion for a name shorter than the edits it would take
+    BOOST_TEST(warnings_of("n 1\n")
+               == "t.kdl:1:1: workflow: node \"n\" is not one Torc reads here; ignored, as Torc "
+                  "ignores it");
 }
 
 BOOST_AUTO_TEST_CASE(field_errors_point_into_the_kdl_file)
