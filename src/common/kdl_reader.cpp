@@ -43,13 +43,49 @@ code_point decode(std::string_view text, std::size_t at)
 
 bool is_space(std::uint32_t c)
 {
-    return c == 0x09 || c == 0x0B || c == 0x20 || c == 0xA0 || c == 0x1680
+    return c == 0x09 || c == 0x20 || c == 0xA0 || c == 0x1680
         || (c >= 0x2000 && c <= 0x200A) || c == 0x202F || c == 0x205F || c == 0x3000;
 }
 
 bool is_newline(std::uint32_t c)
 {
-    return c == 0x0A || c == 0x0D || c == 0x85 || c == 0x0C || c == 0x2028 || c == 0x2029;
+    return c == 0x0A || c == 0x0B || c == 0x0D || c == 0x85 || c == 0x0C || c == 0x2028
+        || c == 0x2029;
+}
+
+// The width of the line break at `at` of `s` (CRLF counts as one), or 0.
+std::size_t line_break_width(std::string_view s, std::size_t at)
+{
+    if (at >= s.size()) return 0;
+    if (s[at] == '\r') return at + 1 < s.size() && s[at + 1] == '\n' ? 2 : 1;
+    auto const cp = decode(s, at);
+    return is_newline(cp.value) ? cp.width : 0;
+}
+
+// `raw` with its whitespace escapes (a '\' and all the white space and line breaks after it)
+// removed; other escapes stay for unescape. A multi-line string resolves these before dedenting.
+std::string without_whitespace_escapes(std::string_view raw)
+{
+    std::string out;
+    for (std::size_t k = 0; k < raw.size();) {
+        if (raw[k] != '\\') {
+            out += raw[k++];
+            continue;
+        }
+        std::size_t next = k + 1;
+        while (next < raw.size()) {
+            auto const cp = decode(raw, next);
+            if (!is_space(cp.value) && !is_newline(cp.value)) break;
+            next += cp.width;
+        }
+        if (next > k + 1) {
+            k = next;
+        } else {
+            out += raw[k++];
+            if (k < raw.size()) out += raw[k++];  // the escaped character stays escaped
+        }
+    }
+    return out;
 }
 
 bool is_disallowed(std::uint32_t c)
@@ -134,10 +170,7 @@ private:
 
 std::size_t kdl_parser::newline_width(std::size_t offset) const
 {
-    if (offset >= text_.size()) return 0;
-    if (text_[offset] == '\r') return offset + 1 < text_.size() && text_[offset + 1] == '\n' ? 2 : 1;
-    auto const cp = at(offset);
-    return is_newline(cp.value) ? cp.width : 0;
+    return line_break_width(text_, offset);
 }
 
 source_position kdl_parser::position(std::size_t offset)
@@ -664,12 +697,18 @@ bool kdl_parser::read_raw(std::string& out)
     return true;
 }
 
-// The lines between `"""` + line break and the closing line: line breaks become LF, and the
-// closing line's white space (its whole content) is removed from the start of every line, which
-// must begin with it unless it is white space alone. Escapes are resolved after that.
-bool kdl_parser::read_multiline_body(std::string_view body, std::size_t body_start, bool raw,
+// The lines between `"""` + line break and the closing line: whitespace escapes resolved
+// first (quoted strings), line breaks become LF, and the closing line's white space (its whole
+// content) is removed from the start of every line, which must begin with it unless it is white
+// space alone. The other escapes are resolved after that. Errors point at the line when no
+// whitespace escape moved the lines, else at the string's first line.
+bool kdl_parser::read_multiline_body(std::string_view raw_body, std::size_t body_start, bool raw,
                                      std::string& out)
 {
+    std::string const resolved = raw ? std::string() : without_whitespace_escapes(raw_body);
+    bool const exact = raw || resolved.size() == raw_body.size();
+    std::string_view const body = raw ? raw_body : std::string_view(resolved);
+    auto const where = [&](std::size_t offset) { return body_start + (exact ? offset : 0); };
     struct line {
         std::size_t offset;
         std::string_view text;
@@ -680,12 +719,12 @@ bool kdl_parser::read_multiline_body(std::string_view body, std::size_t body_sta
             lines.push_back({line_start, body.substr(line_start)});
             break;
         }
-        if (std::size_t const nl = newline_width(body_start + k)) {
+        if (std::size_t const nl = line_break_width(body, k)) {
             lines.push_back({line_start, body.substr(line_start, k - line_start)});
             k += nl;
             line_start = k;
         } else {
-            k += std::max<std::size_t>(at(body_start + k).width, 1);
+            k += std::max<std::size_t>(decode(body, k).width, 1);
         }
     }
     std::string_view const prefix = lines.back().text;
@@ -698,14 +737,14 @@ bool kdl_parser::read_multiline_body(std::string_view body, std::size_t body_sta
         return true;
     };
     if (!blank(prefix))
-        return fail(body_start + lines.back().offset,
+        return fail(where(lines.back().offset),
                     "the closing \"\"\" of a multi-line string must be on its own line");
     std::string joined;
     for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
         if (i) joined += '\n';
         if (blank(lines[i].text)) continue;
         if (!lines[i].text.starts_with(prefix))
-            return fail(body_start + lines[i].offset,
+            return fail(where(lines[i].offset),
                         "this line of a multi-line string does not start with the white space "
                         "of its closing \"\"\" line");
         joined.append(lines[i].text.substr(prefix.size()));

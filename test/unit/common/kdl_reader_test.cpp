@@ -96,6 +96,9 @@ std::vector<kdl_case> const accepted{
     {"n \"\"\"\r\n  a \\\"q\\\" \"\" b\r\n  \"\"\"", "n(s:a \"q\" \"\" b)"},
     {"n #\"\"\"\n  raw \\n\n  \"\"\"#", "n(s:raw \\n)"},
     {"n \"\"\"\n\"\"\"", "n(s:)"},
+    // whitespace escapes are resolved before dedenting, also in the closing line
+    {"n \"\"\"\n  foo \\\nbar\n  baz\n  \\   \"\"\"", "n(s:foo bar\nbaz)"},
+    {"n \"\"\"\n    a\n   \\\n\"\"\"", "n(s: a)"},
     // properties: the rightmost of a name is kept in order, spaces around '='
     {"file \"x\" path=\"/p\" n = 5 \"k\"=#false", "file(s:x; path=s:/p; n=i:5; k=b:false)"},
     // type annotations are dropped
@@ -114,7 +117,7 @@ std::vector<kdl_case> const accepted{
     {"/-\n  gone\nkept", "kept()"},
     {"a 1 \\\n  2 \\ // comment\n  3", "a(i:1; i:2; i:3)"},
     // KDL's other line breaks and spaces
-    {"a\xC2\x85" "b\x0C" "c\xE2\x80\xA8" "d\xC2\xA0" "1\x0B" "2", "a() b() c() d(i:1; i:2)"},
+    {"a\xC2\x85" "b\x0C" "c\xE2\x80\xA8" "d\xC2\xA0" "1\x0B" "e\t2", "a() b() c() d(i:1) e(i:2)"},
 };
 
 std::vector<kdl_case> const refused{
@@ -147,6 +150,8 @@ std::vector<kdl_case> const refused{
                                   "with the white space of its closing \"\"\" line"},
     {"n \"\"\"\n  a \"\"\"", "t.kdl:2:1: the closing \"\"\" of a multi-line string must be on its "
                             "own line"},
+    {"n \"\"\"\n  bar\\\n  \"\"\"", "t.kdl:2:1: the closing \"\"\" of a multi-line string must be "
+                                "on its own line"},
     {"n \"\"\"\n  a\n", "t.kdl:1:3: this multi-line string is not closed by \"\"\""},
     {"a {\n  b\n", "t.kdl:1:3: this '{' is not closed by a '}'"},
     {"a }", "t.kdl:1:3: '}' without a '{' before it"},
