@@ -430,6 +430,9 @@ bool kdl_parser::parse_entry(kdl_node& node, bool keep)
 {
     kdl_entry entry;
     std::size_t const start = pos_;
+    if (at_end())  // after a `/-` that comments out nothing
+        return fail(start, "expected a value, an entry or a children block after /-, found the "
+                           "end of the file");
     entry.where = position(start);
     if (text_[pos_] == '(') {
         bool any = false;

@@ -167,6 +167,9 @@ std::vector<kdl_case> const refused{
     {"a (t", "t.kdl:1:5: expected ')' closing the type annotation opened at 3, found the end of "
              "the file"},
     {"a /* open", "t.kdl:1:3: this /* comment is not closed"},
+    {"a /- // nothing after it", "t.kdl:1:25: expected a value, an entry or a children block "
+                                 "after /-, found the end of the file"},
+    {"/-", "t.kdl:1:3: expected a node name, found the end of the file"},
     {"a \\ b", "t.kdl:1:3: a '\\' between entries must end the line (a line continuation)"},
     {"a\n b\x01", "t.kdl:2:3: the code point U+0001 may not appear in a KDL document"},
     {"a \xEF\xBB\xBF", "t.kdl:1:3: the code point U+FEFF may not appear in a KDL document"},
