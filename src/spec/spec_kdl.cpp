@@ -2,8 +2,9 @@
 // the JSON value Torc's `kdl_to_json_value` (src/client/workflow_spec.rs) builds from it, node by
 // node, with the position of every value and key recorded so the shared field rules can point
 // into the .kdl file. The mapping is Torc's, table by table: a node's first entry is its value,
-// repeated nodes (`depends_on`, `input_file`, `command`, `job`, ...) append to a list, `parameters`,
-// `env` and `variables` are blocks of string-valued nodes, `user_data`'s `data` is JSON text.
+// repeated nodes (`depends_on`, `input_file`, `command`, `job`, ...) append to a list,
+// `parameters`, `env` and `variables` are blocks of string-valued nodes, `user_data`'s `data` is
+// JSON text.
 // Torc silently skips what its mapping does not read: unknown nodes, values of another type,
 // entries past the first. torcrun skips the same, so the spec means what it means to Torc, and
 // says so in a warning at the node (Torc's own examples write `depends_on_job`, which Torc's code
@@ -225,6 +226,13 @@ private:
     std::optional<error> error_;
 };
 
+// ", not <the first value>" for a message, or nothing when the node has no value.
+std::string not_first(kdl_node const& node)
+{
+    return node.entries.empty() ? std::string()
+                                : concat({", not ", describe(node.entries.front().value)});
+}
+
 std::string node_context(std::string_view what, kdl_node const& node)
 {
     auto const* name = node.entries.empty() ? nullptr : node.entries.front().value.as_string();
@@ -271,12 +279,11 @@ std::optional<boost::json::object> kdl_mapper::string_map(kdl_node const& node,
     boost::json::object out;
     if (!node.children) return out;
     for (auto const& child : *node.children) {
-        auto const* value = child.entries.empty() ? nullptr : child.entries.front().value.as_string();
+        auto const* value =
+            child.entries.empty() ? nullptr : child.entries.front().value.as_string();
         if (!value) {
             fail(child.where, concat({label, " ", quoted(child.name), " must have a string value",
-                                      child.entries.empty()
-                                          ? std::string()
-                                          : concat({", not ", describe(child.entries.front().value)})}));
+                                      not_first(child)}));
             return std::nullopt;
         }
         out.insert_or_assign(child.name, *value);
@@ -394,9 +401,7 @@ bool kdl_mapper::map_named(kdl_node const& node, std::string_view what, bool nam
     if (!name) {
         if (!name_required) return true;
         return fail(node.where, concat({what, " must have a name: a string as its first value",
-                                        node.entries.empty()
-                                            ? std::string()
-                                            : concat({", not ", describe(node.entries.front().value)})}));
+                                        not_first(node)}));
     }
     obj.insert_or_assign("name", *name);
     note(json_pointer_append(pointer, "name"), node.entries.front().value.where, node.where);
@@ -417,8 +422,9 @@ bool kdl_mapper::map_file(kdl_node const& node, boost::json::object& obj,
     for (std::size_t k = 1; k < node.entries.size(); ++k) {
         auto const& e = node.entries[k];
         if (!e.name || (*e.name != "path" && *e.name != "identifier") || !e.value.as_string())
-            warn(e.where, context, concat({e.name ? concat({"property ", quoted(*e.name)}) : std::string("this value"),
-                                           " is not one Torc reads; ignored, as Torc ignores it"}));
+            warn(e.where, context,
+                 concat({e.name ? concat({"property ", quoted(*e.name)}) : "this value",
+                         " is not one Torc reads; ignored, as Torc ignores it"}));
     }
     if (!map_fields(node, file_fields, obj, pointer, context)) return false;
     if (!obj.contains("path"))

@@ -142,7 +142,8 @@ std::vector<kdl_case> const refused{
     {"n \"\\/\"", "t.kdl:1:4: unknown escape \\/ (KDL 2 has \\\" \\\\ \\b \\f \\n \\r \\t \\s "
                   "\\u{...} and \\ before white space)"},
     {"n \"\\u{D800}\"", "t.kdl:1:4: \\u{D800} is not a Unicode scalar value"},
-    {"n \"\\u41\"", "t.kdl:1:4: a \\u escape is written \\u{1F600}: one to six hex digits in braces"},
+    {"n \"\\u41\"",
+     "t.kdl:1:4: a \\u escape is written \\u{1F600}: one to six hex digits in braces"},
     {"n #\"open\n\"#", "t.kdl:1:3: this raw string is not closed by \"# on its line (a multi-line "
                        "raw string starts with #\"\"\")"},
     {"n \"\"\"one\"\"\"", "t.kdl:1:3: a multi-line string's \"\"\" must end its line"},

@@ -43,9 +43,11 @@ std::vector<map_case> const maps{
     {"job \"a\" {\n command \"echo\"\n depends_on b\n depends_on c\n input_file f\n"
      " output_file g\n use_parameters x y\n cancel_on_blocking_job_failure #false\n}",
      R"({"jobs":[{"name":"a","command":"echo","cancel_on_blocking_job_failure":false,)"
-     R"("depends_on":["b","c"],"input_files":["f"],"output_files":["g"],"use_parameters":["x","y"]}]})"},
+     R"("depends_on":["b","c"],"input_files":["f"],"output_files":["g"],)"
+     R"("use_parameters":["x","y"]}]})"},
     {"job \"t_{i}\" {\n command x\n parameters {\n  i \"1:3\"\n }\n parameter_mode zip\n}",
-     R"({"jobs":[{"name":"t_{i}","command":"x","parameters":{"i":"1:3"},"parameter_mode":"zip"}]})"},
+     R"({"jobs":[{"name":"t_{i}","command":"x","parameters":{"i":"1:3"},)"
+     R"("parameter_mode":"zip"}]})"},
     {"job a {\n command x\n parameters {\n }\n stdio {\n  mode combined\n }\n}",
      R"({"jobs":[{"name":"a","command":"x","stdio":{"mode":"combined"}}]})"},
     {"file \"f\" path=\"/p\"\nfile \"g\" {\n path \"/q\"\n}",
@@ -53,7 +55,8 @@ std::vector<map_case> const maps{
     {"user_data u {\n is_ephemeral #true\n data \"{\\\"k\\\": [1, 2]}\"\n}",
      R"({"jobs":[],"user_data":[{"name":"u","is_ephemeral":true,"data":{"k":[1,2]}}]})"},
     {"resource_requirements r {\n num_cpus 2\n memory \"4g\"\n runtime PT1H\n}",
-     R"({"jobs":[],"resource_requirements":[{"name":"r","num_cpus":2,"memory":"4g","runtime":"PT1H"}]})"},
+     R"({"jobs":[],"resource_requirements":[{"name":"r","num_cpus":2,"memory":"4g",)"
+     R"("runtime":"PT1H"}]})"},
     {"failure_handler h {\n rule {\n  exit_codes 10 11\n  max_retries 3\n }\n rule {\n"
      "  match_all_exit_codes #true\n }\n}",
      R"({"failure_handlers":[{"name":"h","rules":[{"max_retries":3,"exit_codes":[10,11]},)"
@@ -63,7 +66,8 @@ std::vector<map_case> const maps{
      R"({"actions":[{"trigger_type":"on_jobs_ready","action_type":"run_commands",)"
      R"("commands":["echo 1","echo 2"],"jobs":["a","b","c"]}],"jobs":[]})"},
     {"slurm_scheduler s {\n account acct\n nodes 2\n walltime \"01:00:00\"\n}",
-     R"({"jobs":[],"slurm_schedulers":[{"name":"s","account":"acct","nodes":2,"walltime":"01:00:00"}]})"},
+     R"({"jobs":[],"slurm_schedulers":[{"name":"s","account":"acct","nodes":2,)"
+     R"("walltime":"01:00:00"}]})"},
     {"slurm_defaults {\n partition debug\n exclusive #true\n ntasks 4\n}",
      R"({"slurm_defaults":{"partition":"debug","exclusive":true,"ntasks":4},"jobs":[]})"},
     {"resource_monitor {\n jobs {\n  enabled #true\n }\n sample_interval_seconds 5\n}",
