@@ -543,71 +543,79 @@ bool kdl_parser::read_keyword(kdl_value& out)
     return true;
 }
 
+// The digits of a 0x/0o/0b body (after the prefix) without its `_`s, or nullopt.
+std::optional<std::string> radix_digits(std::string_view body, int base)
+{
+    if (body.empty() || body.front() == '_') return std::nullopt;
+    std::string digits;
+    for (char ch : body) {
+        if (ch == '_') continue;
+        int const d = is_digit(ch)               ? ch - '0'
+                      : (ch >= 'a' && ch <= 'f') ? ch - 'a' + 10
+                      : (ch >= 'A' && ch <= 'F') ? ch - 'A' + 10
+                                                 : 99;
+        if (d >= base) return std::nullopt;
+        digits += ch;
+    }
+    return digits;
+}
+
+// A decimal body, `integer ('.' integer)? (('e' | 'E') sign? integer)?` with each integer a digit
+// then digits and `_`s, as strtod's text without the `_`s; nullopt when malformed.
+std::optional<std::string> decimal_digits(std::string_view body, bool& is_float)
+{
+    std::string digits;
+    std::size_t k = 0;
+    auto const integer = [&] {
+        if (k >= body.size() || !is_digit(body[k])) return false;
+        for (; k < body.size() && (is_digit(body[k]) || body[k] == '_'); ++k)
+            if (body[k] != '_') digits += body[k];
+        return true;
+    };
+    if (!integer()) return std::nullopt;
+    if (k < body.size() && body[k] == '.') {
+        digits += body[k++];
+        is_float = true;
+        if (!integer()) return std::nullopt;
+    }
+    if (k < body.size() && (body[k] == 'e' || body[k] == 'E')) {
+        digits += body[k++];
+        is_float = true;
+        if (k < body.size() && (body[k] == '+' || body[k] == '-')) digits += body[k++];
+        if (!integer()) return std::nullopt;
+    }
+    if (k != body.size()) return std::nullopt;
+    return digits;
+}
+
 bool kdl_parser::read_number(kdl_value& out)
 {
     std::size_t const start = pos_;
     while (!at_end() && is_identifier_char(at(pos_).value)) pos_ += at(pos_).width;
     std::string_view const token = text_.substr(start, pos_ - start);
-    auto const invalid = [&] {
-        return fail(start, concat({"\"", token, "\" is not a number; quote it if it is a string"}));
-    };
     bool const negative = token.starts_with('-');
     std::string_view body = token;
     if (body.starts_with('+') || body.starts_with('-')) body.remove_prefix(1);
-    int base = 10;
-    if (body.starts_with("0x")) base = 16;
-    else if (body.starts_with("0o")) base = 8;
-    else if (body.starts_with("0b")) base = 2;
-    std::string digits;
+    int const base = body.starts_with("0x")   ? 16
+                     : body.starts_with("0o") ? 8
+                     : body.starts_with("0b") ? 2
+                                              : 10;
     bool is_float = false;
-    if (base != 10) {
-        body.remove_prefix(2);
-        if (body.empty() || body.front() == '_') return invalid();
-        for (char ch : body) {
-            if (ch == '_') continue;
-            int const d = is_digit(ch) ? ch - '0'
-                : (ch >= 'a' && ch <= 'f') ? ch - 'a' + 10
-                : (ch >= 'A' && ch <= 'F') ? ch - 'A' + 10 : 99;
-            if (d >= base) return invalid();
-            digits += ch;
-        }
-    } else {
-        // integer ('.' integer)? (('e' | 'E') sign? integer)?, each integer a digit then digits/_
-        std::size_t k = 0;
-        auto integer = [&] {
-            if (k >= body.size() || !is_digit(body[k])) return false;
-            while (k < body.size() && (is_digit(body[k]) || body[k] == '_')) {
-                if (body[k] != '_') digits += body[k];
-                ++k;
-            }
-            return true;
-        };
-        if (!integer()) return invalid();
-        if (k < body.size() && body[k] == '.') {
-            digits += body[k++];
-            is_float = true;
-            if (!integer()) return invalid();
-        }
-        if (k < body.size() && (body[k] == 'e' || body[k] == 'E')) {
-            digits += body[k++];
-            is_float = true;
-            if (k < body.size() && (body[k] == '+' || body[k] == '-')) digits += body[k++];
-            if (!integer()) return invalid();
-        }
-        if (k != body.size()) return invalid();
-    }
+    auto const digits = base == 10 ? decimal_digits(body, is_float)
+                                   : radix_digits(body.substr(2), base);
+    if (!digits)
+        return fail(start, concat({"\"", token, "\" is not a number; quote it if it is a string"}));
     if (is_float) {
-        std::string const signed_digits = concat({negative ? "-" : "", digits});
+        std::string const signed_digits = concat({negative ? "-" : "", *digits});
         out.data = std::strtod(signed_digits.c_str(), nullptr);
         return true;
     }
     std::uint64_t magnitude = 0;
     auto const [end, ec] =
-        std::from_chars(digits.data(), digits.data() + digits.size(), magnitude, base);
-    bool const fits = ec == std::errc{} && end == digits.data() + digits.size()
+        std::from_chars(digits->data(), digits->data() + digits->size(), magnitude, base);
+    bool const fits = ec == std::errc{} && end == digits->data() + digits->size()
         && magnitude <= (negative ? std::uint64_t{1} << 63 : std::uint64_t{INT64_MAX});
-    if (!fits)
-        return fail(start, concat({"the integer ", token, " does not fit in 64 bits"}));
+    if (!fits) return fail(start, concat({"the integer ", token, " does not fit in 64 bits"}));
     out.data = negative ? static_cast<std::int64_t>(0 - magnitude)
                         : static_cast<std::int64_t>(magnitude);
     return true;

@@ -203,6 +203,12 @@ private:
                     std::string const& pointer, std::string const& context);
     bool map_child(kdl_node const& child, field const& f, boost::json::object& obj,
                    list_map& lists, std::string const& pointer, std::string const& context);
+    void map_scalar(kdl_node const& child, kind how, std::string const& key,
+                    boost::json::object& obj, std::string const& member, std::string_view context);
+    void map_list(kdl_node const& child, kind how, std::string const& key, list_map& lists,
+                  std::string const& member, std::string_view context);
+    void type_warning(kdl_node const& child, kdl_value const* v, std::string_view expected,
+                      std::string_view context);
     kdl_value const* first_value(kdl_node const& child, std::string_view context);
     std::optional<boost::json::object> string_map(kdl_node const& node, std::string_view label,
                                                   std::string const& pointer);
@@ -293,61 +299,77 @@ std::optional<boost::json::object> kdl_mapper::string_map(kdl_node const& node,
     return out;
 }
 
+void kdl_mapper::type_warning(kdl_node const& child, kdl_value const* v, std::string_view expected,
+                              std::string_view context)
+{
+    warn(v ? v->where : child.where, context,
+         concat({"node ", quoted(child.name), " needs ", expected, ", not ",
+                 v ? describe(*v) : std::string("nothing"), "; ignored, as Torc ignores it"}));
+}
+
+// A string, integer or boolean field from the node's first value.
+void kdl_mapper::map_scalar(kdl_node const& child, kind how, std::string const& key,
+                            boost::json::object& obj, std::string const& member,
+                            std::string_view context)
+{
+    kdl_value const* v = first_value(child, context);
+    bool const fits = v
+        && (how == kind::string ? v->as_string() != nullptr
+            : how == kind::integer ? v->as_integer() != nullptr
+                                   : v->as_bool() != nullptr);
+    if (!fits) {
+        type_warning(child, v,
+                     how == kind::string ? "a string"
+                     : how == kind::integer ? "an integer" : "#true or #false",
+                     context);
+        return;
+    }
+    if (v->as_string()) obj.insert_or_assign(key, *v->as_string());
+    else if (v->as_integer()) obj.insert_or_assign(key, *v->as_integer());
+    else obj.insert_or_assign(key, *v->as_bool());
+    note(member, v->where, child.where);
+}
+
+// The node's first string (push_string) or all its strings or integers, appended to a list that
+// map_fields adds once every child is read.
+void kdl_mapper::map_list(kdl_node const& child, kind how, std::string const& key,
+                          list_map& lists, std::string const& member, std::string_view context)
+{
+    auto& entry = lists[key];  // no structured binding: clang 14 cannot capture one
+    boost::json::array& list = entry.first;
+    if (list.empty()) entry.second = child.where;
+    auto const take = [&](kdl_value const& v) {
+        bool const ok =
+            how == kind::all_integers ? v.as_integer() != nullptr : v.as_string() != nullptr;
+        if (!ok) {
+            type_warning(child, &v, how == kind::all_integers ? "integers" : "strings", context);
+            return;
+        }
+        note(json_pointer_append(member, list.size()), v.where, std::nullopt);
+        if (v.as_integer()) list.emplace_back(*v.as_integer());
+        else list.emplace_back(*v.as_string());
+    };
+    if (how != kind::push_string) {
+        for (auto const& e : child.entries) take(e.value);
+    } else if (kdl_value const* v = first_value(child, context)) {
+        take(*v);
+    } else {
+        type_warning(child, nullptr, "a string", context);
+    }
+}
+
 bool kdl_mapper::map_child(kdl_node const& child, field const& f, boost::json::object& obj,
                            list_map& lists, std::string const& pointer, std::string const& context)
 {
     std::string const key(f.key.empty() ? f.node : f.key);
     std::string const member = json_pointer_append(pointer, key);
-    auto const type_warning = [&](kdl_value const* v, std::string_view expected) {
-        warn(v ? v->where : child.where, context,
-             concat({"node ", quoted(child.name), " needs ", expected, ", not ",
-                     v ? describe(*v) : std::string("nothing"), "; ignored, as Torc ignores it"}));
-    };
     switch (f.how) {
     case kind::string:
     case kind::integer:
-    case kind::boolean: {
-        kdl_value const* v = first_value(child, context);
-        bool const fits = v
-            && (f.how == kind::string ? v->as_string() != nullptr
-                : f.how == kind::integer ? v->as_integer() != nullptr
-                                         : v->as_bool() != nullptr);
-        if (!fits) {
-            type_warning(v, f.how == kind::string ? "a string"
-                            : f.how == kind::integer ? "an integer" : "#true or #false");
-            return true;
-        }
-        if (v->as_string()) obj.insert_or_assign(key, *v->as_string());
-        else if (v->as_integer()) obj.insert_or_assign(key, *v->as_integer());
-        else obj.insert_or_assign(key, *v->as_bool());
-        note(member, v->where, child.where);
-        return true;
-    }
+    case kind::boolean: map_scalar(child, f.how, key, obj, member, context); return true;
     case kind::push_string:
     case kind::all_strings:
-    case kind::all_integers: {
-        auto& entry = lists[key];  // no structured binding: clang 14 cannot capture one
-        boost::json::array& list = entry.first;
-        if (list.empty()) entry.second = child.where;
-        auto const take = [&](kdl_value const& v) {
-            bool const ok = f.how == kind::all_integers ? v.as_integer() != nullptr
-                                                        : v.as_string() != nullptr;
-            if (!ok) {
-                type_warning(&v, f.how == kind::all_integers ? "integers" : "strings");
-                return;
-            }
-            note(json_pointer_append(member, list.size()), v.where, std::nullopt);
-            if (v.as_integer()) list.emplace_back(*v.as_integer());
-            else list.emplace_back(*v.as_string());
-        };
-        if (f.how == kind::push_string) {
-            if (kdl_value const* v = first_value(child, context)) take(*v);
-            else type_warning(nullptr, "a string");
-        } else {
-            for (auto const& e : child.entries) take(e.value);
-        }
-        return true;
-    }
+    case kind::all_integers: map_list(child, f.how, key, lists, member, context); return true;
     case kind::string_map: {
         auto map = string_map(child, f.label, member);
         if (!map) return false;
