@@ -28,7 +28,7 @@ case $seconds in
         ;;
 esac
 
-all_targets=(spec_json spec_json5 spec_yaml parameter_table config hostlist slurm_env units
+all_targets=(spec_json spec_json5 spec_yaml spec_kdl parameter_table config hostlist slurm_env units
     http_request worker_replies)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all_targets[@]}")
@@ -56,6 +56,7 @@ TORCRUN_TARGET=fuzz_targets build_torcrun "$build_dir" -DCMAKE_CXX_COMPILER=clan
 # Seeds beyond fuzz/corpus/<target>/: the workflow examples and the example configurations.
 extra_seeds() {
     case $1 in
+        spec_kdl) echo "$TORCRUN_ROOT/test/data/torc-newest/kdl" ;;
         spec_*) echo "$TORCRUN_ROOT/examples $TORCRUN_ROOT/test/data/torc-examples" ;;
         config) echo "$TORCRUN_ROOT/config" ;;
     esac

@@ -1,5 +1,5 @@
-// The three spec targets differ only in the file name that picks the reader (JSON, JSON5, YAML),
-// so they share this body: the bytes as a spec file's text through the public reader.
+// The four spec targets differ only in the file name that picks the reader (JSON, JSON5, YAML,
+// KDL), so they share this body: the bytes as a spec file's text through the public reader.
 #pragma once
 
 #include "fuzz_check.hpp"

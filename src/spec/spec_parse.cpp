@@ -625,6 +625,7 @@ result<workflow_spec> parse_spec(spec_document const& document, table_loader loa
     detail::parse_state state{document, std::nullopt, &tables, std::nullopt};
     detail::field_reader r(state, *substituted ? **substituted : document.root(), "", "workflow");
     workflow_spec spec;
+    spec.warnings = document.warnings();
     if (r.begin({"name", "user", "description", "parameters", "jobs", "files", "user_data",
                  "resource_requirements", "failure_handlers", "slurm_schedulers", "slurm_defaults",
                  "resource_monitor", "actions", "use_pending_failed",

@@ -66,9 +66,7 @@ result<std::optional<spec_format>> format_of(std::string_view file_name)
     if (ext == "json") return spec_format::json;
     if (ext == "json5") return spec_format::json5;
     if (ext == "yaml" || ext == "yml") return spec_format::yaml;
-    if (ext == "kdl")
-        return error{concat({file_name, ": KDL specs are not supported; write the spec as JSON, "
-                                        "JSON5 or YAML"})};
+    if (ext == "kdl") return spec_format::kdl;
     return std::optional<spec_format>{};
 }
 
@@ -77,9 +75,10 @@ spec_document::spec_document(json_document document, spec_format format)
 {
 }
 
-spec_document::spec_document(boost::json::value root, std::string origin, yaml_positions positions)
+spec_document::spec_document(boost::json::value root, std::string origin, yaml_positions positions,
+                             spec_format format)
     : yaml_root_(std::move(root)), yaml_positions_(std::move(positions)),
-      origin_(std::move(origin)), format_(spec_format::yaml)
+      origin_(std::move(origin)), format_(format)
 {
 }
 
@@ -109,6 +108,7 @@ result<spec_document> read_spec_document(std::string_view text, std::string_view
     auto const format = format_of(file_name);
     if (!format) return format.error();
     if (*format == spec_format::yaml) return read_yaml_document(text, file_name);
+    if (*format == spec_format::kdl) return read_kdl_document(text, file_name);
     auto document = read_json(text, file_name);
     if (*format) {
         if (!document) return document.error();
@@ -117,12 +117,15 @@ result<spec_document> read_spec_document(std::string_view text, std::string_view
         }
         return spec_document(std::move(*document), **format);
     }
-    // Unknown extension: Torc tries JSON, JSON5, YAML (and KDL) and keeps the first success.
+    // Unknown extension: Torc tries JSON, JSON5, YAML and KDL and keeps the first success.
     if (document) return spec_document(std::move(*document), spec_format::json5);
     auto yaml = read_yaml_document(text, file_name);
     if (yaml) return yaml;
+    auto kdl = read_kdl_document(text, file_name);
+    if (kdl) return kdl;
     return error{concat({file_name, ": is neither JSON5 (", document.error().message,
-                         ") nor YAML (", yaml.error().message, ")"})};
+                         ") nor YAML (", yaml.error().message, ") nor KDL (",
+                         kdl.error().message, ")"})};
 }
 
 result<workflow_spec> read_spec(std::string_view text, std::string_view file_name,

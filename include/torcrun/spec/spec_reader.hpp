@@ -1,7 +1,7 @@
 // Reading a workflow spec file into the typed model (docs/TORC-COMPATIBILITY.md §4.1-§4.3). Every
 // format becomes one JSON value first (JSON and JSON5 through core::read_json, YAML through
-// yaml-cpp with scalars typed as serde_yaml 0.9 types them), so all formats follow the same field
-// rules.
+// yaml-cpp with scalars typed as serde_yaml 0.9 types them, KDL through core::read_kdl and Torc's
+// node-to-field mapping), so all formats follow the same field rules.
 // Errors start with "file:line:col" and name the entry and field:
 // `spec.json5:14:7: jobs[3] "train_{i}": field "comand" is unknown (did you mean "command"?)`.
 #pragma once
@@ -17,18 +17,20 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace torcrun::core::spec {
 
-enum class spec_format { json, json5, yaml };
+enum class spec_format { json, json5, yaml, kdl };
 
-// By extension, case-insensitively (§4.1): .json, .json5, .yaml/.yml. nullopt for any other
-// name: the reader then tries JSON5 (which reads all JSON) and then YAML. `.kdl` is an error.
+// By extension, case-insensitively (§4.1): .json, .json5, .yaml/.yml, .kdl. nullopt for any
+// other name: the reader then tries JSON5 (which reads all JSON), YAML and then KDL, as Torc does.
 result<std::optional<spec_format>> format_of(std::string_view file_name);
 
 // The parsed document and where each value came from, addressed by JSON pointer.
 class spec_document {
 public:
+    // Where each value of a YAML or KDL document came from, by JSON pointer.
     struct yaml_position {
         source_position value;
         std::optional<source_position> key;  // members only
@@ -36,7 +38,8 @@ public:
     using yaml_positions = std::unordered_map<std::string, yaml_position>;
 
     spec_document(json_document document, spec_format format);
-    spec_document(boost::json::value root, std::string origin, yaml_positions positions);
+    spec_document(boost::json::value root, std::string origin, yaml_positions positions,
+                  spec_format format = spec_format::yaml);
 
     boost::json::value const& root() const noexcept;
     std::string const& origin() const noexcept { return origin_; }
@@ -45,12 +48,18 @@ public:
     // "origin:line:col" of the value at `pointer` (or of its key), or the origin alone.
     std::string location(std::string_view pointer, bool at_key = false) const;
 
+    // What the format's reader dropped as Torc drops it (KDL nodes Torc does not read), one line
+    // each with its file:line:col; parse_spec puts them first among the spec's warnings.
+    std::vector<std::string> const& warnings() const noexcept { return warnings_; }
+    void add_warning(std::string warning) { warnings_.push_back(std::move(warning)); }
+
 private:
     std::optional<json_document> json_;
     boost::json::value yaml_root_;
     yaml_positions yaml_positions_;
     std::string origin_;
     spec_format format_;
+    std::vector<std::string> warnings_;
 };
 
 // Parses `text` by the format `file_name` implies. `.json` is strict RFC 8259 as in Torc
@@ -70,6 +79,11 @@ result<spec_document> read_yaml_document(std::string_view text, std::string_view
 // names are read through `loader` (without one, such a spec is refused) and kept in
 // workflow_spec::tables.
 result<workflow_spec> parse_spec(spec_document const& document, table_loader loader = {});
+
+// KDL alone (KDL 2.0, as Torc's `kdl` crate 6.5 reads it), mapped to JSON node by node as
+// Torc's `kdl_to_json_value` maps it (docs/TORC-COMPATIBILITY.md §4.1, "KDL"): what Torc drops
+// (unknown nodes, values of the wrong type, entries past the first) is dropped with a warning.
+result<spec_document> read_kdl_document(std::string_view text, std::string_view origin);
 
 // read_spec_document + parse_spec.
 result<workflow_spec> read_spec(std::string_view text, std::string_view file_name,

@@ -35,13 +35,13 @@ namespace {
 
 constexpr char const* usage =
     "usage: torcrun run SPEC [options]\n\n"
-    "Runs a Torc workflow spec (JSON, JSON5 or YAML) on this machine: starts a server with its\n"
-    "database in the output directory, submits the spec, runs a worker until the workflow is\n"
-    "done, shows progress on stderr and a summary on stdout. With --resume, an output directory\n"
-    "that holds this spec's workflow runs what did not complete, as a new run. Exit 0: every\n"
-    "job completed; 1: a job did not complete or the run failed; 2: the spec or the options are\n"
-    "wrong, or a required input file (read by a job, written by none) is missing (nothing is\n"
-    "started; --ignore-missing-data goes on).\n";
+    "Runs a Torc workflow spec (JSON, JSON5, YAML or KDL) on this machine: starts a server with\n"
+    "its database in the output directory, submits the spec, runs a worker until the workflow\n"
+    "is done, shows progress on stderr and a summary on stdout. With --resume, an output\n"
+    "directory that holds this spec's workflow runs what did not complete, as a new run. Exit\n"
+    "0: every job completed; 1: a job did not complete or the run failed; 2: the spec or the\n"
+    "options are wrong, or a required input file (read by a job, written by none) is missing\n"
+    "(nothing is started; --ignore-missing-data goes on).\n";
 
 int fail(std::string const& message, int status)
 {

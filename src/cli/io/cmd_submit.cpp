@@ -38,11 +38,11 @@ namespace {
 
 constexpr char const* usage =
     "usage: torcrun submit SPEC [options]\n\n"
-    "Creates the workflow a Torc spec (JSON, JSON5 or YAML) describes on a Torc-compatible\n"
-    "server, initializes it, and prints its id. Exit 2: the spec or the options are wrong, or\n"
-    "a required input file (read by a job, written by none) is missing (nothing is created;\n"
-    "--ignore-missing-data goes on); exit 1: the server refused (the half-made workflow is\n"
-    "deleted again).\n"
+    "Creates the workflow a Torc spec (JSON, JSON5, YAML or KDL) describes on a\n"
+    "Torc-compatible server, initializes it, and prints its id. Exit 2: the spec or the options\n"
+    "are wrong, or a required input file (read by a job, written by none) is missing (nothing\n"
+    "is created; --ignore-missing-data goes on); exit 1: the server refused (the half-made\n"
+    "workflow is deleted again).\n"
     "Then each schedule_nodes action whose trigger has fired (on_workflow_start, on_jobs_ready\n"
     "over jobs ready at start) is carried out: its sbatch scripts are written into --output-dir\n"
     "and submitted (exit 1 if sbatch fails; the workflow stays). A spec whose jobs name\n"

@@ -86,7 +86,10 @@ std::vector<deep_case> const deep_cases{
      "t.yaml:1:513: nesting is deeper than 256 sequences and mappings"},
     {"t.txt", repeated("[", 100'000) + repeated("]", 100'000),
      "t.txt: is neither JSON5 (t.txt:1:257: nesting is deeper than 256 arrays and objects) nor "
-     "YAML (t.txt:1:257: nesting is deeper than 256 sequences and mappings)"},
+     "YAML (t.txt:1:257: nesting is deeper than 256 sequences and mappings) nor KDL (t.txt:1:1: "
+     "expected a node name, found '[')"},
+    {"t.kdl", repeated("a {", 100'000),
+     "t.kdl:1:771: children blocks are nested deeper than 256"},
 };
 
 // `count` templates, each `copies` expansions of kind `list`.

@@ -17,7 +17,7 @@ namespace {
 
 struct format_case {
     std::string file_name;
-    std::string expected;  // "json", "json5", "yaml", "try all", or the error
+    std::string expected;  // "json", "json5", "yaml", "kdl", "try all", or the error
 };
 std::ostream& operator<<(std::ostream& os, format_case const& c)
 {
@@ -33,6 +33,7 @@ std::string format_text(std::string const& file_name)
     case spec::spec_format::json: return "json";
     case spec::spec_format::json5: return "json5";
     case spec::spec_format::yaml: return "yaml";
+    case spec::spec_format::kdl: return "kdl";
     }
     return "?";
 }
@@ -48,7 +49,8 @@ std::vector<format_case> const format_cases{
     {"spec", "try all"},
     {"dir.v2/spec", "try all"},
     {".json", "try all"},
-    {"spec.kdl", "spec.kdl: KDL specs are not supported; write the spec as JSON, JSON5 or YAML"},
+    {"spec.kdl", "kdl"},
+    {"dir/SPEC.KDL", "kdl"},
 };
 
 struct scalar_case {
@@ -195,7 +197,7 @@ std::vector<document_case> const document_cases{
      "{\"a\":16}"},
     {"unknown extension: neither", "spec", "a: [1\n",
      "spec: is neither JSON5 (spec:1:1: expected a value, found 'a') nor YAML (spec:2:1: end of "
-     "sequence flow not found)"},
+     "sequence flow not found) nor KDL (spec:1:4: expected a value, found '[')"},
 };
 
 struct position_case {
