@@ -9,6 +9,7 @@
 # (c) A worker killed (kill -9; its allocation then ends) cannot report: `torcrun workflows
 # sync-status` finds the allocation gone in squeue and fails its running job with Torc's return
 # code -128; `torcrun cancel -f json` names --json, and `cancel --json` prints Torc's object.
+# (d) Torc's claim window (time to the end + 120 s), below.
 set -euo pipefail
 torcrun=$(readlink -f "$1")
 source "$(dirname "$0")/slurm_lib.sh"
@@ -67,6 +68,7 @@ slurm_batch_wait 200 -N2 --exclusive --time=2 -o "$tmp/a.log" --wrap \
 got=$(results | tr '\n' ';')
 [ "$got" = "graceful completed 0;once completed 0;stubborn terminated 152;" ] ||
     fail "(a): results $got: $(tail -30 "$tmp/a.log")"
+# (the server's first workflow: its jobs are 1 once, 2 graceful, 3 stubborn)
 grep -q "DUE TO TIME LIMIT" "$tmp"/out/jobs/wf"$wf"_j2/r*_a1/stderr ||
     fail "(a): the graceful job was not ended by its time limit: $(cat "$tmp"/out/jobs/wf"$wf"_j2/r*_a1/*)"
 grep -q "caught TERM" "$tmp"/out/jobs/wf"$wf"_j2/r*_a1/stdout || fail "(a): no TERM caught"
@@ -150,4 +152,35 @@ assert d == {"status": "success", "workflow_id": int(sys.argv[2]), "canceled_slu
              "errors": None}, d
 PY
 echo "(c) sync-status: $got"
+
+# (d) Torc's claim window: the time to the allocation's end plus 120 s. In a 3-minute
+# allocation a job of runtime PT4M is claimed (it was not while claims stopped at the drain), and
+# its step's `--time=2` ends it at the allocation's end: terminated 152. A job of PT10M is never
+# claimed, and the worker names it when it would go idle (idle timeout 5 s here): exit 3.
+python3 - "$tmp/d.json" <<'PY'
+import json, sys
+json.dump({"name": "window", "jobs_sort_method": "none",
+           "resource_requirements": [
+               {"name": "four", "num_cpus": 1, "num_gpus": 0, "num_nodes": 1, "memory": "100m",
+                "runtime": "PT4M"},
+               {"name": "ten", "num_cpus": 1, "num_gpus": 0, "num_nodes": 1, "memory": "100m",
+                "runtime": "PT10M"}],
+           "jobs": [{"name": "long", "command": "sleep 600", "resource_requirements": "four"},
+                    {"name": "too_long", "command": "sleep 600", "resource_requirements": "ten"}]},
+          open(sys.argv[1], "w"))
+PY
+submit_workflow "$tmp/d.json"
+rc=0
+slurm_batch_wait 240 -N1 --exclusive --time=3 -o "$tmp/d.log" --wrap \
+    "exec $torcrun worker $wf --mode slurm --config $tmp/worker.json \
+     --set limits.idle_timeout_seconds=5" || rc=$?
+[ "$rc" = 3 ] || fail "(d): the worker's exit $rc, not 3 (never fits): $(tail -30 "$tmp/d.log")"
+got=$(results | tr '\n' ';')
+[ "$got" = "long terminated 152;" ] || fail "(d): results $got: $(tail -30 "$tmp/d.log")"
+grep -q -- "--time=2 " "$tmp"/out/jobs/wf"$wf"_j*/r*_a1/command.txt ||
+    fail "(d): $(cat "$tmp"/out/jobs/wf"$wf"_j*/r*_a1/command.txt)"
+named=$(grep -o 'never fits: job [0-9]* "too_long" needs a runtime of PT10M; this allocation has [0-9]* s left (and a 120 s grace)' "$tmp/d.log") ||
+    fail "(d): too_long not named: $(tail -30 "$tmp/d.log")"
+[ "$(job_status_counts)" = "ready 1 terminated 1" ] || fail "(d): jobs $(job_status_counts)"
+echo "(d) claim window: $got $named"
 echo ok
