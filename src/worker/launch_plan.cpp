@@ -85,7 +85,7 @@ result<std::vector<std::string>> srun_flags(launch_request const& r, worker_conf
     if (r.slurm_job_id.empty()) return failure(r, "slurm mode needs the Slurm job id");
     auto const per_node = r.tasks_per_node.value_or(1);
     auto const& share = r.placement.nodes.front();
-    if (per_node == 0) return failure(r, "tasks_per_node must be at least 1");
+    if (r.tasks_per_node && per_node == 0) return failure(r, "tasks_per_node must be at least 1");
     if (share.cpus < per_node)
         return failure(r, cat(std::to_string(per_node), " tasks per node need at least ",
                               std::to_string(per_node), " CPUs per node, the job has ",
@@ -95,8 +95,12 @@ result<std::vector<std::string>> srun_flags(launch_request const& r, worker_conf
     std::vector<std::string> argv{"srun", "--jobid=" + r.slurm_job_id, "--exact"};
     if (!config.srun.cpu_bind) argv.emplace_back("--cpu-bind=none");
     argv.push_back("--nodes=" + std::to_string(nodes));
-    argv.push_back("--ntasks=" + std::to_string(nodes * per_node));
-    if (nodes > 1) argv.push_back("--ntasks-per-node=" + std::to_string(per_node));
+    if (r.tasks_per_node) {
+        argv.push_back("--ntasks=" + std::to_string(nodes * per_node));
+        if (nodes > 1) argv.push_back("--ntasks-per-node=" + std::to_string(per_node));
+    } else {
+        argv.emplace_back("--ntasks=1");  // Torc: the command runs once, whatever the nodes
+    }
     argv.push_back("--cpus-per-task=" + std::to_string(share.cpus / per_node));
     if (auto const mb = memory_megabytes(share.memory_bytes); mb > 0)
         argv.push_back(cat("--mem=", std::to_string(mb), "M"));

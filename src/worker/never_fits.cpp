@@ -47,7 +47,7 @@ std::string seconds_text(double s)
 }  // namespace
 
 std::optional<std::string> never_fits(ready_job const& job, std::vector<node_capacity> const& nodes,
-                                      std::optional<double> seconds_left)
+                                      std::optional<double> seconds_left, double grace_seconds)
 {
     auto const& need = job.resources.need;
     auto const who = "job " + std::to_string(job.id) + " \"" + job.name + "\" ";
@@ -81,10 +81,12 @@ std::optional<std::string> never_fits(ready_job const& job, std::vector<node_cap
                " of this allocation has all three";
     }
     auto const runtime = job.resources.runtime_seconds;
-    if (seconds_left && runtime && *runtime > *seconds_left) {
+    if (seconds_left && runtime && *runtime > *seconds_left + grace_seconds) {
         auto const text = job.runtime.empty() ? seconds_text(*runtime) : job.runtime;
+        auto const grace =
+            grace_seconds > 0 ? " (and a " + seconds_text(grace_seconds) + " grace)" : "";
         return head + "a runtime of " + text + "; this allocation has " +
-               seconds_text(*seconds_left) + " left";
+               seconds_text(*seconds_left) + " left" + grace;
     }
     return std::nullopt;
 }

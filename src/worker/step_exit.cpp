@@ -34,6 +34,10 @@ constexpr std::array<std::string_view, 4> oom_marks{"oom-kill event", "oom_kill 
                                                     "exceeded memory limit", ": Out Of Memory"};
 // "*** STEP 12.3 ON n1 CANCELLED AT 2026-11-29T17:13:31 DUE TO TIME LIMIT ***" (also JOB).
 constexpr std::array<std::string_view, 1> time_limit_marks{" DUE TO TIME LIMIT ***"};
+// "*** STEP 12.3 ON n1 CANCELLED AT 2026-11-29T17:13:31 ***" (also JOB, and "... DUE TO
+// PREEMPTION ***" or "NODE FAILURE"): the step or its allocation was ended from outside
+// (scancel); a time-limit line is the time limit instead.
+constexpr std::array<std::string_view, 1> cancel_marks{" CANCELLED AT "};
 // "srun: Job 12 step creation temporarily disabled, retrying (Requested nodes are busy)" and
 // "srun: Job 12 step creation still disabled, retrying (Requested nodes are busy)".
 constexpr std::array<std::string_view, 2> wait_marks{"step creation temporarily disabled",
@@ -42,6 +46,7 @@ constexpr std::array<std::string_view, 2> wait_marks{"step creation temporarily 
 struct evidence {
     std::string oom;
     std::string time_limit;
+    std::string canceled;
     bool waited = false;
 };
 
@@ -57,6 +62,9 @@ evidence scan(std::string_view text)
         if (found.oom.empty() && contains_any(line, oom_marks)) found.oom = line;
         if (found.time_limit.empty() && contains_any(line, time_limit_marks)) {
             found.time_limit = line;
+        } else if (found.canceled.empty() && contains_any(line, cancel_marks) &&
+                   !contains_any(line, time_limit_marks)) {
+            found.canceled = line;
         }
         if (contains_any(line, wait_marks)) found.waited = true;
     }
@@ -84,6 +92,10 @@ step_exit classify_step_exit(exit_status const& srun, std::string_view stderr_ta
             out.return_code = time_limit_return_code;
             out.status = result_status::terminated;
         }
+    } else if (!found.canceled.empty()) {
+        out.cause = step_cause::canceled;
+        out.evidence = std::move(found.canceled);
+        if (out.return_code != 0) out.status = result_status::terminated;
     }
     return out;
 }

@@ -15,6 +15,17 @@
 
 namespace torcrun::core {
 
+namespace {
+
+// Seconds to the allocation's end (not to the drain before it); nullopt: no end known.
+std::optional<double> seconds_to_end(std::optional<fsm_time> end_at, fsm_time now)
+{
+    if (!end_at) return std::nullopt;
+    return std::max(0.0, std::chrono::duration<double>(*end_at - now).count());
+}
+
+}  // namespace
+
 bool worker_fsm::impl::claim_possible() const
 {
     auto const cap = cfg.limits.max_parallel_jobs;
@@ -37,8 +48,9 @@ worker::claim_jobs worker_fsm::impl::fresh_claim(request_id id) const
         c.limit = static_cast<std::uint32_t>(std::min<std::int64_t>(c.limit, room));
     }
     c.num_nodes = static_cast<std::uint32_t>(std::max<std::size_t>(1, pool.idle_node_count()));
-    if (auto const at = drain_at())
-        c.time_limit_seconds = std::max(0.0, std::chrono::duration<double>(*at - now).count());
+    // Torc's claim window: what is left to the allocation's end plus its grace (never_fits.hpp).
+    if (auto const left = seconds_to_end(startup.end_at, now))
+        c.time_limit_seconds = *left + claim_grace_seconds;
     // A parked claim carries the resources free when it was sent, and no second claim may go
     // out until it answers; so while any job holds resources here, its exit would leave them
     // idle for up to the whole wait. With nothing held, nothing here can free up meanwhile.
@@ -327,12 +339,10 @@ void worker_fsm::impl::on(worker::ready_jobs_read const& e, worker_action const&
     if (stage != worker_stage::running || !jobs.empty() || !claims.last_empty || e.more ||
         e.jobs.empty())
         return;
-    std::optional<double> left;
-    if (auto const at = drain_at())
-        left = std::max(0.0, std::chrono::duration<double>(*at - now).count());
+    auto const left = seconds_to_end(startup.end_at, now);
     std::vector<std::string> reasons;
     for (auto const& job : e.jobs) {
-        auto why = never_fits(job, pool.capacity(), left);
+        auto why = never_fits(job, pool.capacity(), left, claim_grace_seconds);
         if (!why) return;  // it fits: claims will get it once the server hands it out
         reasons.push_back(std::move(*why));
     }

@@ -114,8 +114,9 @@ job_result worker_fsm::impl::attempt_result(job_entry const& job) const
 // terminated, a memory kill limits.oom_exit_code (137) failed, a drain terminated (canceled for a
 // canceled workflow), and a job SIGKILLed at the end time gets termination.timeout_exit_code as
 // in Torc (one that exits on the signal keeps its own code); an exit 0 after a stop signal is
-// completed. A slurm-mode step starts from Slurm's verdict (OOM failed, time limit terminated,
-// with the same two codes).
+// completed. A slurm-mode step starts from Slurm's verdict (step_exit.hpp: OOM failed, time limit
+// terminated unless the job exited 0, canceled from outside terminated with the job's own code),
+// with the configured codes.
 job_result worker_fsm::impl::classify(job_entry const& job, job_state::running const& run,
                                       worker::job_exited const& e) const
 {
@@ -126,7 +127,10 @@ job_result worker_fsm::impl::classify(job_entry const& job, job_state::running c
         r.gpu_ids.insert(r.gpu_ids.end(), share.gpu_ids.begin(), share.gpu_ids.end());
     auto const timeout_code = cfg.termination.timeout_exit_code;
     r.return_code = e.step ? e.step->return_code : e.status.return_code();
-    if (e.step && e.step->cause == step_cause::time_limit) r.return_code = timeout_code;
+    // Slurm's time limit and OOM codes are the configured ones; a job that handled the
+    // time-limit signal and exited 0 keeps its 0 (Torc: `"TIMEOUT" if return_code != 0`).
+    if (e.step && e.step->cause == step_cause::time_limit && r.return_code != 0)
+        r.return_code = timeout_code;
     if (e.step && e.step->cause == step_cause::out_of_memory)
         r.return_code = cfg.limits.oom_exit_code;
     bool const zero = r.return_code == 0;

@@ -7,6 +7,10 @@
 # finish the workflow. With environment.scrub=false the same run fails as Torc's report says:
 # the jobs join the worker step's PMIx namespace ("rank 1 of 2"), or MPI_Init aborts and Slurm
 # kills the worker step. Both outcomes are asserted, so the test proves the scrub is the fix.
+# Issue 22, the Torc way across nodes: a slurm-mode worker runs a job of num_nodes 2 as Torc
+# v0.25.1's one-task step (`srun --nodes=2 --ntasks=1`); its command, run once, starts the MPI
+# program over both nodes with its own `srun --overlap --mpi=pmix -N2 -n2`: rank 0 on n1, rank 1
+# on n2, one MPI world of 2.
 set -euo pipefail
 torcrun=$(readlink -f "$1")
 source "$(dirname "$0")/slurm_lib.sh"
@@ -110,4 +114,34 @@ left=$(pgrep -f "$tmp/hello" || true)
 [ -z "$left" ] || fail "unscrubbed: MPI jobs left after the allocation: $left"
 echo "unscrubbed: $joined jobs joined the worker's PMIx namespace, $aborted MPI_Init aborts," \
     "$killed worker step(s) cancelled by Slurm"
+
+# slurm mode, a 2-node job: one task, whose own srun spreads the MPI ranks over the nodes
+cat >"$tmp/spread.sh" <<SCRIPT
+#!/bin/bash
+echo "launcher on \$SLURMD_NODENAME" >&2
+exec srun --overlap --mpi=pmix -N2 -n2 --ntasks-per-node=1 $tmp/hello
+SCRIPT
+chmod +x "$tmp/spread.sh"
+python3 - "$tmp/spread.json" "$tmp/spread.sh" <<'PY'
+import json, sys
+json.dump({"name": "mpi-across-nodes",
+           "resource_requirements": [{"name": "both", "num_cpus": 2, "num_gpus": 0, "num_nodes": 2,
+                                      "memory": "100m", "runtime": "PT1M"}],
+           "jobs": [{"name": "spread", "command": sys.argv[2], "resource_requirements": "both"}]},
+          open(sys.argv[1], "w"))
+PY
+submit_workflow "$tmp/spread.json"
+slurm_batch_wait 90 -N2 --exclusive --time=5 -o "$tmp/spread.log" --wrap \
+    "exec $torcrun worker $wf --mode slurm --config $tmp/scrubbed.json" ||
+    fail "across nodes: the allocation failed: $(tail -40 "$tmp/spread.log")"
+attempt=$(echo "$tmp"/out/jobs/wf"$wf"_j*/r*_a1)
+[ "$(job_status_counts)" = "completed 1" ] ||
+    fail "across nodes: statuses $(job_status_counts): $(tail -20 "$tmp/spread.log")
+the job's stderr: $(cat "$attempt/stderr")"
+launchers=$(grep -c '^launcher on ' "$attempt/stderr" || true)
+[ "$launchers" = 1 ] || fail "across nodes: the command ran $launchers times: $(cat "$attempt/stderr")"
+got=$(sort "$attempt/stdout" | tr '\n' ';')
+[ "$got" = "n1 rank 0 of 2;n2 rank 1 of 2;" ] || fail "across nodes: the ranks printed: $got"
+grep -q -- '--ntasks=1 ' "$attempt/command.txt" || fail "across nodes: $(cat "$attempt/command.txt")"
+echo "across nodes: one command, ranks $got"
 echo ok

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 11 §4, slurm mode: a slurm-mode worker runs a 2-node step whose tasks (one per node)
-# survive SIGTERM (they trap it, note it and go on). (a) SIGTERM to the worker drains it. The step
+# Issue 11 §4, slurm mode: a slurm-mode worker runs a 2-node step whose tasks (one per node:
+# tasks_per_node 1, torcrun's extension; without it the step is Torc's one task) survive SIGTERM (they trap it, note it and go on). (a) SIGTERM to the worker drains it. The step
 # gets `scancel --signal=TERM`: the tasks on both nodes get it and are still running 4 s later
 # (the 5 s grace is theirs); after the grace `scancel --signal=KILL` and `scancel`: within
 # grace + 5 s of the SIGTERM the step is gone from `squeue -s` and no task process is left on
@@ -28,7 +28,7 @@ python3 - "$tmp/spec.json" "$tmp/ignore.sh" "$nap" <<'PY'
 import json, sys
 json.dump({"name": "ignoring-step",
            "resource_requirements": [{"name": "two", "num_cpus": 1, "num_gpus": 0, "num_nodes": 2,
-                                      "memory": "100m", "runtime": "PT1M"}],
+                                      "tasks_per_node": 1, "memory": "100m", "runtime": "PT1M"}],
            "jobs": [{"name": "ignorer", "command": f"{sys.argv[2]} {sys.argv[3]}",
                      "resource_requirements": "two"}]},
           open(sys.argv[1], "w"))

@@ -17,6 +17,7 @@ int cmd_spec(arguments const& args);
 // -- server app
 int cmd_server(arguments const& args);
 int cmd_submit(arguments const& args);
+int cmd_sync_status(arguments const& args);  // `torcrun workflows sync-status`
 int cmd_status(arguments const& args);
 int cmd_jobs(arguments const& args);
 int cmd_logs(arguments const& args);

@@ -8,14 +8,19 @@
 //   without is a wrapper the command is appended to ("bash wrap.sh"); an empty one is none.
 // slurm mode: one srun step placed by the worker's pool (docs/TORC-COMPATIBILITY.md §7):
 //   srun --jobid=<id> --exact [--cpu-bind=none unless srun.cpu_bind] --nodes=<n>
-//        --ntasks=<n*k> [--ntasks-per-node=<k> when n > 1] --cpus-per-task=<cpus/k>
+//        (--ntasks=1 | --ntasks=<n*k> [--ntasks-per-node=<k> when n > 1]) --cpus-per-task=<cpus/k>
 //        [--mem=<MB>M] (--gpus-per-node=<g> | --gres=none)
 //        --nodelist=<hostlist> --job-name=wf<wf>_j<job>_r<run>_a<att> [--time=<minutes>]
 //        --kill-on-bad-exit=1 [--signal=<srun.signal>] [srun.extra_args...] bash -c <script>
 //   --exact, not --overlap: each step gets exactly what the pool reserved, so steps neither share
 //   nor wait. --cpu-bind=none, as Torc without enable_cpu_bind: the step's tasks may use any of
-//   its CPUs instead of being pinned by Slurm's default binding. k (tasks per node) is 1 unless
-//   the job sets torcrun's tasks_per_node extension; each task gets cpus/k CPUs, rounded down. --mem is left out at 0 MB because --mem=0 means
+//   its CPUs instead of being pinned by Slurm's default binding. --ntasks=1, as Torc v0.25.1's
+//   build_srun_command: the command runs once whatever num_nodes says, and spreads itself over
+//   the job's nodes (an MPI launcher, its own `srun --overlap -N<n> -n<ranks>`); Slurm 22.05
+//   shrinks such a step to the first node ("can't run 1 processes on 2 nodes, setting nnodes
+//   to 1"), the other nodes stay reserved for the job in the worker's pool. With torcrun's
+//   tasks_per_node extension (k) the step runs k tasks on each node instead, each given cpus/k
+//   CPUs, rounded down. --mem is left out at 0 MB because --mem=0 means
 //   the whole node; Slurm then applies its default (DefMemPerCPU or the job's memory), which
 //   can hold back other steps on a cluster that schedules memory. A CPU job gets --gres=none:
 //   by default a step is given all of the job's GRES and would hold every GPU of its nodes.

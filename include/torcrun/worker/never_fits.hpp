@@ -12,10 +12,19 @@
 
 namespace torcrun::core {
 
-// Why `job` can never run on `nodes` within `seconds_left` (nullopt: no end known), as one line
-// for the user: `job 7 "wide" needs 4 CPUs on each of 2 nodes; this allocation has 1 CPU per
-// node`. nullopt when it could run once the nodes are free.
+// Torc v0.25.1's STARTUP_GRACE_PERIOD_SECONDS (job_runner.rs, update_remaining_time_limit): a
+// claim offers the time to the allocation's end plus this grace, so a job whose runtime is the
+// allocation's walltime still fits a worker that started a minute late; `srun --time` (slurm
+// mode) or the worker's drain before the end (direct mode) then ends a job that runs too long.
+inline constexpr double claim_grace_seconds = 120;
+
+// Why `job` can never run on `nodes` within `seconds_left` plus `grace_seconds` (seconds_left
+// nullopt: no end known), as one line for the user: `job 7 "wide" needs 4 CPUs on each of 2
+// nodes; this allocation has 1 CPU per node`, `job 7 "long" needs a runtime of PT2H; this
+// allocation has 1800 s left (and a 120 s grace)`. nullopt when it could run once the nodes are
+// free.
 std::optional<std::string> never_fits(ready_job const& job, std::vector<node_capacity> const& nodes,
-                                      std::optional<double> seconds_left);
+                                      std::optional<double> seconds_left,
+                                      double grace_seconds = 0);
 
 }  // namespace torcrun::core

@@ -47,7 +47,8 @@ constexpr char const* usage =
     "over jobs ready at start) is carried out: its sbatch scripts are written into --output-dir\n"
     "and submitted (exit 1 if sbatch fails; the workflow stays). A spec whose jobs name\n"
     "slurm_schedulers but which has no schedule_nodes action gets one on_jobs_ready action per\n"
-    "scheduler over the jobs naming it, as Torc's `slurm generate` makes.\n";
+    "scheduler over the jobs naming it, as Torc's `slurm generate` makes. --max-parallel-jobs N\n"
+    "caps the jobs each of these allocations' workers holds at once, as Torc's option.\n";
 
 int fail(std::string const& message, int status)
 {
@@ -248,6 +249,16 @@ int schedule_allocations(torc_client& client, schedule_context context, std::int
     return 0;
 }
 
+// Torc's `submit --max-parallel-jobs N` (v0.25.1, WorkflowManager::start): N replaces each
+// schedule_nodes action's max_parallel_jobs for the allocations this submit makes; the actions
+// the server keeps are the spec's.
+void override_max_parallel_jobs(core::spec::creation_plan& plan, std::optional<std::int32_t> n)
+{
+    if (!n) return;
+    for (auto& action : plan.actions)
+        if (action.action_type == "schedule_nodes") action.max_parallel_jobs = n;
+}
+
 }  // namespace
 
 int cmd_submit(arguments const& args)
@@ -261,6 +272,9 @@ int cmd_submit(arguments const& args)
         "initialize even when a required input file (read by a job, written by none) is "
         "missing")(
         "no-schedule", "do not carry out the schedule_nodes actions, nor derive any")(
+        "max-parallel-jobs", po::value<std::int32_t>()->value_name("N"),
+        "each worker of the allocations this submit makes holds at most N jobs at once "
+        "(replaces the actions' max_parallel_jobs, as Torc's option)")(
         "output-dir", po::value<std::string>()->value_name("DIR"),
         "the sbatch scripts, Slurm and worker output (default: the config's output_dir)")(
         "config", po::value<std::string>()->value_name("FILE"),
@@ -285,15 +299,25 @@ int cmd_submit(arguments const& args)
         !files_allow_start(*plan, flags.count(ignore_missing_data_option) > 0, false, "submit"))
         return 2;
     bool const scheduling = !flags.count("no-schedule");
+    std::optional<std::int32_t> max_parallel_jobs;
+    if (flags.count("max-parallel-jobs")) {
+        max_parallel_jobs = flags["max-parallel-jobs"].as<std::int32_t>();
+        if (*max_parallel_jobs < 1)
+            return fail("--max-parallel-jobs: " + std::to_string(*max_parallel_jobs) +
+                            " is not a count of jobs (at least 1)",
+                        2);
+    }
     std::optional<schedule_context> context;
     if (scheduling) {  // every script checked before anything is created
         auto made = schedule_settings(flags, *settings);
         if (!made) return fail(made.error().message, 2);
         for (auto const& d : core::derive_stage_actions(*plan))
             std::cerr << "torcrun submit: " << d.description << "\n";
-        auto const checked_actions = core::schedulable_actions(*plan);
-        if (auto checked =
-                core::plan_allocations(*plan, checked_actions, made->settings, made->config);
+        auto checked_plan = *plan;
+        override_max_parallel_jobs(checked_plan, max_parallel_jobs);
+        auto const checked_actions = core::schedulable_actions(checked_plan);
+        if (auto checked = core::plan_allocations(checked_plan, checked_actions, made->settings,
+                                                  made->config);
             !checked)
             return fail(checked.error().message, 2);
         context = std::move(*made);
@@ -301,7 +325,8 @@ int cmd_submit(arguments const& args)
     torc_client client(std::move(*settings));
     auto const server = read_server_dialect(client);
     if (!server) return fail(server.error().message, 1);
-    auto const planned = *plan;
+    auto planned = *plan;
+    override_max_parallel_jobs(planned, max_parallel_jobs);
     api::name_ids scheduler_ids;
     auto wf = submit_plan(client, std::move(*plan), initialize, &scheduler_ids, *server);
     if (!wf) return fail_lines(wf.error().message, 1);

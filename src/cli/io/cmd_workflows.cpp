@@ -1,7 +1,8 @@
 // `torcrun workflows [--json] [--url URL | --output-dir D]`: every workflow of the server with
 // its state and completed jobs (core::format_workflow_table), as `torc workflows list` lists
 // them but for all users (a torcrun server is usually one user's). `torcrun workflows list`,
-// Torc's spelling, is the same command.
+// Torc's spelling, is the same command. `torcrun workflows sync-status WF` is Torc's orphan
+// cleanup (cmd_sync_status.cpp).
 #include "torcrun/cli/commands.hpp"
 
 #include "cli/positional_command.hpp"
@@ -51,6 +52,8 @@ core::workflow_line line_of(json::object const& s)
 
 int cmd_workflows(arguments const& args)
 {
+    if (!args.empty() && args.front() == "sync-status")
+        return cmd_sync_status(arguments(args.begin() + 1, args.end()));
     po::options_description options("options");
     options.add_options()("help,h", "print this help")("json", "print one JSON array");
     options.add(client_options()).add(output_dir_option());
@@ -65,7 +68,10 @@ int cmd_workflows(arguments const& args)
         return fail(command_line_error(e, options), 2);
     }
     if (flags.count("help")) {
-        std::cout << "usage: torcrun workflows [options]\n\n" << options;
+        std::cout << "usage: torcrun workflows [list] [options]\n"
+                     "       torcrun workflows sync-status WF [--dry-run] [--json]: fail the "
+                     "jobs of allocations Slurm no longer runs\n\n"
+                  << options;
         return 0;
     }
     if (flags.count("words")) {

@@ -85,4 +85,11 @@ core::result<void> run_scancel(std::int64_t job_id)
     });
 }
 
+core::result<std::string> run_squeue_state(std::int64_t job_id)
+{
+    return run_here<std::string>([&](io::launcher& l) {
+        return io::slurm_job_state(l, job_id, read_process_environment());
+    });
+}
+
 }  // namespace torcrun::apps

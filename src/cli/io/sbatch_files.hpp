@@ -1,6 +1,6 @@
 // What `torcrun slurm-script` and `torcrun submit` share to put an allocation into Slurm: the
 // worker configuration the scripts pass on, the path of this binary, writing a script file, and
-// running sbatch on it.
+// running sbatch on it; scancel and squeue for the commands that end or look at allocations.
 #pragma once
 
 #include "torcrun/common/error.hpp"
@@ -32,5 +32,8 @@ core::result<std::int64_t> run_sbatch(std::string const& script);
 
 // Runs `scancel JOB`; a failure carries scancel's own text.
 core::result<void> run_scancel(std::int64_t job_id);
+
+// Runs `squeue -h -j JOB -o %T`: the job's state, "" once squeue no longer lists it.
+core::result<std::string> run_squeue_state(std::int64_t job_id);
 
 }  // namespace torcrun::apps

@@ -40,6 +40,7 @@ struct fit_case {
     ready_job job;
     std::optional<double> left;
     std::optional<std::string> expect;
+    double grace = 0;
 };
 
 std::ostream& operator<<(std::ostream& os, fit_case const& c) { return os << c.name; }
@@ -74,6 +75,14 @@ std::vector<fit_case> const cases{
      {}, std::nullopt},
     {"num_cpus 0", one, job(0, "1m", 1 << 20), {},
      R"(job 7 "wide" needs at least 1 CPU per node, num_cpus is 0)"},
+    // Torc's claim window: the time left plus its 120 s grace
+    {"runtime within Torc's grace fits", one, job(1, "1m", 1 << 20, 0, 1, 3600, "PT1H"), 3500,
+     std::nullopt, claim_grace_seconds},
+    {"runtime exactly at the time left plus the grace fits", one,
+     job(1, "1m", 1 << 20, 0, 1, 3620, "PT1H20S"), 3500, std::nullopt, 120},
+    {"runtime beyond the grace", one, job(1, "1m", 1 << 20, 0, 1, 3621, "PT1H21S"), 3500.7,
+     R"(job 7 "wide" needs a runtime of PT1H21S; this allocation has 3500 s left (and a 120 s grace))",
+     120},
 };
 
 }  // namespace
@@ -82,7 +91,8 @@ BOOST_AUTO_TEST_SUITE(never_fits_comparison)
 
 BOOST_DATA_TEST_CASE(names_what_can_never_run, boost::unit_test::data::make(cases), c)
 {
-    BOOST_TEST(never_fits(c.job, c.nodes, c.left).value_or("(fits)") == c.expect.value_or("(fits)"));
+    BOOST_TEST(never_fits(c.job, c.nodes, c.left, c.grace).value_or("(fits)") ==
+               c.expect.value_or("(fits)"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -27,6 +27,12 @@ std::string const time_limit_line =
     "slurmstepd: error: *** STEP 12.3 ON n1 CANCELLED AT 2026-11-29T17:13:31 DUE TO TIME LIMIT ***";
 std::string const job_time_limit_line =
     "slurmstepd: error: *** JOB 12 ON n1 CANCELLED AT 2026-11-29T17:13:31 DUE TO TIME LIMIT ***";
+std::string const cancel_line =
+    "slurmstepd: error: *** STEP 17.0 ON n1 CANCELLED AT 2026-11-29T17:13:31 ***";
+std::string const job_cancel_line =
+    "slurmstepd: error: *** JOB 17 ON n1 CANCELLED AT 2026-11-29T17:13:31 ***";
+std::string const preempt_line =
+    "slurmstepd: error: *** STEP 17.0 ON n1 CANCELLED AT 2026-11-29T17:13:31 DUE TO PREEMPTION ***";
 std::string const oom_v1_line =
     "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=12.0. Some of your processes may "
     "have been killed by the cgroup out-of-memory handler.";
@@ -80,8 +86,21 @@ std::vector<step_case> const cases{
      "slurmstepd: error: StepId=12.0 hit memory limit at least once during execution. This may "
      "or may not result in some failure.\n",
      {0, rs::completed, cause::exited, false, ""}},
-    {"scancel is not a time limit", exited(143),
-     "slurmstepd: error: *** STEP 17.0 ON n1 CANCELLED AT 2026-11-29T17:13:31 ***\n",
+    {"scancel: terminated with the job's own code", exited(143), cancel_line + "\n",
+     {143, rs::terminated, cause::canceled, false, cancel_line}},
+    {"scancel of the allocation", exited(15), job_cancel_line + "\n",
+     {15, rs::terminated, cause::canceled, false, job_cancel_line}},
+    {"scancel, job handled the signal", exited(0), cancel_line + "\n",
+     {0, rs::completed, cause::canceled, false, cancel_line}},
+    {"preempted is a cancel", exited(143), preempt_line + "\n",
+     {143, rs::terminated, cause::canceled, false, preempt_line}},
+    {"time limit wins over a cancel", exited(143), cancel_line + "\n" + time_limit_line + "\n",
+     {152, rs::terminated, cause::time_limit, false, time_limit_line}},
+    {"oom wins over a cancel", exited(143), cancel_line + "\n" + oom_srun_line + "\n",
+     {137, rs::failed, cause::out_of_memory, false, oom_srun_line}},
+    {"time limit, exit 2 in the grace", exited(2), time_limit_line + "\n",
+     {152, rs::terminated, cause::time_limit, false, time_limit_line}},
+    {"job output that looks like a cancel", exited(143), "echo " + cancel_line + "\n",
      {143, rs::failed, cause::exited, false, ""}},
     {"job output that looks like slurm", exited(2),
      "my job: exceeded memory limit\n  " + time_limit_line + "\necho " + busy_line + "\n",

@@ -82,7 +82,7 @@ core::worker_config idle_after(double seconds)
 std::vector<scenario> const scenarios{
     {"deadline: claims carry the time left; the drain starts 60 s before the end",
      ending(), n0_pool(),
-     ending_opening("60", "3539.6", "arm_timer 3540") + launched(1, job(42), needs(1)) +
+     ending_opening("60", "3719.6", "arm_timer 3540") + launched(1, job(42), needs(1)) +
          std::vector<step>{
              {3540, tick(),
               {"info: worker: the allocation ends in 60 s; stopping", "signal_job 42 SIGTERM",
@@ -95,13 +95,13 @@ std::vector<scenario> const scenarios{
          }},
     {"deadline: a grace longer than the buffer moves the drain earlier (grace + 5 s)",
      ending(100), n0_pool(),
-     ending_opening("105", "3494.6", "arm_timer 3495") + std::vector<step>{
+     ending_opening("105", "3719.6", "arm_timer 3495") + std::vector<step>{
          {3495, tick(), {"info: worker: the allocation ends in 105 s; stopping", "arm_timer 3600"}},
          {3495.1, claimed({}), {"deactivate_node after=3495.1"}},
      }},
     {"deadline: a job SIGKILLed after the grace gets termination.timeout_exit_code",
      with_timeout_code(ending(), 99), n0_pool(),
-     ending_opening("60", "3539.6", "arm_timer 3540") + launched(1, job(42), needs(1)) +
+     ending_opening("60", "3719.6", "arm_timer 3540") + launched(1, job(42), needs(1)) +
          std::vector<step>{
              {3540, tick(),
               {"info: worker: the allocation ends in 60 s; stopping", "signal_job 42 SIGTERM",
@@ -115,7 +115,7 @@ std::vector<scenario> const scenarios{
          }},
     {"deadline: no grace (sigterm_lead_seconds 0) is SIGKILL at once, not a wait",
      with_timeout_code(ending(0), 152), n0_pool(),
-     ending_opening("60", "3539.6", "arm_timer 3540") + launched(1, job(42), needs(1)) +
+     ending_opening("60", "3719.6", "arm_timer 3540") + launched(1, job(42), needs(1)) +
          std::vector<step>{
              {3540, tick(),
               {"info: worker: the allocation ends in 60 s; stopping", "signal_job 42 SIGKILL",
@@ -143,7 +143,7 @@ std::vector<scenario> const scenarios{
          {0.6, status(false, false), {}},
          {0.7, ev(worker::end_time_learned{unix_t0 + 100.7, unix_t0 + 0.7}),
           {"info: worker: the allocation ends in 100 s; draining starts 60 s before"}},
-         {0.9, tick(), {"claim_jobs " + n0_claim + " time_limit=39.8", "arm_timer 5.5"}},
+         {0.9, tick(), {"claim_jobs " + n0_claim + " time_limit=219.8", "arm_timer 5.5"}},
          {1.0, claimed({}), {"check_workflow", "arm_timer 1.9"}},
      }},
     // Inside Slurm without SLURM_JOB_END_TIME the end comes from squeue; a claim sent before
@@ -153,7 +153,7 @@ std::vector<scenario> const scenarios{
      looked_up_opening() + std::vector<step>{
          {0.7, ev(worker::end_time_learned{unix_t0 + 100.7, unix_t0 + 0.7}),
           {"info: worker: the allocation ends in 100 s; draining starts 60 s before",
-           "claim_jobs " + n0_claim + " time_limit=40"}},
+           "claim_jobs " + n0_claim + " time_limit=220"}},
          {0.8, claimed({}), {"check_workflow", "arm_timer 1.2"}},
      }},
     {"a failed end-time lookup lets the claim go without a limit", test_config(), n0_pool(),

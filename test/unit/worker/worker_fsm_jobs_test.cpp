@@ -253,6 +253,24 @@ std::vector<exit_case> const exit_cases{
      verdict(152, core::result_status::terminated, core::step_cause::time_limit,
              "slurmstepd: error: *** STEP 3.1 ON n1 CANCELLED AT 2026-11-29T17:13:31 DUE TO "
              "TIME LIMIT ***")},
+    {"step time limit, job handled the signal and exited 0", exited(0),
+     "info: job 42: completed rc=0 (exited with 0; slurmstepd: error: *** STEP 3.1 ON n1 "
+     "CANCELLED AT 2026-11-29T17:13:31 DUE TO TIME LIMIT ***)",
+     "completed rc=0",
+     verdict(0, core::result_status::completed, core::step_cause::time_limit,
+             "slurmstepd: error: *** STEP 3.1 ON n1 CANCELLED AT 2026-11-29T17:13:31 DUE TO "
+             "TIME LIMIT ***")},
+    {"step canceled from outside: terminated, the job's own code", exited(143),
+     "warning: job 42: terminated rc=143 (exited with 143; slurmstepd: error: *** STEP 3.1 ON "
+     "n1 CANCELLED AT 2026-11-29T17:13:31 ***)",
+     "terminated rc=143",
+     verdict(143, core::result_status::terminated, core::step_cause::canceled,
+             "slurmstepd: error: *** STEP 3.1 ON n1 CANCELLED AT 2026-11-29T17:13:31 ***")},
+    {"step out of memory after exit 0 in the grace", exited(0),
+     "warning: job 42: failed rc=137 (exited with 0; srun: error: n1: task 0: Out Of Memory)",
+     "failed rc=137",
+     verdict(137, core::result_status::failed, core::step_cause::out_of_memory,
+             "srun: error: n1: task 0: Out Of Memory")},
     {"step exited", exited(3), "warning: job 42: failed rc=3 (exited with 3)", "failed rc=3",
      verdict(3, core::result_status::failed, core::step_cause::exited, "")},
 };
