@@ -4,7 +4,8 @@
 # for 3 s: the compute node on the server (a `torcrun server` on the run's database) carries
 # Torc's sample_count (>= 2), peak/avg CPU % (peak > 0 and >= avg) and peak/avg memory bytes;
 # D/node_usage_<id>.json holds the node's points; D/report.html draws the node's CPU and memory
-# lines. With compute_node {enabled: false}: no file, no usage fields, no node lines.
+# lines. With granularity summary: the fields, no file, no lines. With compute_node {enabled:
+# false}: no file, no usage fields, no node lines.
 set -euo pipefail
 torcrun=$1
 tmp=$(mktemp -d)
@@ -13,11 +14,11 @@ trap 'kill_servers; rm -rf "$tmp"' EXIT
 cd "$tmp"
 unset TORC_API_URL
 
-spec() {  # spec ENABLED
+spec() {  # spec ENABLED [GRANULARITY]
     cat <<SPEC
 {"name": "node monitoring",
  "resource_monitor": {"sample_interval_seconds": 1,
-                      "compute_node": {"enabled": $1, "granularity": "time_series"}},
+                      "compute_node": {"enabled": $1, "granularity": "${2:-time_series}"}},
  "jobs": [{"name": "busy",
            "command": "python3 -c 'import time\nt = time.time()\nwhile time.time() - t < 3: pass'"}]}
 SPEC
@@ -51,6 +52,19 @@ grep -q "<path class=\"node-cpu\" data-node=\"$id\"" "$tmp/D/report.html" ||
     fail "report.html: no node CPU line"
 grep -q "<path class=\"node-mem\" data-node=\"$id\"" "$tmp/D/report.html" ||
     fail "report.html: no node memory line"
+
+# Summary: the node's figures on the server, no series.
+spec true summary >"$tmp/summary.json"
+"$torcrun" run "$tmp/summary.json" --output-dir "$tmp/S" >"$tmp/run-s.out" 2>"$tmp/run-s.err" ||
+    fail "run (summary): $(cat "$tmp/run-s.err")"
+compgen -G "$tmp/S/node_usage_*.json" >/dev/null && fail "a node usage file for summary"
+grep -q 'node-cpu' "$tmp/S/report.html" && fail "node lines for summary"
+cp "$tmp/S/torcrun.db" "$tmp/summary.db"
+start_server "$tmp/summary.db"
+expect GET "/compute_nodes?workflow_id=1" "" 200
+[ "$(field "$body" 'd["items"][0]["sample_count"] >= 2 and d["items"][0]["peak_memory_bytes"] > 0')" = true ] ||
+    fail "summary: $body"
+stop_server
 
 # Off: what Torc does when compute_node is absent or disabled.
 spec false >"$tmp/off.json"
