@@ -258,7 +258,8 @@ std::string step_path(std::vector<measured_step> const& steps, time_span span, Y
     std::string out = "<path class=\"" + cls_and_attributes + " d=\"M" + fixed(chart_left, 1) +
                       "," + fixed(y_of(0.0), 1);
     for (auto const& m : steps) {
-        auto const x = fixed(time_to_x(m.seconds, span.begin, span.end, chart_left, chart_width), 2);
+        auto const x =
+            fixed(time_to_x(m.seconds, span.begin, span.end, chart_left, chart_width), 2);
         out += " H" + x + " V" + fixed(y_of(m.cores), 2);
     }
     return out + " H" + fixed(chart_left + chart_width, 1) + "\"><title>" + html_escape(title) +
@@ -337,7 +338,8 @@ std::string usage_svg(std::vector<usage_step> const& steps, time_span span, std:
     std::string node_paths;
     for (auto const& n : nodes)
         node_paths += step_path(n.steps, span, y_of,
-                                "node-cpu\" data-node=\"" + std::to_string(n.node) + "\"" + node_stroke,
+                                "node-cpu\" data-node=\"" + std::to_string(n.node) + "\"" +
+                                    node_stroke,
                                 n.label + ": CPU cores of the whole node measured busy, at most " +
                                     fixed(most_of(n.steps), 2));
     return out + "<path class=\"busy\" d=\"" + path + "\"/>" + measured_path + node_paths +

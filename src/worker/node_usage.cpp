@@ -61,7 +61,8 @@ result<std::uint64_t> kilobytes(std::string_view text, std::string_view key)
         auto value = *line;
         auto const first = value.find_first_not_of(" \t");
         value = first == std::string_view::npos ? std::string_view{} : value.substr(first);
-        while (!value.empty() && (value.back() == ' ' || value.back() == '\r')) value.remove_suffix(1);
+        while (!value.empty() && (value.back() == ' ' || value.back() == '\r'))
+            value.remove_suffix(1);
         return error{cat("/proc/meminfo: ", key, " \"", value, "\" is not a number of kB")};
     }
     return *kb * 1024;

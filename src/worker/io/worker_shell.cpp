@@ -330,7 +330,8 @@ void worker_shell::stop_node_sampling()
          {"avg_cpu_percent", std::to_string(done->summary.avg_cpu_percent)}});
     if (!setup_.node_monitor->time_series) return;
     auto const written = write_node_series(setup_.config.output_dir, done->series);
-    if (!written) say(log_level::warning, detail::cat("node monitoring: ", written.error().message));
+    if (!written)
+        say(log_level::warning, detail::cat("node monitoring: ", written.error().message));
 }
 
 void worker_shell::finish(int code)
