@@ -54,9 +54,6 @@ struct slurm_scheduler_spec {
 // Both spellings are read (§4.10 item 2); Torc's code knows only the snake_case one.
 enum class monitor_granularity { summary, time_series };
 
-// v0.10's form (`enabled`, `granularity`) or newer Torc's split one (`jobs`, `compute_node`);
-// `enabled`/`granularity` are the jobs' settings either way (the legacy keys apply only when
-// `jobs` is absent). `split` remembers which form was written, so the stored settings say both.
 // Newer Torc's `compute_node` block: the whole node's CPU % and used memory, sampled by the
 // worker every sample_interval_seconds; a flag turned off records 0 for its figure (as Torc).
 struct node_monitor_spec {
@@ -68,6 +65,9 @@ struct node_monitor_spec {
     bool operator==(node_monitor_spec const&) const = default;
 };
 
+// v0.10's form (`enabled`, `granularity`) or newer Torc's split one (`jobs`, `compute_node`);
+// `enabled`/`granularity` are the jobs' settings either way (the legacy keys apply only when
+// `jobs` is absent). `split` remembers which form was written, so the stored settings say both.
 struct resource_monitor_spec {
     bool enabled = false;
     monitor_granularity granularity = monitor_granularity::summary;

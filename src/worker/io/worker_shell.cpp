@@ -318,9 +318,9 @@ void worker_shell::arm_timer(std::chrono::steady_clock::time_point at)
 void worker_shell::stop_node_sampling()
 {
     if (!node_sampler_) return;
+    auto done = node_sampler_->stop();
     if (auto const problem = node_sampler_->take_problem())
         say(log_level::warning, detail::cat("node monitoring: ", *problem));
-    auto done = node_sampler_->stop();
     if (!done) return;
     wire_.node_usage = done->summary;
     say(log_level::info, "node usage",
