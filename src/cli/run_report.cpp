@@ -249,17 +249,57 @@ std::string timeline_svg(report_input const& in, std::map<std::int64_t, report_n
            axis(span, y) + body + "</svg>";
 }
 
+// One line of measured steps, e.g. `<path class="node-cpu" data-node="3" d="...">`, from the
+// chart's left edge at zero; `attributes` follow the class.
+template <class YOf>
+std::string step_path(std::vector<measured_step> const& steps, time_span span, YOf const& y_of,
+                      std::string const& cls_and_attributes, std::string const& title)
+{
+    std::string out = "<path class=\"" + cls_and_attributes + " d=\"M" + fixed(chart_left, 1) +
+                      "," + fixed(y_of(0.0), 1);
+    for (auto const& m : steps) {
+        auto const x =
+            fixed(time_to_x(m.seconds, span.begin, span.end, chart_left, chart_width), 2);
+        out += " H" + x + " V" + fixed(y_of(m.cores), 2);
+    }
+    return out + " H" + fixed(chart_left + chart_width, 1) + "\"><title>" + html_escape(title) +
+           "</title></path>";
+}
+
+// The nodes' lines carry their looks themselves: the page's style stays as it was for runs
+// without node monitoring.
+constexpr char const* node_stroke =
+    " fill=\"none\" stroke=\"#2e7d32\" stroke-width=\"1.5\" stroke-dasharray=\"2 2\"";
+
+// A node's line: its steps and the label of its title.
+struct node_line {
+    std::int64_t node = 0;
+    std::string label;
+    std::vector<measured_step> steps;
+};
+
+double most_of(std::vector<measured_step> const& steps)
+{
+    double most = 0;
+    for (auto const& m : steps) most = std::max(most, m.cores);
+    return most;
+}
+
 // The chart of held CPUs (or GPUs) against the total; for CPUs also the cores measured busy
-// (`measured`, path class "measured"), when there are any.
+// (`measured`, path class "measured"), when there are any, and each sampled node's busy cores
+// (`nodes`, path class "node-cpu").
 std::string usage_svg(std::vector<usage_step> const& steps, time_span span, std::int64_t total,
                       bool gpus, std::string_view cls,
-                      std::vector<measured_step> const& measured = {})
+                      std::vector<measured_step> const& measured = {},
+                      std::vector<node_line> const& nodes = {})
 {
     constexpr double height = 120;
     std::int64_t peak = total;
     for (auto const& s : steps) peak = std::max(peak, gpus ? s.gpus : s.cpus);
     for (auto const& m : measured)
         peak = std::max(peak, static_cast<std::int64_t>(std::ceil(m.cores)));
+    for (auto const& n : nodes)
+        peak = std::max(peak, static_cast<std::int64_t>(std::ceil(most_of(n.steps))));
     if (peak <= 0) peak = 1;
     auto const y_of = [&](auto v) {  // CPUs or GPUs (integers) and measured cores alike
         return 10 + height - height * static_cast<double>(v) / static_cast<double>(peak);
@@ -295,7 +335,38 @@ std::string usage_svg(std::vector<usage_step> const& steps, time_span span, std:
                fixed(chart_left + chart_width, 1) + "\" y1=\"" + fixed(y_of(total), 2) +
                "\" y2=\"" + fixed(y_of(total), 2) + "\"><title>allocation: " +
                std::to_string(total) + (gpus ? " GPUs" : " CPUs") + "</title></line>";
-    return out + "<path class=\"busy\" d=\"" + path + "\"/>" + measured_path + "</svg>";
+    std::string node_paths;
+    for (auto const& n : nodes)
+        node_paths += step_path(n.steps, span, y_of,
+                                "node-cpu\" data-node=\"" + std::to_string(n.node) + "\"" +
+                                    node_stroke,
+                                n.label + ": CPU cores of the whole node measured busy, at most " +
+                                    fixed(most_of(n.steps), 2));
+    return out + "<path class=\"busy\" d=\"" + path + "\"/>" + measured_path + node_paths +
+           "</svg>";
+}
+
+// Each sampled node's used memory against the largest node's total.
+std::string node_memory_svg(std::vector<node_line> const& nodes, std::uint64_t total,
+                            time_span span)
+{
+    constexpr double height = 80;
+    double peak = static_cast<double>(total);
+    for (auto const& n : nodes) peak = std::max(peak, most_of(n.steps));
+    if (peak <= 0) peak = 1;
+    auto const y_of = [&](double v) { return 10 + height - height * v / peak; };
+    std::string out = "<svg class=\"usage node-memory\" xmlns=\"http://www.w3.org/2000/svg\" "
+                      "width=\"960\" height=\"" + fixed(height + 36, 0) + "\">" +
+                      axis(span, height + 10);
+    out += "<text class=\"lane\" x=\"4\" y=\"" + fixed(y_of(peak) + 4, 1) + "\">" +
+           memory_text(static_cast<std::uint64_t>(peak)) + "</text>";
+    out += "<text class=\"lane\" x=\"4\" y=\"" + fixed(y_of(0), 1) + "\">0</text>";
+    for (auto const& n : nodes)
+        out += step_path(n.steps, span, y_of,
+                         "node-mem\" data-node=\"" + std::to_string(n.node) + "\"" + node_stroke,
+                         n.label + ": memory used on the whole node, at most " +
+                             memory_text(static_cast<std::uint64_t>(most_of(n.steps))));
+    return out + "</svg>";
 }
 
 std::string cell(std::string const& text) { return "<td>" + text + "</td>"; }
@@ -522,6 +593,36 @@ std::vector<measured_step> measured_cpu_steps(std::vector<report_attempt> const&
     return out;
 }
 
+namespace {
+
+template <class Value>
+std::vector<measured_step> node_steps(report_node const& node, Value const& value)
+{
+    std::vector<measured_step> out;
+    if (!node.usage || node.usage->points.empty()) return out;
+    double from = 0;
+    for (auto const& p : node.usage->points) {
+        out.push_back({node.usage->start_unix + from, value(p)});
+        from = std::max(from, p.seconds);
+    }
+    out.push_back({node.usage->start_unix + from, 0});
+    return out;
+}
+
+}  // namespace
+
+std::vector<measured_step> node_cpu_steps(report_node const& node)
+{
+    auto const cpus = static_cast<double>(std::max<std::int64_t>(node.num_cpus, 0));
+    return node_steps(node, [&](usage_point const& p) { return p.cpu_percent / 100.0 * cpus; });
+}
+
+std::vector<measured_step> node_memory_steps(report_node const& node)
+{
+    return node_steps(node,
+                      [](usage_point const& p) { return static_cast<double>(p.memory_bytes); });
+}
+
 double time_to_x(double seconds, double begin, double end, double left, double width)
 {
     if (end <= begin) return left;
@@ -589,7 +690,21 @@ std::string render_report_html(report_input const& in)
                : std::string(" The blue line is the CPUs held, the purple one the CPU cores "
                              "the jobs' own samples found busy.");
     out += " GPU utilisation is not sampled.</p>\n";
-    out += usage_svg(steps, span, total_cpus, false, "usage cpus", measured) + "\n";
+    std::vector<node_line> node_cpus, node_memory;
+    std::uint64_t node_total_memory = 0;
+    for (auto const& n : in.nodes) {
+        if (!n.usage || n.usage->points.empty()) continue;
+        auto const label = node_label(nodes, n.id);
+        node_cpus.push_back({n.id, label, node_cpu_steps(n)});
+        node_memory.push_back({n.id, label, node_memory_steps(n)});
+        node_total_memory = std::max(node_total_memory, n.usage->total_memory_bytes);
+    }
+    if (!node_cpus.empty())
+        out += "<p class=\"note node-usage\">The green lines are each compute node's whole CPU "
+               "as its worker sampled it (resource_monitor.compute_node: its CPU % of the "
+               "node's CPUs), whatever ran there; the chart below them its used memory.</p>\n";
+    out += usage_svg(steps, span, total_cpus, false, "usage cpus", measured, node_cpus) + "\n";
+    if (!node_memory.empty()) out += node_memory_svg(node_memory, node_total_memory, span) + "\n";
     if (total_gpus > 0 || used_gpus > 0)
         out += usage_svg(steps, span, total_gpus, true, "usage gpus") + "\n";
 

@@ -198,17 +198,19 @@ result<boost::json::object> execution_config_object(boost::json::value const* va
     return object_or_text(value, origin_of(workflow_id));
 }
 
-result<std::optional<double>> job_sample_interval(boost::json::value const* monitor_config,
-                                                  std::int64_t workflow_id)
+namespace {
+
+std::string monitor_origin(std::int64_t workflow_id)
 {
-    auto const origin = cat("workflow ", std::to_string(workflow_id), " resource_monitor_config");
-    auto config = object_or_text(monitor_config, origin);
-    if (!config) return config.error();
-    bool on = enabled(*config, "enabled");
-    if (auto const* jobs = config->if_contains("jobs"); jobs && !jobs->is_null())
-        on = jobs->is_object() && enabled(jobs->get_object(), "enabled");
-    auto const* interval = config->if_contains("sample_interval_seconds");
-    if (!on || !interval || interval->is_null()) return std::optional<double>{};
+    return cat("workflow ", std::to_string(workflow_id), " resource_monitor_config");
+}
+
+// sample_interval_seconds when present and not null.
+result<std::optional<double>> interval_of(boost::json::object const& config,
+                                          std::string const& origin)
+{
+    auto const* interval = config.if_contains("sample_interval_seconds");
+    if (!interval || interval->is_null()) return std::optional<double>{};
     auto const where = origin + ".sample_interval_seconds";
     if (!interval->is_number())
         return error{cat(where, ": expected a number, found ", api::detail::describe(*interval))};
@@ -216,6 +218,52 @@ result<std::optional<double>> job_sample_interval(boost::json::value const* moni
     if (!(seconds >= 0.1 && seconds <= 3600))
         return error{cat(where, ": ", format_number(seconds), " is out of range (0.1 to 3600)")};
     return std::optional<double>(seconds);
+}
+
+bool enabled_or(boost::json::object const& o, std::string_view key, bool fallback)
+{
+    auto const* v = o.if_contains(key);
+    return v && v->is_bool() ? v->get_bool() : fallback;
+}
+
+}  // namespace
+
+result<std::optional<double>> job_sample_interval(boost::json::value const* monitor_config,
+                                                  std::int64_t workflow_id)
+{
+    auto const origin = monitor_origin(workflow_id);
+    auto config = object_or_text(monitor_config, origin);
+    if (!config) return config.error();
+    bool on = enabled(*config, "enabled");
+    if (auto const* jobs = config->if_contains("jobs"); jobs && !jobs->is_null())
+        on = jobs->is_object() && enabled(jobs->get_object(), "enabled");
+    if (!on) return std::optional<double>{};
+    return interval_of(*config, origin);
+}
+
+result<std::optional<node_monitor_settings>> node_monitor_of(
+    boost::json::value const* monitor_config, std::int64_t workflow_id)
+{
+    auto const origin = monitor_origin(workflow_id);
+    auto config = object_or_text(monitor_config, origin);
+    if (!config) return config.error();
+    auto const* node = config->if_contains("compute_node");
+    if (!node || node->is_null()) return std::optional<node_monitor_settings>{};
+    if (!node->is_object())
+        return error{cat(origin, ".compute_node: expected an object, found ",
+                         api::detail::describe(*node))};
+    auto const& o = node->get_object();
+    if (!enabled(o, "enabled")) return std::optional<node_monitor_settings>{};
+    node_monitor_settings out;
+    auto interval = interval_of(*config, origin);
+    if (!interval) return interval.error();
+    if (*interval) out.interval_seconds = **interval;
+    out.cpu = enabled_or(o, "cpu", true);
+    out.memory = enabled_or(o, "memory", true);
+    auto const* granularity = o.if_contains("granularity");
+    out.time_series = granularity && granularity->is_string() &&
+                      granularity->get_string() == "time_series";
+    return std::optional<node_monitor_settings>(out);
 }
 
 result<sourced_worker_config> apply_execution_config(sourced_worker_config base,

@@ -181,7 +181,8 @@ std::string rules_text(std::vector<failure_handler_rule_spec> const& rules)
 }
 
 // v0.10's four keys, which are the jobs' settings; the split form adds `jobs` (the same
-// settings, as newer Torc reads them) and the flush interval when written.
+// settings, as newer Torc reads them), the flush interval when written and `compute_node`
+// with its four fields when written (as newer Torc serializes it).
 std::string monitor_text(resource_monitor_spec const& m)
 {
     boost::json::object o;
@@ -192,6 +193,11 @@ std::string monitor_text(resource_monitor_spec const& m)
     if (m.split) {
         o["jobs"] = {{"enabled", m.enabled}, {"granularity", to_string(m.granularity)}};
         if (m.flush_interval_seconds) o["flush_interval_seconds"] = *m.flush_interval_seconds;
+        if (auto const& n = m.compute_node)
+            o["compute_node"] = {{"enabled", n->enabled},
+                                 {"granularity", to_string(n->granularity)},
+                                 {"cpu", n->cpu},
+                                 {"memory", n->memory}};
     }
     return compact_json(o, false);
 }

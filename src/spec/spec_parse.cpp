@@ -503,21 +503,21 @@ void read_job_monitor(field_reader& r, resource_monitor_spec& monitor,
                                    "(as \"summary\"); no time series is recorded"}));
 }
 
-// Node-wide monitoring: torcrun's worker samples jobs only, so `enabled: true` is refused.
-void read_node_monitor(field_reader& monitor, std::vector<std::string>& warnings)
+// Node-wide monitoring (newer Torc): the worker samples the node's CPU and memory.
+void read_node_monitor(field_reader& monitor, resource_monitor_spec& out,
+                       std::vector<std::string>& warnings)
 {
     auto const* value = monitor.get("compute_node");
     if (!value) return;
     field_reader r(monitor.state(), *value, monitor.member_pointer("compute_node"),
                    "resource_monitor compute_node");
     if (!r.begin({"enabled", "granularity", "cpu", "memory"})) return;
-    bool const enabled = r.boolean("enabled", false);
-    (void)read_granularity(r, warnings);
-    (void)r.boolean("cpu", true);
-    (void)r.boolean("memory", true);
-    if (enabled && r.state().ok())
-        r.fail("enabled", "\"enabled: true\" is not supported: torcrun's worker samples the "
-                          "jobs' processes, not the whole compute node");
+    node_monitor_spec node;
+    node.enabled = r.boolean("enabled", false);
+    node.granularity = read_granularity(r, warnings).value_or(monitor_granularity::summary);
+    node.cpu = r.boolean("cpu", true);
+    node.memory = r.boolean("memory", true);
+    out.compute_node = node;
 }
 
 void read_resource_monitor(field_reader& workflow, std::optional<resource_monitor_spec>& out,
@@ -549,7 +549,7 @@ void read_resource_monitor(field_reader& workflow, std::optional<resource_monito
     } else {
         read_job_monitor(r, monitor, warnings);
     }
-    read_node_monitor(r, warnings);
+    read_node_monitor(r, monitor, warnings);
     monitor.sample_interval_seconds =
         static_cast<std::int32_t>(r.integer_or("sample_interval_seconds", 5, 1, int32_max));
     if (auto const flush = r.optional_integer("flush_interval_seconds", 1, int32_max))

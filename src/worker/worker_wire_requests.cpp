@@ -214,16 +214,25 @@ std::string batch_body(w::complete_jobs const& a)
     return to_text(json::object{{"completions", std::move(completions)}});
 }
 
-// The GET's ComputeNodeModel put back with is_active false (and the worker's lifetime); nullopt
-// when the GET's answer is not an object (decode_replies then says why).
+// The GET's ComputeNodeModel put back with is_active false (and the worker's lifetime and the
+// node's usage, as Torc's deactivate_compute_node); nullopt when the GET's answer is not an
+// object (decode_replies then says why).
 std::optional<wire_request> deactivate_request(std::int64_t node_id, wire_reply const& got,
-                                               std::optional<double> duration_seconds)
+                                               std::optional<double> duration_seconds,
+                                               std::optional<core::usage_summary> const& usage)
 {
     auto v = wire::parse_reply(got.body);
     if (!v || !v->is_object()) return std::nullopt;
     auto& node = v->get_object();
     node["is_active"] = false;
     if (duration_seconds) node["duration_seconds"] = *duration_seconds;
+    if (usage) {
+        node["sample_count"] = static_cast<std::int64_t>(usage->sample_count);
+        node["peak_cpu_percent"] = usage->peak_cpu_percent;
+        node["avg_cpu_percent"] = usage->avg_cpu_percent;
+        node["peak_memory_bytes"] = static_cast<std::int64_t>(usage->peak_memory_bytes);
+        node["avg_memory_bytes"] = static_cast<std::int64_t>(usage->avg_memory_bytes);
+    }
     return make("PUT", "/compute_nodes/" + to_string(node_id), to_text(node));
 }
 
@@ -250,7 +259,7 @@ std::optional<wire_request> release_request(w::release_node const& a, wire_conte
         return std::nullopt;
     if (active && active->is_bool() && !active->get_bool()) return std::nullopt;
     if (previous.size() == 1) return make("GET", held_jobs_target(c, a.compute_node_id));
-    return deactivate_request(a.compute_node_id, previous[0], std::nullopt);
+    return deactivate_request(a.compute_node_id, previous[0], std::nullopt, std::nullopt);
 }
 
 // check_workflow with_ready_jobs, after is_complete said neither complete nor canceled: the
@@ -398,7 +407,7 @@ std::optional<wire_request> next_request(core::worker_action const& action,
                 if constexpr (std::is_same_v<A, w::deactivate_node>) {
                     if (previous.size() != 1 || !is_2xx(previous[0].status)) return std::nullopt;
                     return deactivate_request(context.compute_node_id, previous[0],
-                                              a.duration_seconds);
+                                              a.duration_seconds, context.node_usage);
                 }
                 if constexpr (std::is_same_v<A, w::release_node>)
                     return release_request(a, context, previous);

@@ -14,6 +14,7 @@
 // Every name is HTML-escaped.
 #pragma once
 
+#include "torcrun/worker/node_usage.hpp"
 #include "torcrun/worker/usage_series.hpp"
 
 #include <cstdint>
@@ -52,6 +53,9 @@ struct report_node {
     std::string hostname;
     std::int64_t num_cpus = 0;
     std::int64_t num_gpus = 0;
+    // The whole node's CPU and memory as its worker sampled them (resource_monitor.compute_node
+    // with time_series: node_usage_<id>.json); nullopt where there is none.
+    std::optional<node_series> usage;
 };
 
 struct report_input {
@@ -113,11 +117,22 @@ struct measured_step {
 };
 std::vector<measured_step> measured_cpu_steps(std::vector<report_attempt> const& attempts);
 
+// The CPU cores a node's own samples found busy (each point's CPU % of the node's num_cpus,
+// holding from the point before it, or from the sampling's start), as steps in Unix time
+// ending with zero; empty without a series.
+std::vector<measured_step> node_cpu_steps(report_node const& node);
+
+// The node's used memory in bytes as steps the same way (`cores` holds bytes); empty without a
+// series.
+std::vector<measured_step> node_memory_steps(report_node const& node);
+
 // The x position in [left, left + width] of `seconds` on a timeline from `begin` to `end`.
 double time_to_x(double seconds, double begin, double end, double left, double width);
 
 // The whole page. Each attempt is one `<rect class="attempt" data-attempt="JOB.RUN.ATTEMPT">`
-// of the node timeline (its GPU lanes' bars are class "gpu-bar").
+// of the node timeline (its GPU lanes' bars are class "gpu-bar"). A node with a usage series
+// adds `<path class="node-cpu" data-node="ID">` to the CPU chart and `<path class="node-mem"
+// data-node="ID">` to a chart of the nodes' memory; without any the page is as before.
 std::string render_report_html(report_input const& input);
 
 }  // namespace torcrun::core

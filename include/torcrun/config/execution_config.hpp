@@ -72,6 +72,22 @@ result<boost::json::object> execution_config_object(boost::json::value const* va
 result<std::optional<double>> job_sample_interval(boost::json::value const* monitor_config,
                                                   std::int64_t workflow_id);
 
+// Node monitoring as a workflow's resource_monitor_config asks for it (newer Torc's
+// `compute_node: {enabled, granularity, cpu, memory}`): nullopt when the block is absent, null
+// or not enabled (Torc's default is off). The interval is the shared sample_interval_seconds,
+// Torc's 10 s when absent. Errors as job_sample_interval's, and
+// `workflow 3 resource_monitor_config.compute_node: expected an object, found a string`.
+struct node_monitor_settings {
+    double interval_seconds = 10;
+    bool cpu = true;      // false: CPU % recorded as 0, as Torc
+    bool memory = true;   // false: memory recorded as 0
+    bool time_series = false;  // granularity "time_series": keep the bounded series too
+
+    bool operator==(node_monitor_settings const&) const = default;
+};
+result<std::optional<node_monitor_settings>> node_monitor_of(
+    boost::json::value const* monitor_config, std::int64_t workflow_id);
+
 // The combine rule above. Every problem is reported, one per line, each naming the key:
 // `workflow 3 execution_config.sigterm_lead_seconds: -1 is out of range (0 to 3600)`,
 // `workflow 3 execution_config: unknown key "modee" (did you mean "mode"?)`.

@@ -54,6 +54,17 @@ struct slurm_scheduler_spec {
 // Both spellings are read (§4.10 item 2); Torc's code knows only the snake_case one.
 enum class monitor_granularity { summary, time_series };
 
+// Newer Torc's `compute_node` block: the whole node's CPU % and used memory, sampled by the
+// worker every sample_interval_seconds; a flag turned off records 0 for its figure (as Torc).
+struct node_monitor_spec {
+    bool enabled = false;
+    monitor_granularity granularity = monitor_granularity::summary;
+    bool cpu = true;
+    bool memory = true;
+
+    bool operator==(node_monitor_spec const&) const = default;
+};
+
 // v0.10's form (`enabled`, `granularity`) or newer Torc's split one (`jobs`, `compute_node`);
 // `enabled`/`granularity` are the jobs' settings either way (the legacy keys apply only when
 // `jobs` is absent). `split` remembers which form was written, so the stored settings say both.
@@ -64,12 +75,13 @@ struct resource_monitor_spec {
     bool generate_plots = false;
     bool split = false;                                   // `jobs` or `compute_node` written
     std::optional<std::int32_t> flush_interval_seconds;  // newer Torc (time series only)
+    std::optional<node_monitor_spec> compute_node;       // as written (absent: Torc's off)
 };
 
 // What a client stores when a spec has no `resource_monitor` (§4.2).
 inline resource_monitor_spec default_resource_monitor()
 {
-    return {true, monitor_granularity::summary, 5, false, false, std::nullopt};
+    return {true, monitor_granularity::summary, 5, false, false, std::nullopt, std::nullopt};
 }
 
 struct action_spec {

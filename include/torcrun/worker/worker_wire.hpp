@@ -16,6 +16,7 @@
 #include "torcrun/common/error.hpp"
 #include "torcrun/worker/worker_actions.hpp"
 #include "torcrun/worker/worker_events.hpp"
+#include "torcrun/worker/usage_stats.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -41,6 +42,10 @@ struct wire_context {
     // The worker's output directory (absolute), where its attempts' files lie: sent in the
     // node's free-form `scheduler` object as `output_dir`, so that clients find the logs.
     std::string output_dir;
+    // The node's own usage (resource_monitor.compute_node), filled by the shell when it stops
+    // sampling before deactivate_node: Torc's sample_count, peak/avg_cpu_percent and
+    // peak/avg_memory_bytes in the deactivation's PUT. nullopt: the fields are left as they are.
+    std::optional<core::usage_summary> node_usage;
 };
 
 struct wire_request {

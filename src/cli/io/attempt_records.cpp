@@ -60,4 +60,17 @@ core::result<std::optional<std::vector<core::usage_point>>> read_usage_series(
     return std::optional{std::move(*points)};
 }
 
+core::result<std::optional<core::node_series>> read_node_series(std::string const& output_dir,
+                                                                std::int64_t compute_node_id)
+{
+    auto const file =
+        (std::filesystem::path(output_dir) / core::node_usage_file_name(compute_node_id)).string();
+    auto const text = read_if_present(file);
+    if (!text) return text.error();
+    if (!*text) return std::optional<core::node_series>{};
+    auto series = core::parse_node_series(**text, file);
+    if (!series) return series.error();
+    return std::optional{std::move(*series)};
+}
+
 }  // namespace torcrun::apps

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "torcrun/common/error.hpp"
+#include "torcrun/worker/node_usage.hpp"
 #include "torcrun/worker/usage_series.hpp"
 
 #include <optional>
@@ -22,5 +23,11 @@ core::result<std::optional<std::vector<std::string>>> read_recorded_gpu_ids(
 // worker). Errors: `FILE: cannot read: ...`, or parse_usage_series's message after FILE.
 core::result<std::optional<std::vector<core::usage_point>>> read_usage_series(
     std::string const& usage_file);
+
+// The node usage file a worker with resource_monitor.compute_node (time_series) wrote into its
+// output directory, `output_dir`/node_usage_<node>.json; nothing when it is absent. Errors:
+// `FILE: cannot read: ...`, or parse_node_series's message after FILE.
+core::result<std::optional<core::node_series>> read_node_series(std::string const& output_dir,
+                                                                std::int64_t compute_node_id);
 
 }  // namespace torcrun::apps

@@ -115,9 +115,17 @@ core::result<core::report_input> gather_report(torc_client& client, std::int64_t
     if (!nodes) return nodes.error();
     worker_output_dirs dirs(output_dir);
     dirs.add_nodes(*nodes);
-    for (auto const& n : *nodes)
-        in.nodes.push_back({integer_of(n, "id"), text_of(field(n, "hostname")),
-                            integer_of(n, "num_cpus"), integer_of(n, "num_gpus")});
+    for (auto const& n : *nodes) {
+        core::report_node node{integer_of(n, "id"), text_of(field(n, "hostname")),
+                               integer_of(n, "num_cpus"), integer_of(n, "num_gpus"),
+                               std::nullopt};
+        if (auto const dir = dirs.known(node.id)) {
+            auto usage = read_node_series(*dir, node.id);
+            if (!usage) return usage.error();
+            node.usage = std::move(*usage);
+        }
+        in.nodes.push_back(std::move(node));
+    }
 
     auto results = client.list_all("/results?workflow_id=" + wf + "&all_runs=true");
     if (!results) return results.error();

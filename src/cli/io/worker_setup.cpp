@@ -96,6 +96,7 @@ core::result<io::worker_setup> make_worker_setup(workflow_settings workflow,
                            std::move(env),     std::move(workflow.env), machine.host_name,
                            allocation->job_id, std::nullopt};
     setup.sample_interval_seconds = workflow.sample_interval_seconds;
+    setup.node_monitor = workflow.node_monitor;
     setup.look_up_end_time = allocation->in_slurm && !allocation->end_time &&
                              !setup.config.termination.end_time;
     if (allocation->end_time && !setup.config.termination.end_time)

@@ -52,10 +52,12 @@ core::result<workflow_settings> workflow_settings_of(json::value const& record,
     if (!env) return env.error();
     auto interval = core::job_sample_interval(object->if_contains("resource_monitor_config"), id);
     if (!interval) return interval.error();
+    auto node = core::node_monitor_of(object->if_contains("resource_monitor_config"), id);
+    if (!node) return node.error();
     auto config = core::apply_execution_config(std::move(base), *execution, id);
     if (!config) return config.error();
     return workflow_settings{std::move(*config), std::move(*execution), std::move(*env),
-                             *interval};
+                             *interval, *node};
 }
 
 core::result<json::value> read_workflow_record(torc_client& client, std::int64_t workflow_id)

@@ -23,6 +23,7 @@ struct workflow_settings {
     boost::json::object execution_config;  // as an object (a string form already parsed)
     core::env_map env;                     // the workflow's `env`
     std::optional<double> sample_interval_seconds;  // resource_monitor_config, jobs on
+    std::optional<core::node_monitor_settings> node_monitor;  // compute_node enabled
 };
 
 // The record of workflow `workflow_id` (GET /workflows/{id}). Through `client` once; through a

@@ -18,6 +18,7 @@
 #include "torcrun/common/io/http_client.hpp"
 #include "torcrun/worker/io/job_runner.hpp"
 #include "torcrun/worker/io/launcher.hpp"
+#include "torcrun/worker/io/node_sampler.hpp"
 #include "torcrun/worker/launch_plan.hpp"
 #include "torcrun/worker/worker_fsm.hpp"
 #include "torcrun/worker/worker_wire.hpp"
@@ -120,6 +121,7 @@ struct worker_shell : std::enable_shared_from_this<worker_shell> {
     void schedule_allocations(core::worker::schedule_allocations action);
     std::int64_t own_slurm_job() const;
     void write_result(core::job_result const& r);  // result.json of one reported attempt
+    void stop_node_sampling();  // before deactivate_node: the usage into its PUT, the file
     void arm_timer(std::chrono::steady_clock::time_point at);
     void look_up_end_time();
 
@@ -135,6 +137,7 @@ struct worker_shell : std::enable_shared_from_this<worker_shell> {
     launcher launcher_;
     results_journal journal_;
     std::optional<job_runner> runner_;
+    std::optional<node_sampler> node_sampler_;  // resource_monitor.compute_node enabled
     asio::steady_timer timer_;
     std::uint64_t timer_generation_ = 0;
     asio::signal_set signals_;
@@ -184,7 +187,11 @@ struct action_handler {
         send();
     }
     void operator()(w::check_workflow const&) const { send(); }
-    void operator()(w::deactivate_node const&) const { send(); }
+    void operator()(w::deactivate_node const&) const
+    {
+        shell.stop_node_sampling();
+        send();
+    }
     void operator()(w::heartbeat const&) const { send(); }
     void operator()(w::read_held_jobs const&) const { send(); }
     void operator()(w::release_node const&) const { send(); }
@@ -245,6 +252,7 @@ worker_shell::worker_shell(asio::io_context& ioc, worker_setup s, logger l, resu
     wire_.start_unix = unix_now();
     wire_.scheduler_job_id = setup_.slurm_job_id;
     wire_.output_dir = setup_.config.output_dir;
+    if (setup_.node_monitor) node_sampler_.emplace(ioc.get_executor(), *setup_.node_monitor);
 }
 
 void worker_shell::say(log_level level, std::string_view message,
@@ -270,6 +278,10 @@ void worker_shell::post(core::worker_event event)
         // The two events whose values the requests need from then on (wire_context).
         if (auto const* r = std::get_if<core::worker::node_registered>(&next)) {
             wire_.compute_node_id = r->compute_node_id;  // a fresh one after a lost lease
+            if (node_sampler_) {
+                wire_.node_usage.reset();
+                node_sampler_->start(r->compute_node_id, setup_.hostname, unix_now());
+            }
             if (auto const job = own_slurm_job(); job > 0 && !std::exchange(registered_, true))
                 asio::co_spawn(ioc_,
                                mark_allocation_active(client_, allocation_settings(), job),
@@ -300,11 +312,34 @@ void worker_shell::arm_timer(std::chrono::steady_clock::time_point at)
     });
 }
 
+// The node's usage summed into the deactivation's PUT; with time_series its series written as
+// node_usage_<id>.json in the output directory, where the report finds it. A retried
+// deactivation keeps the usage of the first.
+void worker_shell::stop_node_sampling()
+{
+    if (!node_sampler_) return;
+    auto done = node_sampler_->stop();
+    if (auto const problem = node_sampler_->take_problem())
+        say(log_level::warning, detail::cat("node monitoring: ", *problem));
+    if (!done) return;
+    wire_.node_usage = done->summary;
+    say(log_level::info, "node usage",
+        {{"compute_node_id", std::to_string(done->series.compute_node_id)},
+         {"sample_count", std::to_string(done->summary.sample_count)},
+         {"peak_cpu_percent", std::to_string(done->summary.peak_cpu_percent)},
+         {"avg_cpu_percent", std::to_string(done->summary.avg_cpu_percent)}});
+    if (!setup_.node_monitor->time_series) return;
+    auto const written = write_node_series(setup_.config.output_dir, done->series);
+    if (!written)
+        say(log_level::warning, detail::cat("node monitoring: ", written.error().message));
+}
+
 void worker_shell::finish(int code)
 {
     exit_code_ = code;
     queue_.clear();
     timer_.cancel();
+    if (node_sampler_) (void)node_sampler_->stop();  // no timer outlives the worker
     boost::system::error_code ignored;
     signals_.cancel(ignored);
     if (runner_ && runner_->running() > 0) {

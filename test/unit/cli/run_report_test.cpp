@@ -48,7 +48,7 @@ BOOST_AUTO_TEST_CASE(every_name_is_escaped_in_the_page)
 {
     core::report_input in;
     in.workflow_name = "<script>alert(1)</script>";
-    in.nodes = {{1, "host<1>", 4, 0}};
+    in.nodes = {{1, "host<1>", 4, 0, std::nullopt}};
     auto a = attempt(1, 0, 1, 0, "failed");
     a.job_name = "x\"><img src=y>";
     a.log_link = "jobs/a&b";
@@ -67,7 +67,7 @@ BOOST_AUTO_TEST_CASE(every_name_is_escaped_in_the_page)
 BOOST_AUTO_TEST_CASE(one_bar_per_attempt_and_gpu_bars_per_lane)
 {
     core::report_input in;
-    in.nodes = {{1, "n1", 4, 2}, {2, "n2", 4, 0}};
+    in.nodes = {{1, "n1", 4, 2, std::nullopt}, {2, "n2", 4, 0, std::nullopt}};
     in.attempts = {attempt(1, 0, 2, 2), attempt(2, 1, 3, 0, "failed", 2),
                    attempt(3, 2, 4, 1, "terminated"), attempt(1, 5, 6, 0, "completed", 2)};
     in.attempts[3].attempt_id = 2;
@@ -99,7 +99,7 @@ BOOST_AUTO_TEST_CASE(recorded_gpu_ids_are_the_lanes)
     BOOST_TEST((plan.held == std::vector<std::vector<std::size_t>>{{1}, {0}, {}, {0}, {1}}));
 
     core::report_input in;
-    in.nodes = {{1, "n1", 4, 4}, {2, "n2", 4, 2}};
+    in.nodes = {{1, "n1", 4, 4, std::nullopt}, {2, "n2", 4, 2, std::nullopt}};
     in.attempts = a;
     auto const page = core::render_report_html(in);
     BOOST_TEST(page.find("n1 #1 GPU 10</text>") != std::string::npos);
@@ -134,7 +134,7 @@ BOOST_AUTO_TEST_CASE(an_attempts_series_is_a_small_chart)
                    "<path class=\"cpu\" d=\"M0,26.00 V26.00 H80.00\"") != std::string::npos);
 
     core::report_input in;
-    in.nodes = {{1, "n1", 1, 0}};
+    in.nodes = {{1, "n1", 1, 0, std::nullopt}};
     in.attempts = {a, attempt(5, 0, 1)};
     auto const page = core::render_report_html(in);
     BOOST_TEST(count(page, "<svg class=\"series\"") == 1u);
@@ -143,7 +143,7 @@ BOOST_AUTO_TEST_CASE(an_attempts_series_is_a_small_chart)
 BOOST_AUTO_TEST_CASE(no_gpu_chart_without_gpus)
 {
     core::report_input in;
-    in.nodes = {{1, "n1", 2, 0}};
+    in.nodes = {{1, "n1", 2, 0, std::nullopt}};
     in.attempts = {attempt(1, 0, 1)};
     auto const page = core::render_report_html(in);
     BOOST_TEST(count(page, "class=\"usage cpus\"") == 1u);
@@ -202,7 +202,7 @@ BOOST_AUTO_TEST_CASE(measured_cpu_steps_sum_the_samples)
 
     // On the page: the purple line over the CPU chart, which scales up to the 3 cores seen.
     core::report_input in;
-    in.nodes = {{1, "n1", 2, 0}};
+    in.nodes = {{1, "n1", 2, 0, std::nullopt}};
     in.attempts = {a, b};
     auto const page = core::render_report_html(in);
     BOOST_TEST(count(page, "<path class=\"measured\"") == 1u);
@@ -213,6 +213,51 @@ BOOST_AUTO_TEST_CASE(measured_cpu_steps_sum_the_samples)
     auto const bare = core::render_report_html(in);
     BOOST_TEST(count(bare, "class=\"measured\"") == 0u);
     BOOST_TEST(bare.find("No CPU samples are at hand") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(node_steps_are_each_point_s_share_of_the_node)
+{
+    // A 4-CPU node sampled from t=100: 50 % over [100, 101], 25 % over [101, 103].
+    core::report_node n{3, "n3", 4, 0, core::node_series{3, "n3", 100, 8000,
+                                                         {{1, 50, 1000}, {3, 25, 3000}}}};
+    std::vector<std::pair<double, double>> got;
+    for (auto const& m : core::node_cpu_steps(n)) got.emplace_back(m.seconds, m.cores);
+    BOOST_TEST((got == std::vector<std::pair<double, double>>{{100, 2}, {101, 1}, {103, 0}}));
+    got.clear();
+    for (auto const& m : core::node_memory_steps(n)) got.emplace_back(m.seconds, m.cores);
+    BOOST_TEST((got == std::vector<std::pair<double, double>>{
+                           {100, 1000}, {101, 3000}, {103, 0}}));
+    n.usage.reset();
+    BOOST_TEST(core::node_cpu_steps(n).empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_sampled_node_is_drawn_in_the_allocation_chart)
+{
+    core::report_input in;
+    in.nodes = {{1, "n1", 2, 0, std::nullopt}};
+    in.attempts = {attempt(1, 100, 104)};
+    auto const before = core::render_report_html(in);
+    BOOST_TEST(count(before, "node-cpu") == 0u);
+    BOOST_TEST(count(before, "node-mem") == 0u);
+    BOOST_TEST(count(before, "node-usage") == 0u);
+    // An empty series draws nothing: the page is exactly the one without.
+    in.nodes[0].usage = core::node_series{1, "n1", 99, 8192, {}};
+    BOOST_TEST(core::render_report_html(in) == before);
+
+    // Node 1 at 100 % of its 2 CPUs over [100, 102]: its line reaches the chart's top at 2 CPUs.
+    in.nodes[0].usage = core::node_series{1, "n1", 100, 8192, {{2, 100, 4096}, {4, 50, 2048}}};
+    auto const page = core::render_report_html(in);
+    BOOST_TEST(count(page, "<path class=\"node-cpu\" data-node=\"1\"") == 1u);
+    BOOST_TEST(count(page, "<path class=\"node-mem\" data-node=\"1\"") == 1u);
+    BOOST_TEST(count(page, "<svg class=\"usage node-memory\"") == 1u);
+    BOOST_TEST(page.find("n1 #1: CPU cores of the whole node measured busy, at most 2.00") !=
+               std::string::npos);
+    BOOST_TEST(page.find("n1 #1: memory used on the whole node, at most 4.0 KiB") !=
+               std::string::npos);
+    BOOST_TEST(page.find(">2 CPUs</text>") != std::string::npos);
+    BOOST_TEST(count(page, "class=\"note node-usage\"") == 1u);
+    // The jobs' own charts are unchanged beside it.
+    BOOST_TEST(count(page, "<path class=\"busy\"") == count(before, "<path class=\"busy\""));
 }
 
 BOOST_AUTO_TEST_CASE(time_scale)

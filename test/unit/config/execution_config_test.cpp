@@ -227,4 +227,34 @@ BOOST_AUTO_TEST_CASE(the_job_sampling_interval_of_resource_monitor_config)
     BOOST_TEST(!core::job_sample_interval(nullptr, 3)->has_value());
 }
 
+BOOST_AUTO_TEST_CASE(node_monitoring_of_resource_monitor_config)
+{
+    auto const node = [](std::string const& text) -> std::string {
+        auto const v = json::parse(text);
+        auto r = core::node_monitor_of(&v, 3);
+        if (!r) return r.error().message;
+        if (!*r) return "off";
+        auto const& n = **r;
+        return std::to_string(n.interval_seconds) + (n.cpu ? " cpu" : "") +
+               (n.memory ? " memory" : "") + (n.time_series ? " series" : "");
+    };
+    BOOST_TEST(node(R"({"sample_interval_seconds": 2, "enabled": true})") == "off");
+    BOOST_TEST(node(R"({"compute_node": {"enabled": false}})") == "off");
+    BOOST_TEST(node(R"({"compute_node": null})") == "off");
+    BOOST_TEST(node(R"({"compute_node": {"enabled": true}})") ==
+               std::to_string(10.0) + " cpu memory");  // Torc's default interval
+    BOOST_TEST(node(R"({"sample_interval_seconds": 1, "compute_node": {"enabled": true,
+                        "granularity": "time_series", "cpu": false}})") ==
+               std::to_string(1.0) + " memory series");
+    BOOST_TEST(node(R"("{\"compute_node\": {\"enabled\": true, \"memory\": false}}")") ==
+               std::to_string(10.0) + " cpu");
+    BOOST_TEST(node(R"({"compute_node": "on"})") ==
+               "workflow 3 resource_monitor_config.compute_node: expected an object, found a "
+               "string");
+    BOOST_TEST(node(R"({"sample_interval_seconds": 0, "compute_node": {"enabled": true}})") ==
+               "workflow 3 resource_monitor_config.sample_interval_seconds: 0 is out of range "
+               "(0.1 to 3600)");
+    BOOST_TEST(!core::node_monitor_of(nullptr, 3)->has_value());
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -180,7 +180,34 @@ jobs: []
     BOOST_TEST(or_none(planned->workflow.resource_monitor_config) ==
                R"({"enabled":true,"granularity":"summary","sample_interval_seconds":3,)"
                R"("generate_plots":false,"jobs":{"enabled":true,"granularity":"summary"},)"
-               R"("flush_interval_seconds":60})");
+               R"("flush_interval_seconds":60,"compute_node":{"enabled":false,)"
+               R"("granularity":"summary","cpu":true,"memory":true}})");
+}
+
+BOOST_AUTO_TEST_CASE(node_monitoring_is_read_and_stored)
+{
+    auto const planned = plan(R"(name: w
+resource_monitor:
+  sample_interval_seconds: 2
+  compute_node: {enabled: true, granularity: time_series, memory: false}
+jobs: []
+)",
+                               {}, "w.yaml");
+    BOOST_TEST_REQUIRE(message_of(planned) == "ok");
+    BOOST_TEST(planned->warnings.empty());
+    BOOST_TEST(or_none(planned->workflow.resource_monitor_config) ==
+               R"({"enabled":false,"granularity":"summary","sample_interval_seconds":2,)"
+               R"("generate_plots":false,"jobs":{"enabled":false,"granularity":"summary"},)"
+               R"("compute_node":{"enabled":true,"granularity":"time_series","cpu":true,)"
+               R"("memory":false}})");
+}
+
+BOOST_AUTO_TEST_CASE(no_compute_node_block_stores_none)
+{
+    auto const planned = plan("{name:'w', resource_monitor:{enabled:true}, jobs:[]}");
+    BOOST_TEST_REQUIRE(message_of(planned) == "ok");
+    BOOST_TEST(planned->workflow.resource_monitor_config->find("compute_node") ==
+               std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(legacy_monitor_keys_apply_only_without_jobs)
@@ -360,10 +387,14 @@ std::vector<key_case> const refusals{
     {"plots", "w.yaml", "name: w\njobs: []\nresource_monitor:\n  generate_plots: true\n",
      "w.yaml:4:19: resource_monitor: \"generate_plots: true\" is not supported: torcrun "
      "draws no plots (each job's peak and average CPU and memory are in its result)"},
-    {"node monitoring", "t.json5",
-     "{name:'w', jobs:[], resource_monitor:{compute_node:{enabled:true}}}",
-     "t.json5:1:61: resource_monitor compute_node: \"enabled: true\" is not supported: "
-     "torcrun's worker samples the jobs' processes, not the whole compute node"},
+    {"node monitor granularity", "t.json5",
+     "{name:'w', jobs:[], resource_monitor:{compute_node:{enabled:true, granularity:'hourly'}}}",
+     "t.json5:1:79: resource_monitor compute_node: field \"granularity\" must be one of "
+     "\"summary\", \"time_series\", found \"hourly\""},
+    {"node monitor cpu not a boolean", "t.json5",
+     "{name:'w', jobs:[], resource_monitor:{compute_node:{enabled:true, cpu:'yes'}}}",
+     "t.json5:1:71: resource_monitor compute_node: field \"cpu\" must be true or false, "
+     "found \"yes\""},
     {"node monitor unknown key", "w.yaml",
      "name: w\njobs: []\nresource_monitor:\n  compute_node: {gpu: true}\n",
      "w.yaml:4:18: resource_monitor compute_node: field \"gpu\" is unknown (did you mean "

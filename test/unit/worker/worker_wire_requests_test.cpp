@@ -295,6 +295,22 @@ BOOST_AUTO_TEST_CASE(deactivate_node_puts_the_node_back_inactive)
     BOOST_TEST(!api::next_request(action, context(), gone).has_value());
 }
 
+// With node monitoring the worker's PUT carries Torc's compute-node usage fields as well.
+BOOST_AUTO_TEST_CASE(deactivate_node_puts_the_node_s_usage_when_sampled)
+{
+    core::worker_action const action = w::deactivate_node{core::request_id{4}, 12.5};
+    auto c = context();
+    c.node_usage = core::usage_summary{1048576, 524288, 87.5, 40.25, 3};
+    api::wire_reply const got[] = {{200, R"({"id":9,"workflow_id":3,"is_active":true})"}};
+    auto const put = api::next_request(action, c, got);
+    BOOST_TEST_REQUIRE(put.has_value());
+    check_request(*put, "PUT", "/compute_nodes/9",
+                  R"({"id":9,"workflow_id":3,"is_active":false,"duration_seconds":1.25E1,)"
+                  R"("sample_count":3,"peak_cpu_percent":8.75E1,"avg_cpu_percent":4.025E1,)"
+                  R"("peak_memory_bytes":1048576,"avg_memory_bytes":524288})",
+                  0);
+}
+
 // An earlier worker's node: the jobs it holds, then the node put back inactive (its lifetime as
 // it was), only for an active node of this workflow.
 BOOST_AUTO_TEST_CASE(release_node_reads_the_held_jobs_then_deactivates)

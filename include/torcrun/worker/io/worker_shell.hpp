@@ -8,6 +8,7 @@
 #pragma once
 
 #include "torcrun/config/config.hpp"
+#include "torcrun/config/execution_config.hpp"
 #include "torcrun/common/env_map.hpp"
 #include "torcrun/slurm/mode_choice.hpp"
 #include "torcrun/worker/resource_pool.hpp"
@@ -38,6 +39,8 @@ struct worker_setup {
     bool look_up_end_time = false;
     // /proc sampling of jobs: the workflow's resource_monitor_config interval; nullopt = 1 s.
     std::optional<double> sample_interval_seconds = std::nullopt;
+    // Sampling of the whole node (resource_monitor.compute_node); nullopt: off, Torc's default.
+    std::optional<core::node_monitor_settings> node_monitor = std::nullopt;
     bool handle_signals = true;  // SIGTERM, SIGINT (twice: skip the grace), SIGUSR1
 };
 
