@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Job labels (torcrun extension): a spec of labelled and unlabelled jobs against `torcrun server`.
+# An unlabelled worker runs only the unlabelled jobs, a worker started with --label gpu only the
+# jobs labelled gpu (not even an unlabelled job its own jobs made ready), and a second unlabelled
+# worker the rest; a label without torcrun's extensions is refused (exit 2).
+set -euo pipefail
+torcrun=$1
+tmp=${T0720_TMP:-$(mktemp -d)}
+source "$(dirname "$0")/server_lib.sh"
+source "$(dirname "$0")/worker_lib.sh"
+trap worker_test_cleanup EXIT
+
+start_server "$tmp/db"
+cat >"$tmp/spec.yaml" <<'SPEC'
+name: labels
+jobs:
+  - name: plain
+    command: echo plain
+  - name: g{i}
+    command: echo g{i}
+    label: gpu
+    parameters: {i: "1:2"}
+  - name: after
+    command: echo after
+    depends_on: [g1]
+SPEC
+submit_spec "$tmp/spec.yaml"
+expect GET "/jobs?workflow_id=$wf" "" 200
+[ "$(field "$body" 'sorted([j["name"], j.get("label")] for j in d["items"])')" \
+  = '[["after", null], ["g1", "gpu"], ["g2", "gpu"], ["plain", null]]' ] ||
+    fail "labels as stored: $body"
+
+run_worker() {  # run_worker NAME ARGS...: a worker until idle; its log in $tmp/NAME.log
+    local name=$1 rc=0
+    shift
+    timeout 60 "$torcrun" worker "$wf" --url "$base" --output-dir "$tmp/$name" --long-poll 1 \
+        --set limits.idle_timeout_seconds=2 --poll-interval 0.5 "$@" 2>"$tmp/$name.log" || rc=$?
+    [ "$rc" = 0 ] || fail "worker $name: exit $rc: $(tail -20 "$tmp/$name.log")"
+}
+
+run_worker plain1
+[ "$(job_statuses)" = "after=blocked g1=ready g2=ready plain=completed" ] ||
+    fail "after the unlabelled worker: $(job_statuses)"
+run_worker gpu --label gpu
+[ "$(job_statuses)" = "after=ready g1=completed g2=completed plain=completed" ] ||
+    fail "after the gpu worker: $(job_statuses)"
+run_worker plain2
+[ "$(job_statuses)" = "after=completed g1=completed g2=completed plain=completed" ] ||
+    fail "after the second unlabelled worker: $(job_statuses)"
+
+submit_spec "$tmp/spec.yaml"
+rc=0
+timeout 60 "$torcrun" worker "$wf" --url "$base" --output-dir "$tmp/off" --label gpu \
+    --set server.use_extensions=false 2>"$tmp/off.log" || rc=$?
+[ "$rc" = 2 ] || fail "a label without extensions: exit $rc: $(tail -5 "$tmp/off.log")"
+grep -q "label gpu: a labelled worker needs torcrun's server and its extensions" "$tmp/off.log" ||
+    fail "no refusal: $(tail -5 "$tmp/off.log")"
+echo "ok"
