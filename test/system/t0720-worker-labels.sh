@@ -2,7 +2,8 @@
 # Job labels (torcrun extension): a spec of labelled and unlabelled jobs against `torcrun server`.
 # An unlabelled worker runs only the unlabelled jobs, a worker started with --label gpu only the
 # jobs labelled gpu (not even an unlabelled job its own jobs made ready), and a second unlabelled
-# worker the rest; a label without torcrun's extensions is refused (exit 2).
+# worker the rest; `torcrun status` counts the ready jobs per label; a label without torcrun's
+# extensions is refused (exit 2).
 set -euo pipefail
 torcrun=$1
 tmp=${T0720_TMP:-$(mktemp -d)}
@@ -41,6 +42,12 @@ run_worker() {  # run_worker NAME ARGS...: a worker until idle; its log in $tmp/
 run_worker plain1
 [ "$(job_statuses)" = "after=blocked g1=ready g2=ready plain=completed" ] ||
     fail "after the unlabelled worker: $(job_statuses)"
+# status counts the ready jobs of the label no worker served
+"$torcrun" status --url "$base" "$wf" >"$tmp/status"
+grep -Fxq '  ready: 2' "$tmp/status" && grep -Fxq '    label "gpu": 2' "$tmp/status" ||
+    fail "status: $(cat "$tmp/status")"
+[ "$("$torcrun" status --url "$base" "$wf" --json | field "$(cat)" 'd["ready_by_label"]')" \
+  = '{"gpu": 2}' ] || fail "status --json: $("$torcrun" status --url "$base" "$wf" --json)"
 run_worker gpu --label gpu
 [ "$(job_statuses)" = "after=ready g1=completed g2=completed plain=completed" ] ||
     fail "after the gpu worker: $(job_statuses)"
