@@ -289,12 +289,9 @@ std::optional<wire_request> ready_jobs_request(w::check_workflow const& a, wire_
         auto const* flag = v->get_object().if_contains(key);
         if (flag && flag->is_bool() && flag->get_bool()) return std::nullopt;
     }
-    // Only the ready jobs this worker could claim: those of its label, or (extensions) those
-    // without one.
-    std::string mine;
-    if (c.label) mine = "&label=" + query_escape(*c.label);
-    else if (c.use_extensions) mine = "&has_label=false";
-    return make("GET", "/jobs" + query + "&status=ready" + mine);
+    // Every ready job, whatever its label: the state machine leaves other labels' jobs to their
+    // workers, or names them when it is the only worker.
+    return make("GET", "/jobs" + query + "&status=ready");
 }
 
 struct first_request {

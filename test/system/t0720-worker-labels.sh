@@ -3,7 +3,8 @@
 # An unlabelled worker runs only the unlabelled jobs, a worker started with --label gpu only the
 # jobs labelled gpu (not even an unlabelled job its own jobs made ready), and a second unlabelled
 # worker the rest; `torcrun status` counts the ready jobs per label; a label without torcrun's
-# extensions is refused (exit 2).
+# extensions is refused (exit 2); `torcrun run`'s unlabelled worker names a labelled job as one
+# that can never run here.
 set -euo pipefail
 torcrun=$1
 tmp=${T0720_TMP:-$(mktemp -d)}
@@ -62,4 +63,19 @@ timeout 60 "$torcrun" worker "$wf" --url "$base" --output-dir "$tmp/off" --label
 [ "$rc" = 2 ] || fail "a label without extensions: exit $rc: $(tail -5 "$tmp/off.log")"
 grep -q "label gpu: a labelled worker needs torcrun's server and its extensions" "$tmp/off.log" ||
     fail "no refusal: $(tail -5 "$tmp/off.log")"
+# torcrun run's one worker has no label: it names the labelled job that can never run and stops
+cat >"$tmp/run.yaml" <<'SPEC'
+name: l
+jobs:
+  - {name: a, command: echo a}
+  - {name: g, command: echo g, label: gpu}
+SPEC
+rc=0
+(cd "$tmp" && timeout 60 "$torcrun" run run.yaml --output-dir "$tmp/run" >/dev/null 2>run.err) ||
+    rc=$?
+[ "$rc" = 1 ] || fail "torcrun run with a labelled job: exit $rc: $(tail -5 "$tmp/run.err")"
+never='can never run: job 2 "g" has label "gpu"; this worker claims only unlabelled jobs '
+never+='(a worker started with --label gpu claims it)'
+grep -Fq "$never" "$tmp/run.err" ||
+    fail "no never-fits line naming the label: $(tail -5 "$tmp/run.err")"
 echo "ok"

@@ -215,6 +215,16 @@ BOOST_FIXTURE_TEST_CASE(claims_keep_to_their_label, lifecycle_fixture)
     auto const big = job("big", R"("label":"big")");
     BOOST_TEST(ok("GET", "/jobs/" + std::to_string(gpu)).at("label").as_string() == "gpu");
     BOOST_TEST(!ok("GET", "/jobs/" + std::to_string(plain)).as_object().contains("label"));
+    auto const listed = [&](query q) {
+        q.push_back({"workflow_id", "1"});
+        std::vector<std::int64_t> out;
+        auto const page = ok("GET", "/jobs", "", q);
+        for (auto const& j : page.at("items").as_array()) out.push_back(j.at("id").as_int64());
+        return out;
+    };
+    BOOST_TEST((listed({{"label", "gpu"}}) == std::vector<std::int64_t>{gpu}));
+    BOOST_TEST((listed({{"has_label", "false"}}) == std::vector<std::int64_t>{plain}));
+    BOOST_TEST((listed({{"has_label", "true"}}) == std::vector<std::int64_t>{gpu, big}));
     initialize();
     auto const path = std::string("/workflows/1/claim_jobs_based_on_resources/10");
     BOOST_TEST(ids_of(ok("POST", path, node_body(8, 16, 0, 1), {{"label", "nobody"}})).empty());
