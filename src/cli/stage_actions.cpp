@@ -1,4 +1,5 @@
-// One on_jobs_ready schedule_nodes action per scheduler that jobs name, over those jobs.
+// One on_jobs_ready schedule_nodes action per scheduler that unlabelled jobs name, over those
+// jobs.
 #include "torcrun/cli/stage_actions.hpp"
 
 #include <algorithm>
@@ -30,8 +31,10 @@ std::vector<derived_action> derive_stage_actions(spec::creation_plan& plan)
     std::vector<derived_action> out;
     for (auto const& s : plan.slurm_schedulers) {
         std::vector<std::string> names;
+        // A labelled job waits for a worker of its label, which these allocations' workers
+        // (started without one) are not: it counts toward no derived allocation.
         for (auto const& j : plan.jobs) {
-            if (j.scheduler == s.name) names.push_back(j.name);
+            if (j.scheduler == s.name && !j.label) names.push_back(j.name);
         }
         if (names.empty()) continue;
         spec::planned_action a;

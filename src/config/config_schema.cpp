@@ -80,6 +80,9 @@ constexpr auto worker_keys = std::to_array<detail::key_spec<w>>({
                      "processes on this node; slurm = srun steps placed across the allocation."),
     key<w, &w::output_dir>("output_dir", rule(k::string),
                            "Directory for the worker's logs and each job's output."),
+    key<w, &w::label>("label", nullable(rule(k::string)),
+                      "Claim only jobs whose spec gives this label (torcrun's server, with "
+                      "server.use_extensions); null = only jobs without a label."),
     key<w, &w::poll, &w::poll_settings::interval_seconds>(
         "poll.interval_seconds", rule(k::number, 0.01, 3600),
         "Seconds between requests for jobs while none are ready."),
@@ -192,6 +195,10 @@ std::vector<detail::cross_problem> worker_cross_check(worker_config const& c)
                                 + " must be greater than poll.long_poll_seconds ("
                                 + format_number(c.poll.long_poll_seconds) + ")",
                             "poll.long_poll_seconds"});
+    }
+    if (c.label && c.label->empty()) {
+        problems.push_back({"label", "is empty: leave it out (null) to claim unlabelled jobs",
+                            "label"});
     }
     if (c.server.password_file && !c.server.username) {
         problems.push_back(

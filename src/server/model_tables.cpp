@@ -249,6 +249,8 @@ constexpr field_spec job_fields[] = {
     // The job's own variables; workers overlay them on the workflow's env.
     {.name = "env", .kind = k::env_map},
     {.name = "priority", .kind = k::integer, .default_value = "0", .minimum = 0},
+    // torcrun extension: only a claim with this label takes the job (schema version 10)
+    {.name = "label"},
     // 0.23: the compute node holding the job (its claimant while pending, then its runner).
     {.name = "compute_node_id",
      .kind = k::integer,

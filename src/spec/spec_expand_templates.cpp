@@ -107,6 +107,7 @@ job_spec expand_job(job_spec const& t, combination const& c, std::string const& 
     j.output_user_data_regexes = apply_all(t.output_user_data_regexes, c, label, w);
     for (auto const& [name, value] : t.env) j.env.emplace_back(name, apply(value, c, label, w));
     j.priority = t.priority;
+    if (t.label) j.label = apply(*t.label, c, label, w);
     j.stdio = t.stdio;
     j.where = t.where;
     return j;

@@ -304,6 +304,7 @@ expanded_job first_copy(job_instance&& i)
             std::move(j.output_user_data),
             std::move(j.env),
             j.priority,
+            std::move(j.label),
             j.stdio,
             i.source,
             1};

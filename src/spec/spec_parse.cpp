@@ -164,7 +164,6 @@ void read_job(field_reader& r, job_spec& job, std::string& newer_form)
                   "stdio",
                   "label"}))
         return;
-    refuse_unsupported(r, {{"label", "routing jobs to runners started with the same --label"}});
     job.name = r.string("name");
     job.command = r.string("command");
     job.invocation_script = r.optional_string("invocation_script");
@@ -183,9 +182,13 @@ void read_job(field_reader& r, job_spec& job, std::string& newer_form)
     job.input_user_data_regexes = r.strings("input_user_data_regexes");
     job.output_user_data = r.strings("output_user_data");
     job.output_user_data_regexes = r.strings("output_user_data_regexes");
-    note_newer(r, newer_form, {"env", "priority", "stdio"});
+    note_newer(r, newer_form, {"env", "priority", "stdio", "label"});
     job.env = r.env("env");
     job.priority = r.integer_or("priority", 0, 0, int64_max);
+    job.label = r.optional_string("label");
+    if (job.label && job.label->empty())
+        r.fail("label", "field \"label\" is empty: leave it out for a job any unlabelled worker "
+                        "claims");
     job.stdio = read_stdio(r, "stdio");
     job.params = read_template_parameters(r, newer_form);
     job.where = r.where();
@@ -218,6 +221,22 @@ std::optional<boost::json::value> read_metadata(field_reader& r)
     return normalized(*value);
 }
 
+// 0.23's workflow `access_groups`: group names, each given once; the server checks they exist.
+std::vector<std::string> read_access_groups(field_reader& r)
+{
+    auto names = r.strings("access_groups");
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        auto const earlier = std::find(names.begin(), names.begin() + i, names[i]);
+        if (names[i].empty())
+            r.fail("access_groups", "field \"access_groups\": entry " + std::to_string(i) +
+                                        " is empty");
+        else if (earlier != names.begin() + i)
+            r.fail("access_groups", "field \"access_groups\": " + quoted(names[i]) +
+                                        " is named twice");
+    }
+    return names;
+}
+
 void read_workflow_fields(field_reader& r, workflow_spec& spec)
 {
     if (r.get("slurm_config"))
@@ -226,13 +245,13 @@ void read_workflow_fields(field_reader& r, workflow_spec& spec)
                "(mode, srun_termination_signal, enable_cpu_bind, ...)",
                true);
     refuse_unsupported(r, {{"dynamic_jobs", "jobs that spawn jobs"},
-                           {"enable_ro_crate", "RO-Crate provenance records"},
-                           {"access_groups", "access groups on the workflow"}});
+                           {"enable_ro_crate", "RO-Crate provenance records"}});
     spec.name = r.string("name");
     spec.user = r.optional_string("user");
     spec.description = r.optional_string("description");
     note_newer(r, spec.newer_form, {"project", "metadata", "env", "execution_config"});
     spec.project = r.optional_string("project");
+    spec.access_groups = read_access_groups(r);
     spec.metadata = read_metadata(r);
     spec.env = r.env("env");
     spec.execution_config = read_execution_config(r);

@@ -84,6 +84,12 @@ boost::json::object workflow_body(core::spec::planned_workflow const& w, torc_co
     detail::put(o, "metadata", w.metadata);
     detail::put(o, "env", w.env);
     detail::put(o, "execution_config", w.execution_config);
+    // 0.23: the server shares the workflow with these groups as it creates it, or creates nothing.
+    if (!w.access_groups.empty()) {
+        boost::json::array groups;
+        for (auto const& g : w.access_groups) groups.emplace_back(g);
+        o["access_groups"] = std::move(groups);
+    }
     return o;
 }
 
@@ -159,6 +165,7 @@ json::object job_body(std::int64_t wf, spec::expanded_job const& job, job_refs c
         o["env"] = std::move(env);
     }
     if (job.priority != 0) o["priority"] = job.priority;
+    put(o, "label", job.label);  // torcrun extension: a Torc server ignores it
     return o;
 }
 

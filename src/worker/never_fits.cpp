@@ -46,6 +46,23 @@ std::string seconds_text(double s)
 
 }  // namespace
 
+bool serves_label(ready_job const& job, std::optional<std::string> const& worker_label)
+{
+    return job.label == worker_label;
+}
+
+std::string label_not_served(ready_job const& job, std::optional<std::string> const& worker_label)
+{
+    auto const quote = [](std::string const& s) { return "\"" + s + "\""; };
+    auto const who = "job " + std::to_string(job.id) + " " + quote(job.name) + " ";
+    auto const mine = worker_label ? "this worker claims only jobs labelled " + quote(*worker_label)
+                                   : std::string("this worker claims only unlabelled jobs");
+    auto const theirs = job.label ? "a worker started with --label " + *job.label + " claims it"
+                                  : std::string("a worker started without --label claims it");
+    return who + (job.label ? "has label " + quote(*job.label) : std::string("has no label")) +
+           "; " + mine + " (" + theirs + ")";
+}
+
 std::optional<std::string> never_fits(ready_job const& job, std::vector<node_capacity> const& nodes,
                                       std::optional<double> seconds_left, double grace_seconds)
 {

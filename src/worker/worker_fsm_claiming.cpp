@@ -342,10 +342,16 @@ void worker_fsm::impl::on(worker::ready_jobs_read const& e, worker_action const&
     auto const left = seconds_to_end(startup.end_at, now);
     std::vector<std::string> reasons;
     for (auto const& job : e.jobs) {
+        // Another label's job is its workers' (extension); only the sole worker names it.
+        if (!serves_label(job, cfg.label)) {
+            if (cfg.limits.sole_worker) reasons.push_back(label_not_served(job, cfg.label));
+            continue;
+        }
         auto why = never_fits(job, pool.capacity(), left, claim_grace_seconds);
         if (!why) return;  // it fits: claims will get it once the server hands it out
         reasons.push_back(std::move(*why));
     }
+    if (reasons.empty()) return;  // only other labels' jobs: not this worker's to judge
     claims.never_fit = std::move(reasons);
     if (cfg.limits.sole_worker) stop_never_fits();
 }

@@ -458,6 +458,7 @@ decoded ready_jobs(core::request_id id, std::span<wire_reply const> replies,
         core::ready_job job;
         job.id = f.integer("id");
         job.name = f.text("name", "");
+        job.label = f.optional_text("label");
         auto const rr = f.integer("resource_requirements_id");
         if (!f.ok()) return *f.error();
         auto const it = by_id.find(rr);

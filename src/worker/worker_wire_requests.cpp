@@ -153,6 +153,22 @@ std::string node_body(w::register_node const& a, wire_context const& c)
     return to_text(o);
 }
 
+// A query value percent-encoded: RFC 3986's unreserved characters as they are, every other byte
+// as %XX.
+std::string query_escape(std::string_view text)
+{
+    static constexpr char hex[] = "0123456789ABCDEF";
+    std::string out;
+    for (unsigned char ch : text) {
+        bool const plain = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') ||
+                           (ch >= '0' && ch <= '9') || ch == '-' || ch == '.' || ch == '_' ||
+                           ch == '~';
+        if (plain) out += static_cast<char>(ch);
+        else out += {'%', hex[ch >> 4], hex[ch & 15]};
+    }
+    return out;
+}
+
 // ComputeNodesResources: per node, each dimension the largest any node offers; time_limit left
 // out when no end is known (unlimited).
 wire_request claim_request(w::claim_jobs const& a, wire_context const& c)
@@ -165,8 +181,8 @@ wire_request claim_request(w::claim_jobs const& a, wire_context const& c)
     if (a.time_limit_seconds) o["time_limit"] = core::format_duration(*a.time_limit_seconds);
     auto target = workflow_target(c) + "/claim_jobs_based_on_resources/" + to_string(a.limit);
     auto out = make("POST", "", to_text(o));
+    char separator = '?';
     if (c.use_extensions) {
-        char separator = '?';
         if (a.wait_seconds > 0) {
             target += "?wait_seconds=" + number_text(a.wait_seconds);
             out.wait_seconds = a.wait_seconds;
@@ -175,11 +191,16 @@ wire_request claim_request(w::claim_jobs const& a, wire_context const& c)
         // The request id is the claim's key: a claim re-sent after a lost reply keeps its id, so
         // the server answers it with the jobs the first one took.
         // With `start` the server starts what it hands out, for this node, in the claim.
-        if (c.compute_node_id != 0)
+        if (c.compute_node_id != 0) {
             target += separator + std::string("compute_node_id=") + to_string(c.compute_node_id) +
                       "&request_key=" + to_string(static_cast<std::uint64_t>(a.request)) +
                       (a.start ? "&start=true" : "");
+            separator = '&';
+        }
     }
+    // A labelled worker claims only its label's jobs (torcrun's server; the worker refuses a
+    // label without extensions, since a Torc server would hand it any job).
+    if (c.label) target += separator + std::string("label=") + query_escape(*c.label);
     out.target = std::move(target);
     return out;
 }
@@ -277,6 +298,8 @@ std::optional<wire_request> ready_jobs_request(w::check_workflow const& a, wire_
         auto const* flag = v->get_object().if_contains(key);
         if (flag && flag->is_bool() && flag->get_bool()) return std::nullopt;
     }
+    // Every ready job, whatever its label: the state machine leaves other labels' jobs to their
+    // workers, or names them when it is the only worker.
     return make("GET", "/jobs" + query + "&status=ready");
 }
 

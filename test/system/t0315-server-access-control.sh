@@ -7,7 +7,8 @@
 # requests and must not have changed. Then the access groups themselves (only the admin manages
 # them, the admin group is built in), the filtered workflow listing, the owner taken from the
 # credentials, and torcrun's own clients (submit, status, jobs, worker) working for the owner
-# and refused for the outsider.
+# and refused for the outsider; a spec's access_groups giving the group's members access, and an
+# unknown group in it creating nothing.
 set -euo pipefail
 torcrun=$1
 tmp=$(mktemp -d)
@@ -383,6 +384,31 @@ rc=0
 "$torcrun" status --user carol --password-file "$tmp/carol" "$wf" >/dev/null 2>"$tmp/err" || rc=$?
 [ "$rc" != 0 ] && grep -q "HTTP 403: access: user \"carol\" has no access to workflow $wf" "$tmp/err" \
     || fail "status as carol: exit $rc: $(cat "$tmp/err")"
+
+# --- a spec's access_groups (0.23): the group named gets access at creation; an unknown group
+# refuses the whole creation and nothing is created
+printf 'bob-pw\n' >"$tmp/bob"
+cat >"$tmp/shared.yaml" <<'EOF'
+name: shared
+access_groups: [team]
+jobs: [{name: a, command: echo a}]
+EOF
+shared=$("$torcrun" submit --no-schedule "${alice[@]}" "$tmp/shared.yaml" 2>"$tmp/err") \
+    || fail "submit with access_groups: $(cat "$tmp/err")"
+"$torcrun" status --user bob --password-file "$tmp/bob" "$shared" | grep -qx \
+    "workflow $shared: shared (user alice)" || fail "bob (in team) cannot see workflow $shared"
+rc=0
+"$torcrun" status --user carol --password-file "$tmp/carol" "$shared" >/dev/null 2>&1 || rc=$?
+[ "$rc" != 0 ] || fail "carol (in no group) sees workflow $shared"
+workflows() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(
+    "SELECT COUNT(*) FROM workflow").fetchone()[0])' "$tmp/db"; }
+before=$(workflows)
+sed 's/\[team\]/[team, nobody]/' "$tmp/shared.yaml" >"$tmp/unknown.yaml"
+rc=0
+"$torcrun" submit --no-schedule "${alice[@]}" "$tmp/unknown.yaml" >/dev/null 2>"$tmp/err" || rc=$?
+[ "$rc" != 0 ] && grep -q 'HTTP 422: workflows: field "access_groups": group "nobody" does not' \
+    "$tmp/err" || fail "unknown group: exit $rc: $(cat "$tmp/err")"
+[ "$(workflows)" = "$before" ] || fail "an unknown group left a workflow: $before -> $(workflows)"
 
 stop_server
 [ "$stop_rc" = 0 ] || fail "server exit status $stop_rc: $(cat "$server_log")"

@@ -21,6 +21,7 @@ struct derived_action {
 // Appends the derived actions to plan.actions (in slurm_schedulers order, each with the jobs in
 // the plan's order, num_allocations 1, scheduler_type slurm, located at the scheduler) and says
 // what they are; none when the plan has a schedule_nodes action or no job names a scheduler.
+// Labelled jobs are left out: the allocations' workers have no label and would never claim them.
 std::vector<derived_action> derive_stage_actions(spec::creation_plan& plan);
 
 }  // namespace torcrun::core

@@ -128,6 +128,8 @@ struct worker_config {
     std::optional<std::int64_t> workflow_id;
     run_mode mode = run_mode::automatic;
     std::string output_dir = "torc_output";
+    // Claim only jobs with this label (torcrun's server); nullopt = only jobs without a label.
+    std::optional<std::string> label;
     poll_settings poll;
     termination_settings termination;
     limits_settings limits;

@@ -46,6 +46,7 @@ struct planned_workflow {
     bool use_pending_failed = false;
     // newer Torc's fields, sent only when the spec has them:
     std::optional<std::string> project;
+    std::vector<std::string> access_groups;  // shared with at creation (0.23's WorkflowModel)
     std::optional<boost::json::value> metadata;  // a string or an object, as written
     std::optional<boost::json::object> env;      // values templated with single-valued parameters
     // The spec's entry, job_stdio_overrides holding every job's `stdio` (which replaces the

@@ -52,6 +52,7 @@ struct expanded_job {
     std::vector<std::string> output_user_data;
     env_list env;  // the job's own (templated); the workflow's is separate
     std::int64_t priority = 0;
+    std::optional<std::string> label;  // torcrun extension: claimed by workers of this label
     std::optional<stdio_spec> stdio;
     std::size_t source = 0;  // index in workflow_spec::jobs
     std::size_t copies = 1;  // the jobs Torc 0.10 creates under this name (§4.10 item 6)

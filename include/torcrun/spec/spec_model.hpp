@@ -73,6 +73,8 @@ struct job_spec {
     std::vector<std::string> output_user_data_regexes;
     env_list env;               // newer Torc; values templated per expansion
     std::int64_t priority = 0;  // newer Torc; >= 0, higher claimed first
+    // torcrun extension: only workers started with this label claim the job; templated
+    std::optional<std::string> label;
     std::optional<stdio_spec> stdio;  // newer Torc; becomes execution_config.job_stdio_overrides
     template_parameters params;
     std::string where;
@@ -85,6 +87,7 @@ struct workflow_spec {
     std::optional<std::string> user;  // used when given (§4.10 item 8)
     std::optional<std::string> description;
     std::optional<std::string> project;              // newer Torc
+    std::vector<std::string> access_groups;          // 0.23: shared with these groups
     std::optional<boost::json::value> metadata;      // newer Torc: a string or an object
     env_list env;                                    // newer Torc; single-valued parameters
     std::optional<execution_config_spec> execution_config;  // newer Torc

@@ -27,4 +27,13 @@ std::optional<std::string> never_fits(ready_job const& job, std::vector<node_cap
                                       std::optional<double> seconds_left,
                                       double grace_seconds = 0);
 
+// Job labels (extension): whether a worker with `worker_label` claims `job` (the same label, or
+// neither has one).
+bool serves_label(ready_job const& job, std::optional<std::string> const& worker_label);
+
+// Why a worker with `worker_label` never claims `job`, which it does not serve: `job 2 "g1" has
+// label "gpu"; this worker claims only unlabelled jobs (a worker started with --label gpu claims
+// it)`.
+std::string label_not_served(ready_job const& job, std::optional<std::string> const& worker_label);
+
 }  // namespace torcrun::core

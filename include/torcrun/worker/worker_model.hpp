@@ -53,6 +53,7 @@ struct ready_job {
     job_resources resources;
     std::string memory;
     std::string runtime;
+    std::optional<std::string> label;  // extension: claimed only by workers of this label
 
     bool operator==(ready_job const&) const = default;
 };

@@ -34,6 +34,8 @@ struct wire_context {
     std::int64_t compute_node_id = 0;
     std::int64_t run_id = 0;
     bool use_extensions = true;  // long-poll claims, batch completion, heartbeats
+    // The worker's label (extension): its claims take only jobs with it; none = unlabelled jobs.
+    std::optional<std::string> label;
     // register_node's ComputeNodeModel
     std::string hostname;
     std::int64_t pid = 0;

@@ -1,10 +1,11 @@
 // `torcrun status WF [--json] [--url URL | --output-dir D]`: a workflow's name, user, run id,
-// whether it is complete or canceled, and how many jobs are in each status
-// (workflow_summary.hpp).
+// whether it is complete or canceled, and how many jobs are in each status, the ready ones by
+// label when any has one (workflow_summary.hpp).
 #include "torcrun/cli/commands.hpp"
 
 #include "torc_client.hpp"
 #include "workflow_summary.hpp"
+#include "torcrun/cli/ready_labels.hpp"
 #include "torcrun/server/job_status.hpp"
 
 #include <boost/json/object.hpp>
@@ -38,6 +39,8 @@ void print_summary(std::ostream& out, json::object const& s)
     for (auto const st : core::all_job_statuses) {
         auto const n = jobs.at(core::to_string(st)).as_int64();
         if (n != 0) out << "  " << core::to_string(st) << ": " << n << "\n";
+        if (st == core::job_status::ready && s.contains("ready_by_label"))
+            out << ready_label_lines(s.at("ready_by_label").as_object());
     }
 }
 

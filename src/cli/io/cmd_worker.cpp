@@ -95,6 +95,10 @@ int cmd_worker(arguments const& args)
     auto setup = make_worker_setup(std::move(*workflow), log);
     if (!setup) return usage_error(setup.error().message);
     settle_extensions(setup->config, *dialect, log);
+    if (setup->config.label && !setup->config.server.extensions)
+        return usage_error("label " + *setup->config.label +
+                           ": a labelled worker needs torcrun's server and its extensions "
+                           "(server.use_extensions); a Torc server would hand it any job");
     if (flags.count("config")) {
         setup->config_path = absolute_path(flags["config"].as<std::string>());
     }

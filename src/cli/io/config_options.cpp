@@ -30,6 +30,7 @@ constexpr flag worker_flags[] = {
     {"workflow", "workflow_id", "workflow id"},
     {"mode", "mode", "auto, direct or slurm"},
     {"output-dir", "output_dir", "directory for logs and job output"},
+    {"label", "label", "claim only jobs with this label (without: only unlabelled jobs)"},
     {"poll-interval", "poll.interval_seconds", "seconds between polls while idle"},
     {"long-poll", "poll.long_poll_seconds", "seconds a claim may wait on the server; 0 = off"},
     {"startup-delay-seconds", "poll.startup_delay_seconds",

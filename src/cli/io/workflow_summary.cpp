@@ -1,6 +1,7 @@
 // See workflow_summary.hpp.
 #include "workflow_summary.hpp"
 
+#include "torcrun/cli/ready_labels.hpp"
 #include "torcrun/server/job_status.hpp"
 
 namespace torcrun::apps {
@@ -53,6 +54,12 @@ core::result<json::object> workflow_summary(torc_client& client, std::int64_t wf
     out["run_id"] = *run;
     copy(*complete, "is_complete");
     copy(*complete, "is_canceled");
+    // Labelled ready jobs (extension): how many wait for each label's workers.
+    if (counts->at("ready").as_int64() > 0) {
+        auto ready = client.list_all("/jobs?workflow_id=" + std::to_string(wf) + "&status=ready");
+        if (!ready) return ready.error();
+        if (auto labels = ready_labels(*ready)) out["ready_by_label"] = std::move(*labels);
+    }
     out["jobs"] = std::move(*counts);
     return out;
 }

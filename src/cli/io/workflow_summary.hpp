@@ -18,7 +18,8 @@
 namespace torcrun::apps {
 
 // {"id", "name", "user", "run_id", "is_complete", "is_canceled", "jobs": {STATUS: n, ...,
-// "total": n}}, the statuses in order. Errors: the failed request's message.
+// "total": n}}, the statuses in order, and "ready_by_label" (ready_labels.hpp) when a ready job
+// has a label. Errors: the failed request's message.
 core::result<boost::json::object> workflow_summary(torc_client& client, std::int64_t wf);
 
 }  // namespace torcrun::apps

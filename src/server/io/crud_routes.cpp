@@ -13,8 +13,10 @@
 //
 // Also the pieces the route groups share (server_routes.hpp): replies, the workflow_id
 // parameter, list queries.
+#include "server/json_parse.hpp"
 #include "server_routes.hpp"
 #include "store_detail.hpp"
+#include "torcrun/server/job_labels.hpp"
 
 #include <limits>
 
@@ -158,7 +160,12 @@ void add_workflow_routes(server_api& api)
             auto fields = api::decode_body(model, req.body, api::decode_mode::create, workflows);
             if (!fields) return api::error_response(fields.error());
             if (req.owner) fields->set("user", *req.owner);  // access control: the requester
-            return detail::reply(db.create_workflow(*fields, api.timestamp(), workflows), model);
+            auto body = api::detail::parse_json(req.body, workflows);  // decode_body parsed it
+            if (!body) return api::error_response(body.error());
+            auto groups = api::access_group_names(*body, workflows);
+            if (!groups) return api::error_response(groups.error());
+            return detail::reply(db.create_workflow(*fields, api.timestamp(), workflows, *groups),
+                                 model);
         });
     api.add_route(
         "GET", "/workflows", api::access::workflow_listing(),
@@ -406,6 +413,9 @@ constexpr filter_spec job_filters[] = {
     {{"needs_file_id"}, "id IN (SELECT job_id FROM job_input_file WHERE file_id = ?)"},
     {{"upstream_job_id"}, "id IN (SELECT job_id FROM job_depends_on WHERE depends_on_job_id = ?)"},
     {{"active_compute_node_id"}, "active_compute_node_id = ?"},
+    // extension: a labelled worker's ready jobs, and an unlabelled one's (has_label=false)
+    {{"label", param_kind::string}, "label = ?"},
+    {{"has_label", param_kind::boolean}, "(label IS NOT NULL) = ?"},
 };
 
 api::response list_jobs(store& db, request const& req)

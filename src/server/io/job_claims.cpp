@@ -18,6 +18,10 @@
 // one group to the next, and each group is read up to `limit` rows in (priority desc, id) order
 // from the same index: a claim costs O(groups x limit) instead of O(ready).
 //
+// Labels (extension): a claim reads only the ready jobs whose label is the claim's `label` query
+// parameter, or that have none when it names none (`label IS ?6`, NULL matching NULL). The group
+// walk below ignores labels: a group without the claim's label reads as empty.
+//
 // Long poll (extension): with `wait_seconds` > 0 and nothing claimable, the answer is
 // api::wait_for_workflow; the HTTP layer parks the request and calls again when the workflow
 // changes (server_api::notify) or the wait runs out (then may_wait is false and the answer is an
@@ -26,6 +30,7 @@
 #include "claim_keys.hpp"
 #include "lifecycle_detail.hpp"
 #include "torcrun/server/claim_selection.hpp"
+#include "torcrun/server/job_labels.hpp"
 #include "torcrun/server/job_status.hpp"
 #include "torcrun/common/units.hpp"
 
@@ -46,7 +51,7 @@ std::string const candidate_sql =
     "SELECT j.id, COALESCE(r.num_cpus, 1), COALESCE(r.num_gpus, 0), COALESCE(r.num_nodes, 1), "
     "COALESCE(r.memory_bytes, 1048576), COALESCE(r.runtime_s, 60), j.scheduler_id, j.priority "
     "FROM job j LEFT JOIN resource_requirements r ON r.id = j.resource_requirements_id "
-    "WHERE j.workflow_id = ?1 AND j.status = ?2";
+    "WHERE j.workflow_id = ?1 AND j.status = ?2 AND j.label IS ?6";
 std::string const group_sql = candidate_sql +
                               " AND j.resource_requirements_id IS ?3 AND j.scheduler_id IS ?4 "
                               "ORDER BY j.priority DESC, j.id LIMIT ?5";
@@ -63,6 +68,12 @@ std::string const next_requirements_sql = key_sql +
                                           "ORDER BY resource_requirements_id, scheduler_id LIMIT 1";
 
 std::int64_t ready() { return core::to_int(core::job_status::ready); }
+
+void bind_label(sqlite::statement& s, int index, std::optional<std::string> const& label)
+{
+    if (label) s.bind(index, *label);
+    else s.bind_null(index);
+}
 
 // A job whose requirements row is gone counts with the model defaults (1 CPU, 1m, 1 min).
 sqlite::result<void> append_rows(sqlite::statement& s, std::vector<core::claim_candidate>& out)
@@ -153,25 +164,26 @@ sqlite::result<std::optional<std::vector<group_key>>> ready_groups(sqlite::conne
 
 }  // namespace
 
-api_result<std::vector<core::claim_candidate>> all_claim_candidates(store& db, std::int64_t wf,
-                                                                    std::string_view what)
+api_result<std::vector<core::claim_candidate>> all_claim_candidates(
+    store& db, std::int64_t wf, std::optional<std::string> const& label, std::string_view what)
 {
     auto stmt = db.db().cached(candidate_sql);
     if (!stmt) return to_api_error(stmt.error(), what);
     (*stmt)->bind(1, wf).bind(2, ready());
+    bind_label(**stmt, 6, label);
     std::vector<core::claim_candidate> out;
     if (auto read = append_rows(**stmt, out); !read) return to_api_error(read.error(), what);
     return out;
 }
 
-api_result<std::vector<core::claim_candidate>> claim_candidates(store& db, std::int64_t wf,
-                                                                std::int64_t limit,
-                                                                std::string_view what)
+api_result<std::vector<core::claim_candidate>> claim_candidates(
+    store& db, std::int64_t wf, std::int64_t limit, std::optional<std::string> const& label,
+    std::string_view what)
 {
     if (limit <= 0) return std::vector<core::claim_candidate>{};  // select_claim chooses none
     auto groups = ready_groups(db.db(), wf);
     if (!groups) return to_api_error(groups.error(), what);
-    if (!*groups) return all_claim_candidates(db, wf, what);
+    if (!*groups) return all_claim_candidates(db, wf, label, what);
     std::vector<core::claim_candidate> out;
     for (auto const& g : **groups) {
         auto stmt = db.db().cached(group_sql);
@@ -180,22 +192,24 @@ api_result<std::vector<core::claim_candidate>> claim_candidates(store& db, std::
         bind_is(**stmt, 3, g.requirements);
         bind_is(**stmt, 4, g.scheduler);
         (*stmt)->bind(5, limit);
+        bind_label(**stmt, 6, label);
         if (auto read = append_rows(**stmt, out); !read) return to_api_error(read.error(), what);
     }
     return out;
 }
 
-api_result<std::vector<core::next_candidate>> next_candidates(store& db, std::int64_t wf,
-                                                              std::int64_t limit,
-                                                              std::string_view what)
+api_result<std::vector<core::next_candidate>> next_candidates(
+    store& db, std::int64_t wf, std::int64_t limit, std::optional<std::string> const& label,
+    std::string_view what)
 {
     std::vector<core::next_candidate> out;
     if (limit <= 0) return out;  // SQLite reads a negative LIMIT as none
     auto stmt = db.db().cached(
-        "SELECT id, priority FROM job WHERE workflow_id = ? AND status = ? "
-        "ORDER BY priority DESC, id LIMIT ?");
+        "SELECT id, priority FROM job WHERE workflow_id = ?1 AND status = ?2 AND label IS ?4 "
+        "ORDER BY priority DESC, id LIMIT ?3");
     if (!stmt) return to_api_error(stmt.error(), what);
     (*stmt)->bind(1, wf).bind(2, ready()).bind(3, limit);
+    bind_label(**stmt, 4, label);
     while (true) {
         auto row = (*stmt)->step();
         if (!row) return to_api_error(row.error(), what);
@@ -417,6 +431,16 @@ api_result<core::jobs_sort_method> sort_method(store& db, request const& req, st
     return core::default_jobs_sort_method;
 }
 
+// The claim's `label` query parameter (api::claim_label).
+api_result<std::optional<std::string>> label_param(request const& req, std::string_view what)
+{
+    auto text = api::query_value(req, {"label", api::param_kind::string}, what);
+    if (!text) return text.error();
+    std::optional<std::string> value;
+    if (*text) value = std::get<std::string>(**text);
+    return api::claim_label(value, what);
+}
+
 api::outcome claim_by_resources(server_api& api, request const& req, std::int64_t wf,
                                 std::int64_t limit)
 {
@@ -430,13 +454,15 @@ api::outcome claim_by_resources(server_api& api, request const& req, std::int64_
     if (!method) return api::error_response(method.error());
     auto strict = detail::flag_param(req, "strict_scheduler_match", false, what);
     if (!strict) return api::error_response(strict.error());
+    auto label = label_param(req, what);
+    if (!label) return api::error_response(label.error());
     auto params = common_params(changes, req, wf);
     if (!params) return api::error_response(params.error());
     if (*canceled) return **canceled;
     auto repeated = repeated_claim(changes, *params);
     if (!repeated) return api::error_response(repeated.error());
     if (*repeated) return **repeated;
-    auto ready = detail::claim_candidates(api.db(), wf, limit, what);
+    auto ready = detail::claim_candidates(api.db(), wf, limit, *label, what);
     if (!ready) return api::error_response(ready.error());
     auto const chosen = core::select_claim(*ready, *request, {*method, limit, *strict});
     return hand_out(changes, req, wf, chosen, *params);
@@ -452,6 +478,8 @@ api::outcome claim_next(server_api& api, request const& req, std::int64_t wf)
     if (!canceled) return api::error_response(canceled.error());
     auto limit = api::query_value(req, {"limit"}, what);
     if (!limit) return api::error_response(limit.error());
+    auto label = label_param(req, what);
+    if (!label) return api::error_response(label.error());
     auto params = common_params(changes, req, wf);
     if (!params) return api::error_response(params.error());
     if (*canceled) return **canceled;
@@ -459,7 +487,7 @@ api::outcome claim_next(server_api& api, request const& req, std::int64_t wf)
     if (!repeated) return api::error_response(repeated.error());
     if (*repeated) return **repeated;
     auto const n = *limit ? std::get<std::int64_t>(**limit) : core::default_claim_next_jobs_limit;
-    auto ready = detail::next_candidates(api.db(), wf, n, what);
+    auto ready = detail::next_candidates(api.db(), wf, n, *label, what);
     if (!ready) return api::error_response(ready.error());
     return hand_out(changes, req, wf, core::select_next_jobs(*ready, n), *params);
 }

@@ -370,7 +370,8 @@ api_result<std::int64_t> store::remove_all(api::model_spec const& model, std::in
 // POST /workflows does (docs/TORC-COMPATIBILITY.md §2.2, §4.2, §4.9). The status row shares the
 // workflow's id (workflow.status_id is generated from id) and starts at run_id 0, as in Torc.
 api_result<record> store::create_workflow(record const& fields, std::string const& timestamp,
-                                          std::string_view what)
+                                          std::string_view what,
+                                          std::vector<std::string> const& access_groups)
 {
     auto sp = detail::savepoint::begin(db_, what);
     if (!sp) return sp.error();
@@ -392,6 +393,20 @@ api_result<record> store::create_workflow(record const& fields, std::string cons
     if (!rr) return to_api_error(rr.error(), what);
     (*rr)->bind(1, id);
     if (auto done = (*rr)->run(); !done) return to_api_error(done.error(), what);
+
+    for (auto const& group : access_groups) {
+        auto share = db_.cached(
+            "INSERT INTO workflow_access_group (workflow_id, group_id, created_at) "
+            "SELECT ?, id, ? FROM access_group WHERE name = ?");
+        if (!share) return to_api_error(share.error(), what);
+        (*share)->bind(1, id).bind(2, timestamp).bind(3, group);
+        if (auto done = (*share)->run(); !done) return to_api_error(done.error(), what);
+        if (db_.changes() == 0)  // the savepoint rolls the workflow back
+            return api::unprocessable(std::string(what) + ": field \"access_groups\": group " +
+                                      api::json_quote(group) +
+                                      " does not exist (an admin creates it with POST "
+                                      "/access_groups)");
+    }
 
     if (auto done = sp->commit(what); !done) return done.error();
     return get(api::workflow_model, id, what);  // read again: run_id and the flags are there now

@@ -328,10 +328,17 @@ CREATE TABLE task (
 CREATE INDEX task_workflow ON task(workflow_id);
 )sql";
 
+// -- torcrun extension (docs/TORC-COMPATIBILITY.md §5, "Job labels"): a job's label; only a
+// claim naming the same label takes it, a claim naming none only jobs without one.
+constexpr std::string_view schema_v10 = R"sql(
+ALTER TABLE job ADD COLUMN label TEXT;
+)sql";
+
 // Append new versions; never edit one that has shipped.
-constexpr std::array<std::string_view, 9> migrations{schema_v1, schema_v2, schema_v3,
-                                                     schema_v4, schema_v5, schema_v6,
-                                                     schema_v7, schema_v8, schema_v9};
+constexpr std::array<std::string_view, 10> migrations{schema_v1, schema_v2, schema_v3,
+                                                      schema_v4, schema_v5, schema_v6,
+                                                      schema_v7, schema_v8, schema_v9,
+                                                      schema_v10};
 
 }  // namespace
 

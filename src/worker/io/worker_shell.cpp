@@ -247,6 +247,7 @@ worker_shell::worker_shell(asio::io_context& ioc, worker_setup s, logger l, resu
 {
     wire_.workflow_id = *setup_.config.workflow_id;
     wire_.use_extensions = setup_.config.server.extensions;
+    wire_.label = setup_.config.label;
     wire_.hostname = setup_.hostname;
     wire_.pid = ::getpid();
     wire_.start_unix = unix_now();

@@ -101,6 +101,39 @@ BOOST_FIXTURE_TEST_CASE(owner_member_admin_in_outsider_out, access_fixture)
     BOOST_TEST(as(std::nullopt, "GET", "/workflows/" + id).status == 403u);
 }
 
+// 0.23's WorkflowModel.access_groups: the groups named get access in the creating transaction;
+// an unknown group refuses the creation and nothing is created.
+BOOST_FIXTURE_TEST_CASE(access_groups_named_at_creation, access_fixture)
+{
+    auto const made = as("alice", "POST", "/workflows", R"({"name":"s","user":"alice",)"
+                                                        R"("access_groups":["team"]})");
+    BOOST_TEST_REQUIRE(made.status == 200u);
+    auto const id = std::to_string(json::parse(made.body).at("id").as_int64());
+    BOOST_TEST(as("bob", "GET", "/workflows/" + id).status == 200u);
+    BOOST_TEST(as("carol", "GET", "/workflows/" + id).status == 403u);
+    auto const listed = as("alice", "GET", "/workflows/" + id + "/access_groups");
+    BOOST_TEST(listed.body.find("\"team\"") != std::string::npos);
+
+    auto const count = [&](char const* table) {
+        auto stmt = db.db().prepare(std::string("SELECT COUNT(*) FROM ") + table).value();
+        (void)stmt.step().value();
+        return stmt.int64(0);
+    };
+    auto const workflows = count("workflow");
+    auto const shares = count("workflow_access_group");
+    auto const refused = as("alice", "POST", "/workflows", R"({"name":"t","user":"alice",)"
+                                                           R"("access_groups":["team","nobody"]})");
+    BOOST_TEST(refused.status == 422u);
+    BOOST_TEST(message(refused) == "workflows: field \"access_groups\": group \"nobody\" does "
+                                   "not exist (an admin creates it with POST /access_groups)");
+    BOOST_TEST(count("workflow") == workflows);
+    BOOST_TEST(count("workflow_access_group") == shares);
+    BOOST_TEST(count("resource_requirements") == count("workflow"));  // no default row left over
+    auto const malformed = as("alice", "POST", "/workflows", R"({"name":"t","user":"alice",)"
+                                                             R"("access_groups":"team"})");
+    BOOST_TEST(malformed.status == 422u);
+}
+
 BOOST_FIXTURE_TEST_CASE(a_missing_row_is_the_handlers_404, access_fixture)
 {
     auto const r = as("carol", "GET", "/jobs/999");

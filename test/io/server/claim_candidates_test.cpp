@@ -181,7 +181,7 @@ BOOST_FIXTURE_TEST_CASE(the_read_is_bounded_per_group, bounded_fixture)
 {
     ready_jobs(6);
     auto const all = all_ready();
-    auto const some = detail::claim_candidates(db, 1, 2, "claim").value();
+    auto const some = detail::claim_candidates(db, 1, 2, std::nullopt, "claim").value();
     BOOST_TEST(some.size() == 36u);  // 6 requirements x 3 schedulers x 2
     for (auto const& c : some) {
         auto const same_group_below = std::count_if(all.begin(), all.end(), [&](auto const& o) {
@@ -189,18 +189,42 @@ BOOST_FIXTURE_TEST_CASE(the_read_is_bounded_per_group, bounded_fixture)
         });
         BOOST_TEST(same_group_below < 2, "job " << c.job_id);
     }
-    BOOST_TEST(detail::claim_candidates(db, 1, 0, "claim").value().empty());
-    BOOST_TEST(detail::claim_candidates(db, 1, 1000, "claim").value().size() == all.size());
-    auto const next = detail::next_candidates(db, 1, 3, "claim").value();
+    BOOST_TEST(detail::claim_candidates(db, 1, 0, std::nullopt, "claim").value().empty());
+    BOOST_TEST(detail::claim_candidates(db, 1, 1000, std::nullopt, "claim").value().size() ==
+               all.size());
+    auto const next = detail::next_candidates(db, 1, 3, std::nullopt, "claim").value();
     BOOST_TEST_REQUIRE(next.size() == 3u);
     BOOST_TEST(next[2].job_id == 3);
-    BOOST_TEST(detail::next_candidates(db, 1, -1, "claim").value().empty());
+    BOOST_TEST(detail::next_candidates(db, 1, -1, std::nullopt, "claim").value().empty());
+}
+
+// Labels: a labelled read sees only its label's jobs, an unlabelled one only jobs without a label,
+// through the group walk, its fallback and the next_jobs read alike.
+BOOST_DATA_TEST_CASE_F(bounded_fixture, each_read_keeps_to_the_claims_label,
+                       bdata::make({6, 90}), groups)
+{
+    ready_jobs(groups);
+    BOOST_TEST_REQUIRE(db.db().exec("UPDATE job SET label = 'gpu' WHERE id % 3 = 0").has_value());
+    BOOST_TEST_REQUIRE(db.db().exec("UPDATE job SET label = 'big' WHERE id % 3 = 1").has_value());
+    auto const count = [&](std::string const& where) {
+        return static_cast<std::size_t>(scalar("SELECT COUNT(*) FROM job WHERE " + where));
+    };
+    auto const gpu = detail::claim_candidates(db, 1, 1000, "gpu", "claim").value();
+    auto const none = detail::claim_candidates(db, 1, 1000, std::nullopt, "claim").value();
+    BOOST_TEST(gpu.size() == count("label = 'gpu'"));
+    BOOST_TEST(none.size() == count("label IS NULL"));
+    for (auto const& c : gpu) BOOST_TEST(c.job_id % 3 == 0, "job " << c.job_id);
+    for (auto const& c : none) BOOST_TEST(c.job_id % 3 == 2, "job " << c.job_id);
+    auto const next = detail::next_candidates(db, 1, 5, "big", "claim").value();
+    BOOST_TEST_REQUIRE(next.size() == 5u);
+    for (auto const& c : next) BOOST_TEST(c.job_id % 3 == 1, "job " << c.job_id);
+    BOOST_TEST(detail::claim_candidates(db, 1, 1000, "nobody", "claim").value().empty());
 }
 
 BOOST_FIXTURE_TEST_CASE(many_groups_read_every_ready_job, bounded_fixture)
 {
     ready_jobs(90);
-    BOOST_TEST(detail::claim_candidates(db, 1, 1, "claim").value().size() ==
+    BOOST_TEST(detail::claim_candidates(db, 1, 1, std::nullopt, "claim").value().size() ==
                static_cast<std::size_t>(job_count));
 }
 

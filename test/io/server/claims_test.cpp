@@ -206,6 +206,40 @@ BOOST_FIXTURE_TEST_CASE(claim_next_jobs_limits, lifecycle_fixture)
     BOOST_TEST(claim_next(5).empty());
 }
 
+// Labels (extension): the job keeps and returns its label; a claim naming a label takes only that
+// label's jobs, a claim naming none only unlabelled jobs, on both claim endpoints.
+BOOST_FIXTURE_TEST_CASE(claims_keep_to_their_label, lifecycle_fixture)
+{
+    auto const plain = job("plain");
+    auto const gpu = job("gpu", R"("label":"gpu")");
+    auto const big = job("big", R"("label":"big")");
+    BOOST_TEST(ok("GET", "/jobs/" + std::to_string(gpu)).at("label").as_string() == "gpu");
+    BOOST_TEST(!ok("GET", "/jobs/" + std::to_string(plain)).as_object().contains("label"));
+    auto const listed = [&](query q) {
+        q.push_back({"workflow_id", "1"});
+        std::vector<std::int64_t> out;
+        auto const page = ok("GET", "/jobs", "", q);
+        for (auto const& j : page.at("items").as_array()) out.push_back(j.at("id").as_int64());
+        return out;
+    };
+    BOOST_TEST((listed({{"label", "gpu"}}) == std::vector<std::int64_t>{gpu}));
+    BOOST_TEST((listed({{"has_label", "false"}}) == std::vector<std::int64_t>{plain}));
+    BOOST_TEST((listed({{"has_label", "true"}}) == std::vector<std::int64_t>{gpu, big}));
+    initialize();
+    auto const path = std::string("/workflows/1/claim_jobs_based_on_resources/10");
+    BOOST_TEST(ids_of(ok("POST", path, node_body(8, 16, 0, 1), {{"label", "nobody"}})).empty());
+    BOOST_TEST((ids_of(ok("POST", path, node_body(8, 16, 0, 1), {{"label", "gpu"}})) ==
+                std::vector<std::int64_t>{gpu}));
+    BOOST_TEST((ids_of(ok("POST", path, node_body(8, 16, 0, 1))) ==
+                std::vector<std::int64_t>{plain}));
+    BOOST_TEST(claim_next(10).empty());
+    BOOST_TEST((ids_of(ok("POST", "/workflows/1/claim_next_jobs", "", {{"label", "big"}})) ==
+                std::vector<std::int64_t>{big}));
+    BOOST_TEST(fails(400, "POST", "/workflows/1/claim_next_jobs", "", {{"label", ""}}) ==
+               "claim_next_jobs: query parameter \"label\" must have 1 to 128 bytes (leave it "
+               "out to claim unlabelled jobs)");
+}
+
 BOOST_FIXTURE_TEST_CASE(a_canceled_workflow_says_so, lifecycle_fixture)
 {
     job("a");

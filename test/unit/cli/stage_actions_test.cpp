@@ -75,6 +75,26 @@ BOOST_AUTO_TEST_CASE(one_on_jobs_ready_action_per_named_scheduler_over_its_jobs)
     BOOST_TEST(body.at("num_allocations").as_int64() == 1);
 }
 
+// A labelled job waits for a worker of its label; the derived allocations start unlabelled
+// workers, so labelled jobs count toward none, and a scheduler only they name gets none.
+BOOST_AUTO_TEST_CASE(labelled_jobs_are_left_out_of_the_derived_allocations)
+{
+    auto text = staged();
+    for (auto const* job : {"{name: 'work_2', command: 'true', scheduler: 'work_s',",
+                            "{name: 'setup', command: 'true', scheduler: 'setup_s'"}) {
+        auto const at = text.find(job);
+        BOOST_TEST_REQUIRE(at != std::string::npos);
+        text.insert(at + 1, "label: 'gpu', ");
+    }
+    auto plan = plan_of(text);
+    auto const derived = core::derive_stage_actions(plan);
+    BOOST_TEST_REQUIRE(derived.size() == 2u);
+    BOOST_TEST(spec_test::or_none(plan.actions[0].scheduler) == "post_s");
+    BOOST_TEST(spec_test::or_none(plan.actions[1].scheduler) == "work_s");
+    BOOST_TEST((plan.actions[1].job_names == std::vector<std::string>{"work_1"}));
+    BOOST_TEST(plan.actions[1].required_triggers == 1);
+}
+
 BOOST_AUTO_TEST_CASE(a_long_job_list_is_shortened_in_the_description)
 {
     std::string jobs;

@@ -60,6 +60,7 @@ std::map<std::string, std::string> const worker_samples{
     {"workflow_id", "5"},
     {"mode", "direct"},
     {"output_dir", "out"},
+    {"label", "gpu"},
     {"poll.interval_seconds", "6"},
     {"poll.min_interval_seconds", "1"},
     {"poll.long_poll_seconds", "10"},

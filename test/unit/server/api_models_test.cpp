@@ -44,7 +44,7 @@ std::vector<contract_case> const contract{
      "id workflow_id name command invocation_script status cancel_on_blocking_job_failure "
      "supports_termination depends_on_job_ids input_file_ids output_file_ids input_user_data_ids "
      "output_user_data_ids resource_requirements_id scheduler_id failure_handler_id attempt_id",
-     "command name workflow_id", "env priority compute_node_id"},
+     "command name workflow_id", "env priority label compute_node_id"},
     {"file_model", "id workflow_id name path st_mtime", "name path workflow_id"},
     {"user_data_model", "id workflow_id is_ephemeral name data", "name workflow_id"},
     {"resource_requirements_model",

@@ -36,6 +36,40 @@ BOOST_AUTO_TEST_SUITE(spec_newer_keys)
 
 // -- accepted: what reaches the records
 
+BOOST_AUTO_TEST_CASE(access_groups_and_labels_reach_the_records)
+{
+    auto const planned = plan(R"(name: w
+access_groups: [team, ops]
+jobs:
+  - name: g_{i}
+    command: c
+    label: gpu-{i}
+    parameters: {i: "1:2"}
+  - name: plain
+    command: c
+)",
+                              {}, "w.yaml");
+    BOOST_TEST_REQUIRE(message_of(planned) == "ok");
+    BOOST_TEST(body_of(*planned).find(R"("access_groups":["team","ops"])") != std::string::npos);
+    BOOST_TEST(or_none(planned->jobs[1].label) == "gpu-2");
+    BOOST_TEST(!planned->jobs[2].label);
+    torcrun::api::name_ids const none;
+    torcrun::api::detail::job_refs const ids{none, none, none, none, none, none};
+    auto const g1 =
+        boost::json::serialize(torcrun::api::detail::job_body(1, planned->jobs[0], ids));
+    BOOST_TEST(g1.find(R"("label":"gpu-1")") != std::string::npos);
+    auto const plain =
+        boost::json::serialize(torcrun::api::detail::job_body(1, planned->jobs[2], ids));
+    BOOST_TEST(plain.find("label") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(no_access_groups_sends_none)
+{
+    auto const planned = plan("name: w\njobs: []\n", {}, "w.yaml");
+    BOOST_TEST_REQUIRE(message_of(planned) == "ok");
+    BOOST_TEST(body_of(*planned).find("access_groups") == std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(yaml_workflow_keys_reach_the_workflow_record)
 {
     auto const planned = plan(R"(name: w
@@ -412,12 +446,18 @@ std::vector<key_case> const refusals{
     {"enable_ro_crate", "t.json5", "{name:'w', jobs:[], enable_ro_crate:true}",
      "t.json5:1:21: workflow: field \"enable_ro_crate\" (newer Torc: RO-Crate provenance "
      "records) is not supported by torcrun"},
-    {"access_groups", "w.yaml", "name: w\njobs: []\naccess_groups: [team]\n",
-     "w.yaml:3:1: workflow: field \"access_groups\" (newer Torc: access groups on the "
-     "workflow) is not supported by torcrun"},
-    {"job label", "w.yaml", "name: w\njobs:\n  - name: a\n    command: c\n    label: gpu\n",
-     "w.yaml:5:5: jobs[0] \"a\": field \"label\" (newer Torc: routing jobs to runners "
-     "started with the same --label) is not supported by torcrun"},
+    // access_groups (0.23) and job label (torcrun extension): malformed values
+    {"access_groups not a list", "w.yaml", "name: w\njobs: []\naccess_groups: team\n",
+     "w.yaml:3:16: workflow: field \"access_groups\" must be a list, found \"team\""},
+    {"access_groups empty name", "w.yaml", "name: w\njobs: []\naccess_groups: [team, '']\n",
+     "w.yaml:3:16: workflow: field \"access_groups\": entry 1 is empty"},
+    {"access_groups twice", "t.json5", "{name:'w', jobs:[], access_groups:['a', 'b', 'a']}",
+     "t.json5:1:35: workflow: field \"access_groups\": \"a\" is named twice"},
+    {"job label empty", "w.yaml", "name: w\njobs:\n  - name: a\n    command: c\n    label: ''\n",
+     "w.yaml:5:12: jobs[0] \"a\": field \"label\" is empty: leave it out for a job any "
+     "unlabelled worker claims"},
+    {"job label not a string", "t.json5", "{name:'w', jobs:[{name:'a', command:'c', label:3}]}",
+     "t.json5:1:48: jobs[0] \"a\": field \"label\" must be a string, found 3"},
     {"file identifier", "t.json5",
      "{name:'w', jobs:[], files:[{name:'f', path:'p', identifier:'#x'}]}",
      "t.json5:1:49: files[0] \"f\": field \"identifier\" (newer Torc: RO-Crate "

@@ -2,7 +2,9 @@
 // claim came back empty also reads the ready jobs; when every one can never run on the pool,
 // each is named at error level and the worker stops with exit 3. A job that fits, a partial
 // list (`more`), a reply that comes twice or after the worker took a job: no exit. A lost reply
-// is sent again, still with the ready jobs. While jobs are held the check is the plain one.
+// is sent again, still with the ready jobs. While jobs are held the check is the plain one. Job
+// labels: another label's job is named by torcrun run's one worker and left to its workers
+// otherwise.
 #include "worker_fsm_script.hpp"
 
 #include <boost/test/data/test_case.hpp>
@@ -16,7 +18,7 @@ namespace {
 
 core::ready_job ready(std::int64_t id, std::string name, core::job_resources r)
 {
-    return {id, std::move(name), std::move(r), "", ""};
+    return {id, std::move(name), std::move(r), "", "", std::nullopt};
 }
 // On n0 (8 CPUs, 16 GiB, 4 GPUs): two that can never run, one that can.
 core::ready_job const wide = ready(7, "wide", needs(16));
@@ -47,6 +49,18 @@ core::worker_config among_others()
 {
     auto c = test_config();
     c.limits.idle_timeout_seconds = 2;
+    return c;
+}
+core::ready_job labelled(core::ready_job job, std::string label)
+{
+    job.label = std::move(label);
+    return job;
+}
+// torcrun run's one worker, started with a label.
+core::worker_config labelled_config()
+{
+    auto c = sole_config();
+    c.label = "gpu";
     return c;
 }
 std::string const never_wide =
@@ -116,6 +130,37 @@ std::vector<scenario> const scenarios{
                  named = named || l->message == "never fits: job 7 \"wide\" needs 16 CPUs; this "
                                                 "allocation has 8 CPUs per node";
          BOOST_TEST(named);
+     }},
+    // Job labels (extension): another label's job is its workers'; torcrun run's one worker
+    // (unlabelled) names it, since no other worker can take it.
+    {"the sole worker names a job of a label it does not serve, then exit 3", sole_config(),
+     n0_pool(),
+     start + std::vector<step>{
+         {0.5, claimed({}), {"check_workflow", "arm_timer 0.9"}},
+         {0.6, ready_jobs({labelled(small, "gpu")}),
+          {"error: worker: 1 ready job can never run in this allocation; stopping",
+           "error: never fits: job 9 \"small\" has label \"gpu\"; this worker claims only "
+           "unlabelled jobs (a worker started with --label gpu claims it)",
+           "read_pending_actions on_worker_complete"}},
+     },
+     [](harness& h) { BOOST_TEST((h.fsm().reason() == core::stop_reason::never_fits)); }},
+    {"among other workers, other labels' jobs are theirs: the idle stop is a plain one",
+     among_others(), n0_pool(),
+     start + std::vector<step>{
+         {0.5, claimed({}), {"..."}},
+         {0.6, ready_jobs({labelled(wide, "gpu"), labelled(small, "big")}), {}},
+         {1.5, tick(), {"..."}},
+         {2.6, tick(), {"..."}},
+     },
+     [](harness& h) { BOOST_TEST((h.fsm().reason() == core::stop_reason::idle)); }},
+    {"a labelled worker judges its own label's jobs only", labelled_config(), n0_pool(),
+     start + std::vector<step>{
+         {0.5, claimed({}), {"check_workflow", "arm_timer 0.9"}},
+         {0.6, ready_jobs({small, labelled(wide, "gpu")}),
+          {"error: worker: 2 ready jobs can never run in this allocation; stopping",
+           "error: never fits: job 9 \"small\" has no label; this worker claims only jobs "
+           "labelled \"gpu\" (a worker started without --label claims it)",
+           never_wide, "read_pending_actions on_worker_complete"}},
      }},
     {"one ready job fits: no exit, the worker keeps claiming", sole_config(), n0_pool(),
      start + std::vector<step>{

@@ -475,7 +475,7 @@ BOOST_AUTO_TEST_CASE(ready_jobs_with_their_requirements)
                               R"("needs_to_run_completion_script":false})";
     std::string const jobs =
         R"({"items":[)" + torc_job(42) + "," +
-        torc_job(43, R"(,"resource_requirements_id":5)") + "," +
+        torc_job(43, R"(,"resource_requirements_id":5,"label":"gpu")") + "," +
         torc_job(44, R"(,"resource_requirements_id":6)") +
         R"(],"offset":0,"max_limit":10000,"count":3,"total_count":3,"has_more":false})";
     std::string const reqs =
@@ -505,6 +505,8 @@ BOOST_AUTO_TEST_CASE(ready_jobs_with_their_requirements)
     BOOST_TEST(r.jobs[1].memory == "");
     BOOST_TEST(r.jobs[1].runtime == "");
     BOOST_TEST(!r.jobs[1].resources.runtime_seconds.has_value());
+    BOOST_TEST(!r.jobs[0].label.has_value());  // extension: the job's label, when it has one
+    BOOST_TEST(r.jobs[1].label.value_or("") == "gpu");
 
     // More than one page: `more`, so the worker does not judge from part of the list.
     auto const paged = decode(check, {{200, state},

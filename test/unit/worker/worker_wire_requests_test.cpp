@@ -197,6 +197,24 @@ BOOST_AUTO_TEST_CASE(every_server_action_as_its_first_request)
 }
 
 // Field order and number forms as Torc's serde models write them.
+// A labelled worker names its label in every claim, percent-encoded, after the extensions'
+// parameters; an unlabelled one names none (the server then hands it only unlabelled jobs).
+BOOST_AUTO_TEST_CASE(a_labelled_worker_claims_with_its_label)
+{
+    auto c = context();
+    c.label = "gpu a100/x";
+    auto const got = api::next_request(claim(30, std::nullopt), c, {});
+    BOOST_TEST_REQUIRE(got.has_value());
+    BOOST_TEST(got->target == "/workflows/3/claim_jobs_based_on_resources/8?wait_seconds=30&"
+                              "compute_node_id=9&request_key=5&label=gpu%20a100%2Fx");
+    c.compute_node_id = 0;  // before registration
+    auto const early = api::next_request(claim(0, std::nullopt), c, {});
+    BOOST_TEST(early->target ==
+               "/workflows/3/claim_jobs_based_on_resources/8?label=gpu%20a100%2Fx");
+    auto const plain = api::next_request(claim(0, std::nullopt), context(), {});
+    BOOST_TEST(plain->target.find("label") == std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(result_model_text_is_exact)
 {
     auto const got = api::next_request(
@@ -355,6 +373,11 @@ BOOST_AUTO_TEST_CASE(check_workflow_with_ready_jobs_reads_the_ready_jobs_and_req
     auto const jobs = api::next_request(action, context(), open);
     BOOST_TEST_REQUIRE(jobs.has_value());
     check_request(*jobs, "GET", "/jobs?workflow_id=3&limit=10000&status=ready", "", 0);
+    // Every ready job, whatever the worker's label: the state machine tells them apart.
+    auto labelled = context();
+    labelled.label = "gpu";
+    check_request(*api::next_request(action, labelled, open), "GET",
+                  "/jobs?workflow_id=3&limit=10000&status=ready", "", 0);
 
     api::wire_reply const two[] = {open[0], {200, R"({"items":[],"has_more":false})"}};
     auto const reqs = api::next_request(action, context(), two);

@@ -75,9 +75,12 @@ public:
                                  std::string const& context);
 
     // ---- workflows -------------------------------------------------------------------------
-    // The workflow row, its status row (run_id 0) and its `default` resource requirements.
+    // The workflow row, its status row (run_id 0) and its `default` resource requirements, shared
+    // with each of `access_groups` (0.23); a group that does not exist is 422 and nothing is
+    // created.
     api_result<api::record> create_workflow(api::record const& fields, std::string const& timestamp,
-                                            std::string_view what);
+                                            std::string_view what,
+                                            std::vector<std::string> const& access_groups = {});
 
     // ---- jobs ------------------------------------------------------------------------------
     // Status uninitialized; resource_requirements_id defaults to the workflow's `default`.
