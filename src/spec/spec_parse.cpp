@@ -575,9 +575,9 @@ void read_resource_monitor(field_reader& workflow, std::optional<resource_monito
         monitor.flush_interval_seconds = static_cast<std::int32_t>(*flush);
     monitor.generate_plots = r.boolean("generate_plots", false);
     if (monitor.generate_plots && r.state().ok())
-        r.fail("generate_plots", "\"generate_plots: true\" is not supported: torcrun draws no "
-                                 "plots (each job's peak and average CPU and memory are in its "
-                                 "result)");
+        warnings.push_back("resource_monitor: generate_plots: torcrun writes no plot files of its "
+                           "own; the report (report.html, `torcrun report`) charts each job's and "
+                           "each monitored node's CPU and memory");
     out = monitor;
 }
 

@@ -73,9 +73,8 @@ std::vector<example_case> const examples{
     {"hyperparameter_sweep_shared_params.kdl", 21, 38, 0, 0, 54, 0, "prepare_train_data", ""},
     // `depends_on_regexes "short_job_\\d+" "long_job_\\d+"`: Torc reads the first value only
     {"mixed_workload.kdl", 121, 0, 0, 100, 0, 0, "short_job_001", ""},
-    {"resource_monitoring_demo.kdl", 0, 0, 0, 0, 0, 0, "",
-     "resource_monitoring_demo.kdl:23:17: resource_monitor compute_node: \"enabled: true\" is not "
-     "supported: torcrun's worker samples the jobs' processes, not the whole compute node"},
+    // compute_node monitoring on (§4.13): read since the worker samples its node
+    {"resource_monitoring_demo.kdl", 3, 0, 0, 0, 0, 0, "cpu_heavy_job", ""},
     {"sample_workflow.kdl", 3, 5, 3, 0, 2, 0, "data_download", ""},
     {"simple_slurm.kdl", 3, 0, 0, 0, 0, 0, "setup", ""},
     {"slurm_staged_pipeline.kdl", 5, 7, 0, 0, 6, 0, "setup", ""},

@@ -259,14 +259,18 @@ BOOST_AUTO_TEST_CASE(warnings_for_deprecated_and_reduced_keys)
 {
     auto const planned = plan(
         "{name:'w', compute_node_expiration_buffer_seconds:30, "
-        "resource_monitor:{enabled:true, granularity:'time_series'}, jobs:[]}");
+        "resource_monitor:{enabled:true, granularity:'time_series', generate_plots:true}, "
+        "jobs:[]}");
     BOOST_TEST_REQUIRE(message_of(planned) == "ok");
     BOOST_TEST(join(planned->warnings, "\n") ==
                "workflow: field \"compute_node_expiration_buffer_seconds\" is deprecated (newer "
                "Torc ignores it); torcrun stores it as Torc 0.10 does\n"
                "resource_monitor: granularity \"time_series\": torcrun's worker keeps each job's "
                "peak and average CPU and memory only (as \"summary\"); no time series is "
-               "recorded");
+               "recorded\n"
+               "resource_monitor: generate_plots: torcrun writes no plot files of its own; the "
+               "report (report.html, `torcrun report`) charts each job's and each monitored "
+               "node's CPU and memory");
 }
 
 BOOST_AUTO_TEST_CASE(a_v0_10_spec_still_merges_a_repeated_name)
@@ -418,9 +422,6 @@ std::vector<key_case> const refusals{
      "t.json5:1:85: slurm_schedulers[0] \"s\": field \"serialize_allocations\" must be "
      "true or false, found \"y\""},
     // resource_monitor values torcrun cannot honour
-    {"plots", "w.yaml", "name: w\njobs: []\nresource_monitor:\n  generate_plots: true\n",
-     "w.yaml:4:19: resource_monitor: \"generate_plots: true\" is not supported: torcrun "
-     "draws no plots (each job's peak and average CPU and memory are in its result)"},
     {"node monitor granularity", "t.json5",
      "{name:'w', jobs:[], resource_monitor:{compute_node:{enabled:true, granularity:'hourly'}}}",
      "t.json5:1:79: resource_monitor compute_node: field \"granularity\" must be one of "
