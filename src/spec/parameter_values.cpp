@@ -181,6 +181,12 @@ result<parsed_parameter> parse_parameter_values(std::string_view text, std::stri
 {
     value_context const ctx{text, name};
     std::string_view body = rust::trim(text);
+    // Newer Torc (v0.25) reads "@path" as a list from that file, one value per line; Torc 0.10 took
+    // it as a string. Neither meaning is right silently here: refused until torcrun reads it.
+    if (body.starts_with('@'))
+        return value_error(ctx, "is a file-backed list (newer Torc reads one value per line of "
+                                "the file after '@'), which torcrun does not read yet; write the "
+                                "values as a list or a range, or use parameters_file");
     // "{1:5}" is a common slip for "1:5"; a comma means it is something else.
     if (body.size() >= 2 && body.front() == '{' && body.back() == '}' &&
         body.find(',') == std::string_view::npos) {

@@ -36,7 +36,8 @@ struct parsed_parameter {
 // loops forever on "0:inf" or "1:2:1e-20") is an error instead of a hang or an out-of-memory
 // crash. Errors name the parameter and quote `text` as given, e.g.
 // `parameter "lr": "0:1:0.25" is an integer range with a non-integer step "0.25"`.
-// Integer ranges stop at their end even where Torc's i64 arithmetic would overflow.
+// Integer ranges stop at their end even where Torc's i64 arithmetic would overflow. A value
+// "@path" (newer Torc's file-backed list) is refused by name.
 result<parsed_parameter> parse_parameter_values(std::string_view text, std::string_view name);
 
 }  // namespace torcrun::core::spec

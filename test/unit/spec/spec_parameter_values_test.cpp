@@ -126,6 +126,10 @@ std::vector<error_case> const error_cases{
      "parameter \"lr\": \"0:1:0.25\" is an integer range with a non-integer step \"0.25\""},
     {"n", "1:2:x", "parameter \"n\": \"1:2:x\" is an integer range with a non-integer step \"x\""},
     {"n", "1:5:0", "parameter \"n\": \"1:5:0\" has a zero step"},
+    {"f", " @values.txt", "parameter \"f\": \" @values.txt\" is a file-backed list (newer Torc "
+                          "reads one value per line of the file after '@'), which torcrun does "
+                          "not read yet; write the values as a list or a range, or use "
+                          "parameters_file"},
     {"t", "12:30:00", "parameter \"t\": \"12:30:00\" has a zero step"},
     {"x", "0.0:1.0:0.0", "parameter \"x\": \"0.0:1.0:0.0\" has a zero step"},
     {"x", "0.0:1.0:-0", "parameter \"x\": \"0.0:1.0:-0\" has a zero step"},
