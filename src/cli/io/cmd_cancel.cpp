@@ -10,6 +10,7 @@
 #include "torcrun/cli/commands.hpp"
 
 #include "json_fields.hpp"
+#include "allocation_records.hpp"
 #include "sbatch_files.hpp"
 #include "torc_client.hpp"
 #include "torcrun/common/json_writer.hpp"
@@ -62,28 +63,18 @@ struct allocations_canceled {
 core::result<allocations_canceled> cancel_allocations(torc_client& client, std::int64_t wf,
                                                       bool quiet)
 {
-    auto records = client.list_all("/scheduled_compute_nodes?workflow_id=" + std::to_string(wf));
+    auto records = live_slurm_allocations(client, wf);
     if (!records) return records.error();
     allocations_canceled out;
     for (auto const& r : *records) {
-        auto const status = text_of(field(r, "status"));
         auto const slurm_job = integer_of(r, "scheduler_id");
-        if (text_of(field(r, "scheduler_type")) != "slurm" || slurm_job <= 0 ||
-            (status != "pending" && status != "active"))
-            continue;
         if (auto done = run_scancel(slurm_job); !done) {
             if (!quiet) std::cerr << "torcrun cancel: " << done.error().message << "\n";
             out.errors.push_back(done.error().message);
             continue;
         }
-        json::object update{{"workflow_id", wf},
-                            {"scheduler_id", slurm_job},
-                            {"scheduler_config_id", integer_of(r, "scheduler_config_id")},
-                            {"scheduler_type", "slurm"},
-                            {"status", "canceled"}};
+        if (auto put = set_allocation_status(client, wf, r, "canceled"); !put) return put.error();
         auto const id = std::to_string(integer_of(r, "id"));
-        auto put = client.call("PUT", "/scheduled_compute_nodes/" + id, json::serialize(update));
-        if (!put) return put.error();
         out.canceled.push_back(slurm_job);
         if (!quiet)
             std::cout << "Slurm job " << slurm_job << " scancel'ed (allocation record " << id

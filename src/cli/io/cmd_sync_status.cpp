@@ -9,6 +9,7 @@
 #include "torcrun/cli/commands.hpp"
 
 #include "json_fields.hpp"
+#include "allocation_records.hpp"
 #include "sbatch_files.hpp"
 #include "torc_client.hpp"
 #include "torcrun/cli/orphan_sync.hpp"
@@ -41,18 +42,14 @@ std::string query(std::int64_t wf) { return "?workflow_id=" + std::to_string(wf)
 // The workflow's Slurm allocations still pending or active, each with squeue's word on it.
 core::result<std::vector<core::sync_allocation>> allocations(torc_client& client, std::int64_t wf)
 {
-    auto records = client.list_all("/scheduled_compute_nodes" + query(wf));
+    auto records = live_slurm_allocations(client, wf);
     if (!records) return records.error();
     std::vector<core::sync_allocation> out;
     for (auto const& r : *records) {
-        auto const status = text_of(field(r, "status"));
         auto const slurm_job = integer_of(r, "scheduler_id");
-        if (text_of(field(r, "scheduler_type")) != "slurm" || slurm_job <= 0 ||
-            (status != "pending" && status != "active"))
-            continue;
         auto state = run_squeue_state(slurm_job);
         if (!state) return state.error();
-        out.push_back({integer_of(r, "id"), slurm_job, status, *state});
+        out.push_back({integer_of(r, "id"), slurm_job, text_of(field(r, "status")), *state});
     }
     return out;
 }
@@ -136,15 +133,9 @@ core::result<void> apply(torc_client& client, std::int64_t wf, core::status_sync
     auto const complete = [&](std::int64_t record) -> core::result<void> {
         for (auto const& a : allocations) {
             if (a.record_id != record) continue;
-            json::object update{{"workflow_id", wf},
-                                {"scheduler_id", a.slurm_job_id},
-                                {"scheduler_type", "slurm"},
-                                {"status", "complete"}};
-            auto const path = "/scheduled_compute_nodes/" + std::to_string(record);
-            auto current = client.call("GET", path);
+            auto current = client.call("GET", "/scheduled_compute_nodes/" + std::to_string(record));
             if (!current) return current.error();
-            update["scheduler_config_id"] = integer_of(*current, "scheduler_config_id");
-            if (auto put = client.call("PUT", path, json::serialize(update)); !put)
+            if (auto put = set_allocation_status(client, wf, *current, "complete"); !put)
                 return put.error();
         }
         return {};
