@@ -4,7 +4,7 @@
 // combination.
 #pragma once
 
-#include "torcrun/spec/execution_config.hpp"
+#include "torcrun/spec/execution_config_spec.hpp"
 #include "torcrun/spec/parameter_combinations.hpp"
 #include "torcrun/spec/parameter_table.hpp"
 #include "torcrun/spec/spec_entries.hpp"
