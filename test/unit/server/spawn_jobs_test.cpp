@@ -40,7 +40,7 @@ BOOST_AUTO_TEST_CASE(the_request_reads_as_the_contract_has_it)
 {
     auto const r = request(batch);
     BOOST_TEST(r.lineage.value_or("") == "caseA");
-    BOOST_TEST(r.state.value_or("") == R"({"gen":1})");
+    BOOST_TEST(r.state.value_or("") == R"({"gen": 1})");
     BOOST_TEST_REQUIRE(r.jobs.size() == 3u);
     BOOST_TEST(r.jobs[0].resource_requirements.value_or("") == "reeds_rr");
     BOOST_TEST(r.jobs[0].priority == 1);
@@ -48,6 +48,8 @@ BOOST_AUTO_TEST_CASE(the_request_reads_as_the_contract_has_it)
     BOOST_TEST(!r.jobs[1].resource_requirements);
     BOOST_TEST(r.jobs[1].cancel_on_blocking_job_failure);
     BOOST_TEST(!r.jobs[2].cancel_on_blocking_job_failure);
+    BOOST_TEST(request(R"({"jobs":[],"state":{"metric":0.5}})").state.value_or("") ==
+               R"({"metric": 0.5})");
     auto const converge = request(R"({"jobs":[],"state":null})");
     BOOST_TEST(converge.jobs.empty());
     BOOST_TEST(!converge.state);
