@@ -7,7 +7,8 @@
 # the first request created. Afterwards the workflow has exactly the caller and its 2 children,
 # each completed once, one generation record, and the reply the orchestrator printed names the
 # children's ids with iteration 1. Then the fence: the same request, sent for an attempt of the
-# caller that is not its current one, is refused with 409 and creates nothing.
+# caller that is not its current one, is refused with 409 and creates nothing; and a workflow
+# with dynamic_jobs.max_iterations 0 is refused at creation.
 set -euo pipefail
 torcrun=$1
 tmp=$(mktemp -d)
@@ -73,5 +74,9 @@ code=$(curl -s -o "$tmp/fenced.json" -w '%{http_code}' -X POST -H 'Content-Type:
 grep -q 'job 1 is on attempt 1, not on attempt 2' "$tmp/fenced.json" || fail "$(cat "$tmp/fenced.json")"
 [ "$(job_statuses)" = "child_a=completed child_b=completed orch=completed" ] ||
     fail "jobs after the fenced spawn: $(job_statuses)"
+# A workflow whose cap is below 1 is refused when created, as Torc refuses it.
+call POST /workflows '{"name": "w", "user": "u", "dynamic_jobs": {"max_iterations": 0}}'
+[ "$code" = 422 ] && [[ $body == *'"max_iterations\" must be at least 1, found 0'* ]] ||
+    fail "max_iterations 0: HTTP $code $body"
 stop_server
 echo "ok (the spawn's reply dropped once, sent again, no duplicate)"
