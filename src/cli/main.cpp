@@ -40,6 +40,8 @@ constexpr subcommand subcommands[] = {
      "cancel a workflow: no more claims, its running jobs stopped, its allocations scancel'ed"},
     {"rerun", torcrun::apps::cmd_rerun,
      "run a workflow's jobs again as a new run (--failed, --job NAME); earlier logs stay"},
+    {"spawn-jobs", torcrun::apps::cmd_spawn_jobs,
+     "inside a running job: add jobs that wait for it (dynamic jobs, Torc's spawn_jobs)"},
     // -- worker shell
     {"worker", torcrun::apps::cmd_worker, "run a workflow's jobs on this allocation's resources"},
     // -- run command

@@ -278,6 +278,7 @@ planned_workflow plan_workflow(workflow_spec const& spec, plan_options const& op
     if (spec.slurm_defaults) w.slurm_defaults = compact_json(*spec.slurm_defaults);
     w.use_pending_failed = spec.use_pending_failed;
     w.project = spec.project;
+    w.dynamic_jobs = spec.dynamic_jobs;
     w.access_groups = spec.access_groups;
     w.metadata = spec.metadata;
     if (!spec.env.empty()) w.env = workflow_env(spec, warnings);

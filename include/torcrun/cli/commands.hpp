@@ -23,6 +23,7 @@ int cmd_jobs(arguments const& args);
 int cmd_logs(arguments const& args);
 int cmd_workflows(arguments const& args);
 int cmd_cancel(arguments const& args);
+int cmd_spawn_jobs(arguments const& args);  // run inside a job: spawn_jobs
 int cmd_rerun(arguments const& args);
 int cmd_report(arguments const& args);
 // -- worker shell

@@ -1,6 +1,6 @@
 // `torcrun status WF [--json] [--url URL | --output-dir D]`: a workflow's name, user, run id,
 // whether it is complete or canceled, and how many jobs are in each status, the ready ones by
-// label when any has one (workflow_summary.hpp).
+// label when any has one, and how many jobs spawn_jobs added when any (workflow_summary.hpp).
 #include "torcrun/cli/commands.hpp"
 
 #include "torc_client.hpp"
@@ -42,6 +42,9 @@ void print_summary(std::ostream& out, json::object const& s)
         if (st == core::job_status::ready && s.contains("ready_by_label"))
             out << ready_label_lines(s.at("ready_by_label").as_object());
     }
+    if (s.contains("spawned_jobs"))
+        out << "spawned by orchestrator jobs (spawn_jobs): " << s.at("spawned_jobs").as_int64()
+            << " of them (torcrun jobs shows each one's ORIGIN)\n";
 }
 
 }  // namespace

@@ -30,6 +30,7 @@ server_api::server_api(store& db, server_options options)
     add_claim_routes(*this);
     add_action_routes(*this);
     add_lease_routes(*this);
+    add_spawn_routes(*this);
     add_access_group_routes(*this);
     // The stream itself is the HTTP server's; this route only checks the workflow exists.
     add_route("GET", "/workflows/{id}/events/stream", api::access::workflow_in_path(),

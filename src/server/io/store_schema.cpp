@@ -334,11 +334,22 @@ constexpr std::string_view schema_v10 = R"sql(
 ALTER TABLE job ADD COLUMN label TEXT;
 )sql";
 
+// -- dynamic jobs (newer Torc's spawn_jobs, docs/TORC-COMPATIBILITY.md §5 "Dynamic jobs"): the
+// workflow's `dynamic_jobs` object as JSON text; a job's `origin` ("spawn" for a job spawn_jobs
+// added, NULL for a declared one) and, a torcrun extension, the job that spawned it. The
+// lineage's state lives in user_data records, as in Torc.
+constexpr std::string_view schema_v11 = R"sql(
+ALTER TABLE workflow ADD COLUMN dynamic_jobs TEXT;
+ALTER TABLE job ADD COLUMN origin TEXT;
+ALTER TABLE job ADD COLUMN spawned_by_job_id INTEGER;
+CREATE INDEX job_spawned_by ON job(spawned_by_job_id) WHERE spawned_by_job_id IS NOT NULL;
+)sql";
+
 // Append new versions; never edit one that has shipped.
-constexpr std::array<std::string_view, 10> migrations{schema_v1, schema_v2, schema_v3,
+constexpr std::array<std::string_view, 11> migrations{schema_v1, schema_v2, schema_v3,
                                                       schema_v4, schema_v5, schema_v6,
                                                       schema_v7, schema_v8, schema_v9,
-                                                      schema_v10};
+                                                      schema_v10, schema_v11};
 
 }  // namespace
 
