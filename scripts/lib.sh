@@ -10,8 +10,8 @@ TORCRUN_BUILD_PACKAGES=(g++ cmake ninja-build pkg-config
 
 # Packages the tests need beyond the build (system tests read JSON with python3 and call the
 # server with curl; the HTTPS test makes its CA and certificates with openssl and lists
-# processes with ps).
-TORCRUN_TEST_PACKAGES=(python3 curl chromium openssl procps)
+# processes with ps; Torc's own Slurm test harness, run by t0525, parses with jq).
+TORCRUN_TEST_PACKAGES=(python3 curl chromium openssl procps jq)
 
 # The fuzz targets (scripts/fuzz.sh, ctest fuzz.short): clang and its libFuzzer, which Debian 12
 # ships in the compiler runtime package (only recommended by clang, so named here).
