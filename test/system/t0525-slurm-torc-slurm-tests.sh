@@ -53,6 +53,7 @@ cleanup() {
     [ "${TORCRUN_KEEP_TMP:-0}" = 1 ] && echo "kept $tmp" || rm -rf "$tmp"
 }
 trap cleanup EXIT
+trap 'exit 143' TERM INT  # the clean-up (the private cluster's daemons) also on ctest's stop
 t0=$SECONDS
 
 # The private cluster: the lab's defaults but the node count, on ports of its own.
@@ -67,6 +68,10 @@ echo "cluster up in $((SECONDS - t0)) s: $(sinfo -h -o '%D nodes, %c CPUs, %m MB
 start_server "$tmp/torcrun.db"
 export TORC_API_URL=$base TORCRUN_BIN=$torcrun TORC_SHIM_OUTPUT_DIR=$tmp/root/torc_output
 export TORC_BIN=$here/torc_shim/torc PATH=$here/torc_shim:$PATH
+# Bounds below ctest's 600 s, so that a test that hangs is named and the cluster stopped: the
+# shim's `watch` gives up after 400 s, each test is stopped after TORCRUN_TORC_TEST_SECONDS.
+export TORC_SHIM_WATCH_SECONDS=400
+test_seconds=${TORCRUN_TORC_TEST_SECONDS:-480}
 export RUN_DIR=$tmp/run
 mkdir -p "$RUN_DIR"
 
@@ -89,7 +94,8 @@ for name in "${selected[@]}"; do
     (
         cd "$root"
         rc=0
-        bash slurm-tests/scripts/run_child_test.sh "$name" lab debug || rc=$?
+        timeout -k 5 "$test_seconds" bash slurm-tests/scripts/run_child_test.sh "$name" lab debug ||
+            rc=$?
         echo "$((SECONDS - t0))" >"$RUN_DIR/$name.seconds"
         exit $rc
     ) >"$RUN_DIR/$name.out" 2>&1 &
