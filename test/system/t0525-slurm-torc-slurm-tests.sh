@@ -50,7 +50,7 @@ cleanup() {
     kill_servers
     TORCRUN_SLURM_DIR=$cluster TORCRUN_SLURM_NODES=${TORCRUN_TORC_SLURM_NODES:-5} \
         "$repo/scripts/slurm-cluster.sh" down >"$tmp/cluster-down.log" 2>&1 || true
-    [ "${TORCRUN_KEEP_TMP:-0}" = 1 ] && echo "kept $tmp" || rm -rf "$tmp"
+    if [ "${TORCRUN_KEEP_TMP:-0}" = 1 ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
 trap 'exit 143' TERM INT  # the clean-up (the private cluster's daemons) also on ctest's stop

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced after Torc's slurm-tests/lib/workflow.sh (and so after test_framework.sh) in the
 # overlay t0525 builds: what Torc's harness reads straight from Torc's own files is read through
 # torcrun instead, and the assertions with no torcrun counterpart are recorded SKIP, by name,
