@@ -25,8 +25,8 @@ torcrun_skips=(
     "slurm stats|torc slurm stats: no slurmdbd; torcrun jobs shows each job's node, peak memory and CPU"
     "resource_metrics|Torc's per-job SQLite time series (resource_metrics_*.db): torcrun keeps the peak and average in the result (asserted above), shown by torcrun jobs and torcrun report"
     "check-resources|torc workflows check-resources: torcrun jobs shows each job's peak memory beside its return code"
-    # sync_status: Torc's worker dies with its scancel'ed allocation and leaves its jobs running
-    # on the server, for sync-status to fail with -128. torcrun's worker outlives the scancel
+    # sync_status: Torc's test expects the jobs of an externally scancel'ed allocation to be left
+    # running on the server, for sync-status to fail with -128. torcrun's worker outlives the scancel
     # long enough to report each job terminated with its own code (143, Slurm's "CANCELLED AT"
     # line in its stderr): nothing is left for sync-status (t0524(c) shows it failing the jobs
     # of a worker killed with kill -9, -128).
