@@ -49,21 +49,33 @@ cluster=$tmp/cluster
 cleanup() {
     kill_servers
     TORCRUN_SLURM_DIR=$cluster TORCRUN_SLURM_NODES=${TORCRUN_TORC_SLURM_NODES:-5} \
-        "$repo/scripts/slurm-cluster.sh" down >"$tmp/cluster-down.log" 2>&1 || true
+        TORCRUN_SLURM_CTLD_PORT=${ctld_port:-} "$repo/scripts/slurm-cluster.sh" down >"$tmp/cluster-down.log" 2>&1 || true
     if [ "${TORCRUN_KEEP_TMP:-0}" = 1 ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
 trap 'exit 143' TERM INT  # the clean-up (the private cluster's daemons) also on ctest's stop
 t0=$SECONDS
 
-# The private cluster: the lab's defaults but the node count, on ports of its own.
-unset TORCRUN_SLURM_CTLD_PORT
-TORCRUN_SLURM_DIR=$cluster TORCRUN_SLURM_NODES=${TORCRUN_TORC_SLURM_NODES:-5} \
+# The private cluster: the lab's defaults but the node count, on ports of its own outside the
+# range slurm-cluster.sh picks from (16817-19917): this test runs beside the shared cluster's
+# tests, and t0505 starts clusters of its own; two `up`s finding the same block free at once
+# would both take it ("Address already in use").
+nodes=${TORCRUN_TORC_SLURM_NODES:-5}
+ctld_port=
+for port_base in $(seq 20817 100 29817); do
+    for p in $(seq "$port_base" $((port_base + nodes))); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && continue 2
+    done
+    ctld_port=$port_base
+    break
+done
+[ -n "$ctld_port" ] || fail "no free block of $((nodes + 1)) ports between 20817 and 29917"
+TORCRUN_SLURM_DIR=$cluster TORCRUN_SLURM_NODES=$nodes TORCRUN_SLURM_CTLD_PORT=$ctld_port \
     "$repo/scripts/slurm-cluster.sh" up >"$tmp/cluster-up.log" 2>&1 ||
     fail "the private Slurm cluster did not start: $(tail -20 "$tmp/cluster-up.log")"
 # shellcheck disable=SC1091
 source "$cluster/env.sh"
-echo "cluster up in $((SECONDS - t0)) s: $(sinfo -h -o '%D nodes, %c CPUs, %m MB' | head -1)"
+echo "cluster up in $((SECONDS - t0)) s (port $ctld_port): $(sinfo -h -o '%D nodes, %c CPUs, %m MB' | head -1)"
 
 start_server "$tmp/torcrun.db"
 export TORC_API_URL=$base TORCRUN_BIN=$torcrun TORC_SHIM_OUTPUT_DIR=$tmp/root/torc_output
