@@ -10,7 +10,8 @@ TORCRUN_BUILD_PACKAGES=(g++ cmake ninja-build pkg-config
 
 # Packages the tests need beyond the build (system tests read JSON with python3 and call the
 # server with curl; the HTTPS test makes its CA and certificates with openssl and lists
-# processes with ps; Torc's dynamic-jobs example scripts write their JSON with jq).
+# processes with ps; jq: Torc's dynamic-jobs example scripts write JSON with it, and Torc's own
+# Slurm test harness, run by t0525, parses with it).
 TORCRUN_TEST_PACKAGES=(python3 curl chromium openssl procps jq)
 
 # The fuzz targets (scripts/fuzz.sh, ctest fuzz.short): clang and its libFuzzer, which Debian 12
