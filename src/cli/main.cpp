@@ -2,9 +2,11 @@
 #include "torcrun/cli/command_hints.hpp"
 #include "torcrun/cli/command_table.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <functional>
 #include <iostream>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -16,7 +18,10 @@ using torcrun::apps::subcommands;
 void print_usage(std::ostream& out)
 {
     out << "usage: torcrun <command> [options]\n\ncommands:\n";
-    for (auto const& c : subcommands()) out << "  " << c.name << "\t" << c.summary << "\n";
+    std::size_t width = 0;
+    for (auto const& c : subcommands()) width = std::max(width, c.name.size());
+    for (auto const& c : subcommands())
+        out << "  " << c.name << std::string(width + 2 - c.name.size(), ' ') << c.summary << "\n";
     out << "\n'torcrun <command> --help' describes each command's options.\n";
 }
 
