@@ -30,6 +30,10 @@ TORCRUN_PRISM_VERSION=$(sed -n 's|.*"@stoplight/prism-cli": "\(.*\)".*|\1|p' \
 # slurmd's mpi/pmix plugin dlopen()s it (no package depends on it); Open MPI for the MPI tests.
 TORCRUN_SLURM_PACKAGES=(slurmctld slurmd slurm-client munge libpmix2 openmpi-bin libopenmpi-dev)
 
+# The user's manual (scripts/docs.sh, ctest docs.site): MkDocs and its Material theme, both
+# Debian 12 packages (mkdocs 1.4.2, mkdocs-material 8.2.5).
+TORCRUN_DOCS_PACKAGES=(mkdocs mkdocs-material)
+
 torcrun_log() { printf '==> %s\n' "$*" >&2; }
 
 # ensure_packages PKG...: apt-get installs the ones not yet installed; `apt-get update` runs at

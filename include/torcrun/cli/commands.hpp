@@ -30,5 +30,7 @@ int cmd_report(arguments const& args);
 int cmd_worker(arguments const& args);
 // -- run command
 int cmd_run(arguments const& args);
+// -- shell integration
+int cmd_completion(arguments const& args);
 
 }  // namespace torcrun::apps
