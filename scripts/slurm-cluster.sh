@@ -187,7 +187,11 @@ SlurmdDebug=info
 MailProg=/bin/true
 ProctrackType=$proctrack
 TaskPlugin=$task_plugin
-JobAcctGatherType=jobacct_gather/none
+# Job accounting gathering: sstat reads a running step's CPU and memory from it (the worker's
+# usage figures in slurm mode), and OverMemoryKill kills a step over its memory as a site does.
+JobAcctGatherType=jobacct_gather/linux
+JobAcctGatherFrequency=task=2
+JobAcctGatherParams=OverMemoryKill
 # No slurmdbd: AccountingStorageTRES=gres/gpu would be fatal, so GPUs are not in TRES.
 AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
