@@ -59,8 +59,9 @@ result<std::uint64_t> parse_slurm_size(std::string_view text)
         digits.remove_suffix(1);
     }
     auto const value = decimal(digits);
-    if (!value || *value * scale > 1.8e19) return bad;
-    return static_cast<std::uint64_t>(std::llround(*value * scale));
+    // Below 2^64, so the rounded value converts; a byte count past it is no size Slurm prints.
+    if (!value || !(*value * scale < 18446744073709551616.0)) return bad;
+    return static_cast<std::uint64_t>(std::round(*value * scale));
 }
 
 result<double> parse_slurm_cpu_time(std::string_view text)
@@ -85,7 +86,9 @@ result<double> parse_slurm_cpu_time(std::string_view text)
             return bad;
         seconds = seconds * 60 + *value;
     }
-    return days * 86400 + seconds;
+    auto const total = days * 86400 + seconds;
+    if (!std::isfinite(total)) return bad;  // "1e308-00:00:00"
+    return total;
 }
 
 result<std::vector<step_reading>> parse_step_readings(std::string_view table,

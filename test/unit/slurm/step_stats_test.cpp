@@ -18,6 +18,9 @@ BOOST_AUTO_TEST_CASE(sizes_in_slurm_units)
     BOOST_TEST(!core::parse_slurm_size(""));
     BOOST_TEST(!core::parse_slurm_size("K"));
     BOOST_TEST(!core::parse_slurm_size("-1K"));
+    BOOST_TEST(!core::parse_slurm_size("inf"));
+    BOOST_TEST(!core::parse_slurm_size("16384P"));  // 2^64 bytes
+    BOOST_TEST(core::parse_slurm_size("16383P").value() == 16383ull << 50);
 }
 
 BOOST_AUTO_TEST_CASE(cpu_times_in_each_of_slurms_forms)
@@ -32,6 +35,8 @@ BOOST_AUTO_TEST_CASE(cpu_times_in_each_of_slurms_forms)
     BOOST_TEST(!core::parse_slurm_cpu_time("1-02:03"));
     BOOST_TEST(!core::parse_slurm_cpu_time("1:2:3:4"));
     BOOST_TEST(!core::parse_slurm_cpu_time(""));
+    BOOST_TEST(!core::parse_slurm_cpu_time("1e308-00:00:00"));
+    BOOST_TEST(!core::parse_slurm_cpu_time("nan"));
 }
 
 // sstat -P -o JobID,MaxRSS,TRESUsageInTot,NodeList -j 1.0,1.1 on the lab cluster.
