@@ -5,6 +5,9 @@
 # job's node in `torcrun jobs` (table and --json) and in the report is the Slurm node it ran on
 # (SLURMD_NODENAME), not the worker's host. Steps too short for a reading have no figures, and
 # the cluster's missing accounting storage (no slurmdbd) is one log line, not one per job.
+# (b) Issue 22's small item: a worker that starts with under a minute of the allocation left
+# claims a job (Torc's claim window) but its step would get no whole minute of --time: the job
+# goes back to ready, as Torc reverts it, not failed with 126, and the worker claims no more.
 set -euo pipefail
 torcrun=$(readlink -f "$1")
 source "$(dirname "$0")/slurm_lib.sh"
@@ -90,4 +93,27 @@ PY
     fail "the missing accounting storage was not said once: $(grep "accounting\|sstat\|sacct" "$tmp/alloc.log")"
 ! grep "sstat gives no usage" "$tmp/alloc.log" || fail "sstat failed"
 grep "Slurm keeps no accounting" "$tmp/alloc.log"
+
+# (b) 2 minutes, the worker started after 65 s: about 50 s left, the headroom 0 (grace 5 s,
+# drain buffer 5 s), so no step can get its minute.
+python3 - "$tmp/late.json" <<'PY'
+import json, sys
+json.dump({"name": "late", "resource_requirements": [
+               {"name": "one", "num_cpus": 1, "num_gpus": 0, "num_nodes": 1, "memory": "100m",
+                "runtime": "PT1M"}],
+           "jobs": [{"name": "late", "command": "true", "resource_requirements": "one"}]},
+          open(sys.argv[1], "w"))
+PY
+submit_workflow "$tmp/late.json"
+slurm_batch_wait 200 -N1 --time=2 -o "$tmp/late.log" --wrap \
+    "sleep 65; exec $torcrun worker $wf --mode slurm --config $tmp/worker.json" ||
+    fail "(b): the allocation failed: $(tail -30 "$tmp/late.log")"
+[ "$(job_status_counts)" = "ready 1" ] || fail "(b): jobs $(job_status_counts): $(tail -30 "$tmp/late.log")"
+[ "$(curl -sf "$base/results?workflow_id=$wf" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["items"]))')" = 0 ] ||
+    fail "(b): a result was recorded: $(tail -30 "$tmp/late.log")"
+grep -q "handed back: .* s left in the allocation: under one minute of srun --time" "$tmp/late.log" &&
+    grep -q "stops claiming" "$tmp/late.log" || fail "(b): $(tail -30 "$tmp/late.log")"
+# Claimed again, the ready job would come back here and be handed back again and again.
+[ "$(grep -c "handed back" "$tmp/late.log")" = 1 ] || fail "(b): claimed again: $(cat "$tmp/late.log")"
+grep "handed back" "$tmp/late.log"
 echo "ok"
