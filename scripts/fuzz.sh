@@ -28,7 +28,7 @@ case $seconds in
         ;;
 esac
 
-all_targets=(spec_json spec_json5 spec_yaml spec_kdl parameter_table config hostlist slurm_env units
+all_targets=(spec_json spec_json5 spec_yaml spec_kdl parameter_table config hostlist slurm_env step_stats units
     http_request worker_replies)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all_targets[@]}")

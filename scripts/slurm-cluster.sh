@@ -187,11 +187,12 @@ SlurmdDebug=info
 MailProg=/bin/true
 ProctrackType=$proctrack
 TaskPlugin=$task_plugin
-# Memory is enforced as a site does: the linux gatherer samples each step's tasks every 2 s and
-# OverMemoryKill kills a step whose tasks exceed its --mem (Slurm's OUT_OF_MEMORY, exit 137).
-# (cgroup's ConstrainRAMSpace works here too, under TORCRUN_SLURM_CGROUP=1, but slurmd refuses
-# it beside OverMemoryKill: "Jobs memory is being constrained by both TaskPlugin cgroup and
-# JobAcctGather plugin".)
+# Job accounting gathering as a site has it: the linux gatherer samples each step's tasks every
+# 2 s, sstat reads a running step's CPU and memory from it (the worker's usage figures in slurm
+# mode), and OverMemoryKill kills a step whose tasks exceed its --mem (Slurm's OUT_OF_MEMORY,
+# exit 137). (cgroup's ConstrainRAMSpace works here too, under TORCRUN_SLURM_CGROUP=1, but
+# slurmd refuses it beside OverMemoryKill: "Jobs memory is being constrained by both TaskPlugin
+# cgroup and JobAcctGather plugin".)
 JobAcctGatherType=jobacct_gather/linux
 JobAcctGatherFrequency=task=2
 JobAcctGatherParams=OverMemoryKill

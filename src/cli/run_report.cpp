@@ -102,6 +102,13 @@ std::string attempt_key(report_attempt const& a)
            std::to_string(a.attempt_id);
 }
 
+// Where the attempt ran: its step's node(s) in slurm mode, with the worker that started it.
+std::string where_ran(report_attempt const& a, std::string_view worker)
+{
+    return a.step_nodes.empty() ? std::string(worker)
+                                : a.step_nodes + " (a step of " + std::string(worker) + ")";
+}
+
 std::string attempt_title(report_attempt const& a, std::string_view node)
 {
     return html_escape(a.job_name + " (job " + std::to_string(a.job_id) +
@@ -109,7 +116,7 @@ std::string attempt_title(report_attempt const& a, std::string_view node)
                        std::to_string(a.attempt_id) + " run " + std::to_string(a.run_id) +
                        ": " + a.status + ", rc " + std::to_string(a.return_code) + "\n" +
                        format_utc(a.start_seconds) + " .. " + format_utc(a.end_seconds) + " (" +
-                       fixed(a.end_seconds - a.start_seconds, 3) + " s) on " + std::string(node) +
+                       fixed(a.end_seconds - a.start_seconds, 3) + " s) on " + where_ran(a, node) +
                        ", " + std::to_string(a.num_cpus) + " CPUs, " + std::to_string(a.num_gpus) +
                        " GPUs");
 }
@@ -739,7 +746,7 @@ std::string render_report_html(report_input const& in)
                                             ")</span>")) +
                cell(std::to_string(a.job_id)) +
                cell(std::to_string(a.run_id)) + cell(std::to_string(a.attempt_id)) +
-               cell(html_escape(node_label(nodes, a.compute_node_id))) +
+               cell(html_escape(where_ran(a, node_label(nodes, a.compute_node_id)))) +
                cell(html_escape(a.status)) + cell(std::to_string(a.return_code)) +
                cell(format_utc(a.start_seconds)) +
                cell(fixed(a.end_seconds - a.start_seconds, 3)) + cell(std::to_string(a.num_cpus)) +

@@ -69,7 +69,7 @@ double kill_headroom_seconds(worker_config::termination_settings const& t)
     return std::max(0.0, t.drain_buffer_seconds - t.grace_seconds);
 }
 
-result<std::int64_t> time_limit_minutes(launch_request const& r, double headroom_seconds)
+result<std::int64_t> step_minutes_of(launch_request const& r, double headroom_seconds)
 {
     auto const left = *r.seconds_left;
     auto const minutes = std::floor((left - headroom_seconds) / 60);
@@ -111,7 +111,7 @@ result<std::vector<std::string>> srun_flags(launch_request const& r, worker_conf
     argv.push_back("--nodelist=" + compress_hostlist(node_names(r.placement)));
     argv.push_back("--job-name=" + step_name(r.identity));
     if (r.seconds_left) {
-        auto minutes = time_limit_minutes(r, kill_headroom_seconds(config.termination));
+        auto minutes = step_minutes_of(r, kill_headroom_seconds(config.termination));
         if (!minutes) return minutes.error();
         argv.push_back("--time=" + std::to_string(*minutes));
     }
@@ -189,6 +189,12 @@ result<launch_plan> plan_launch(launch_request const& request, worker_config con
                        request.working_dir,
                        attempt_log_paths(config.output_dir, request.identity,
                                          stdio_of(config, request.identity.job_name).mode)};
+}
+
+bool too_late_for_a_step(std::optional<double> seconds_left, worker_config const& config)
+{
+    return seconds_left &&
+           !(std::floor((*seconds_left - kill_headroom_seconds(config.termination)) / 60) >= 1);
 }
 
 }  // namespace torcrun::core

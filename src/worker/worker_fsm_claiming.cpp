@@ -30,6 +30,7 @@ bool worker_fsm::impl::claim_possible() const
 {
     auto const cap = cfg.limits.max_parallel_jobs;
     return stage == worker_stage::running && !startup.end_pending && !claims.request &&
+           !claims.too_late_for_steps &&
            claims.batch.empty() && lease_allows_claims() && pool.largest_free_per_node().cpus >= 1 &&
            (!cap || static_cast<std::int64_t>(jobs.size()) < *cap);
 }

@@ -67,6 +67,8 @@ struct claim_state {
     std::optional<request_id> status_check;
     fsm_time last_status_check{};
     bool status_wanted = false;
+    // slurm mode: a job came back from the runner too late for a step (spawn_failed::too_late).
+    bool too_late_for_steps = false;
     // Why each ready job can never run here, from the last read while nothing was held; said at
     // the idle stop (worker_fsm_claiming.cpp). Cleared when a job is held again.
     std::vector<std::string> never_fit;

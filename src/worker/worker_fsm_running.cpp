@@ -68,6 +68,15 @@ void worker_fsm::impl::on(worker::spawn_failed const& e)
         return;
     }
     if (e.worker_fault) return spawn_refused_here(*job, e.message);
+    if (e.too_late) {
+        // Back to ready for an allocation with time (Torc reverts it); no claims from here on:
+        // every step would be as late, and a claim would only hand back again.
+        hand_back(*job, log_severity::info, e.message);
+        if (!claims.too_late_for_steps)
+            say(log_severity::info, "worker: stops claiming: " + e.message);
+        claims.too_late_for_steps = true;
+        return;
+    }
     // Handed back, it would come straight back to this worker and fail again without end: the
     // attempt is over, failed, and the failure rules and max_retries decide what follows.
     pool.release(reservation_id{e.job_id});
@@ -126,6 +135,7 @@ job_result worker_fsm::impl::classify(job_entry const& job, job_state::running c
     auto r = attempt_result(job);
     r.exec_time_minutes = std::chrono::duration<double>(now - run.spawned_at).count() / 60;
     r.usage = e.usage;
+    r.nodes = e.nodes;
     for (auto const& share : run.placement.nodes)
         r.gpu_ids.insert(r.gpu_ids.end(), share.gpu_ids.begin(), share.gpu_ids.end());
     auto const timeout_code = cfg.termination.timeout_exit_code;

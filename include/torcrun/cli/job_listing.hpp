@@ -25,11 +25,15 @@ struct attempt_facts {
     std::int64_t attempts = 0;  // results the job has, every run
     std::optional<double> start_unix;  // completion_time - exec_time
     std::optional<double> seconds;     // exec_time_minutes x 60
-    std::string node;                  // the compute node's hostname; empty: unknown
+    // Where it ran: a slurm-mode step's node(s) as Slurm names them ("n2"), else the compute
+    // node's hostname; empty: unknown.
+    std::string node;
     // The GPU ids it held (result.json in its directory); nothing: not known.
     std::optional<std::vector<std::string>> gpu_ids;
     std::optional<std::uint64_t> peak_memory_bytes;
     std::optional<double> peak_cpu_percent;
+    std::optional<std::uint64_t> avg_memory_bytes;  // --json only
+    std::optional<double> avg_cpu_percent;          // --json only
     std::optional<std::string> log_dir;
 };
 

@@ -46,6 +46,7 @@ struct report_attempt {
     std::string log_link;  // its log directory relative to the page; empty when not at hand
     std::vector<std::string> log_files;  // the files in it to link (stderr, stdout, output)
     std::vector<std::string> gpu_ids;    // the ids it held (result.json); empty: not known
+    std::string step_nodes;  // slurm mode: its step's node(s) (result.json); empty: the worker's
     std::vector<usage_point> series;     // CPU and memory over its life (usage.json)
 };
 

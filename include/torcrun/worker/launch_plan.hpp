@@ -103,6 +103,12 @@ struct launch_plan {
 // Errors start `launch: job <id>: ` and say what is wrong: no node, several nodes in direct
 // mode, no Slurm job id, tasks_per_node 0 or above the CPUs, too little time left, NUL in the
 // command or invocation script, or an environment error of make_job_environment.
+// slurm mode: a step started with `seconds_left` would get under one minute of --time (the
+// time left less the kill headroom; --time=0 would mean no limit at all). Such a job is not
+// launched: it goes back to ready, as Torc v0.25.1 reverts a step it refuses to launch, and the
+// worker claims nothing more (the time left only shrinks). Unknown time left: false.
+bool too_late_for_a_step(std::optional<double> seconds_left, worker_config const& config);
+
 result<launch_plan> plan_launch(launch_request const& request, worker_config const& config,
                                 env_map const& worker_env);
 

@@ -124,7 +124,14 @@ struct action_finished { std::int64_t action_id = 0; bool succeeded = true; std:
 struct job_spawned { std::int64_t job_id = 0; };
 // worker_fault: the worker's own trouble kept the job from starting (its output directory
 // unwritable or full, descriptors or memory exhausted), not the job's (its program not found).
-struct spawn_failed { std::int64_t job_id = 0; std::string message; bool worker_fault = false; };
+// too_late: slurm mode, the allocation ends too soon for a step's one minute of --time
+// (core::too_late_for_a_step): neither's fault, the job goes back to ready as in Torc.
+struct spawn_failed {
+    std::int64_t job_id = 0;
+    std::string message;
+    bool worker_fault = false;
+    bool too_late = false;
+};
 // slurm mode: `step` is Slurm's verdict on the srun step (step_exit.hpp); its return code
 // and status replace those of srun's own exit, before the worker's own stop causes apply.
 struct job_exited {
@@ -132,6 +139,9 @@ struct job_exited {
     exit_status status;
     std::optional<job_usage> usage;
     std::optional<step_exit> step;
+    // slurm mode: the node(s) the step ran on, as Slurm names them ("n2", "n[1-2]"); empty in
+    // direct mode, where the job ran on the worker's own node.
+    std::string nodes;
 };
 struct outputs_checked { std::int64_t job_id = 0; std::vector<std::string> missing; };
 // A sample of the job's process tree; with limits.enforce_memory, more than the job's memory

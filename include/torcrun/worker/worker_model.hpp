@@ -109,6 +109,9 @@ struct job_result {
     // The GPU ids the attempt held (every node of its placement, in order); kept in result.json
     // and the journal, not sent: Torc v0.10's result has no such field.
     std::vector<std::string> gpu_ids;
+    // slurm mode: the node(s) of the attempt's step ("n2", "n[1-2]"); empty in direct mode (the
+    // compute node's host). Kept like gpu_ids, not sent.
+    std::string nodes;
 
     bool operator==(job_result const&) const = default;
 };

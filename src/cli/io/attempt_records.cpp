@@ -26,27 +26,32 @@ core::result<std::optional<std::string>> read_if_present(std::string const& path
 
 }  // namespace
 
-core::result<std::optional<std::vector<std::string>>> read_recorded_gpu_ids(
-    std::string const& result_file)
+core::result<recorded_attempt> read_recorded_attempt(std::string const& result_file)
 {
     auto const text = read_if_present(result_file);
     if (!text) return text.error();
-    if (!*text) return std::optional<std::vector<std::string>>{};
+    recorded_attempt out;
+    if (!*text) return out;
     boost::system::error_code ec;
     auto const v = json::parse(**text, ec);
     if (ec) return core::error{result_file + ": not JSON: " + ec.message()};
     auto const* o = v.if_object();
+    if (auto const* nodes = o ? o->if_contains("nodes") : nullptr) {
+        if (!nodes->is_string()) return core::error{result_file + ": nodes is not a string"};
+        out.nodes = nodes->get_string();
+    }
     auto const* ids = o ? o->if_contains("gpu_ids") : nullptr;
-    if (!ids) return std::optional<std::vector<std::string>>{};
+    if (!ids) return out;
     auto const* array = ids->if_array();
     auto const not_strings = core::error{result_file + ": gpu_ids is not an array of strings"};
     if (!array) return not_strings;
-    std::vector<std::string> out;
+    std::vector<std::string> gpus;
     for (auto const& id : *array) {
         if (!id.is_string()) return not_strings;
-        out.emplace_back(id.get_string());
+        gpus.emplace_back(id.get_string());
     }
-    return std::optional{std::move(out)};
+    out.gpu_ids = std::move(gpus);
+    return out;
 }
 
 core::result<std::optional<std::vector<core::usage_point>>> read_usage_series(

@@ -1,5 +1,5 @@
 // What the worker wrote into an attempt's directory and the client commands read back: the GPU
-// ids of result.json (the server's result has no such field: Torc v0.10's model) and the CPU
+// ids and step nodes of result.json (the server's result has no such fields: Torc v0.10's model) and the CPU
 // and memory series of usage.json. Used by `torcrun jobs` (its GPUS column) and the report.
 #pragma once
 
@@ -13,11 +13,19 @@
 
 namespace torcrun::apps {
 
-// result.json's `gpu_ids`; nothing when the file is absent or has no such field (a worker that
-// did not record them). Errors: `FILE: cannot read: ...` (it is there but does not read),
-// `FILE: not JSON: ...`, `FILE: gpu_ids is not an array of strings`.
-core::result<std::optional<std::vector<std::string>>> read_recorded_gpu_ids(
-    std::string const& result_file);
+// What result.json records beyond the server's result.
+struct recorded_attempt {
+    // `gpu_ids`; nothing when the file is absent or has no such field (a worker that did not
+    // record them).
+    std::optional<std::vector<std::string>> gpu_ids;
+    // `nodes`: the node(s) a slurm-mode step ran on, as Slurm names them ("n2", "n[1-2]");
+    // empty when not recorded (direct mode: the compute node's host).
+    std::string nodes;
+};
+
+// Errors: `FILE: cannot read: ...` (it is there but does not read), `FILE: not JSON: ...`,
+// `FILE: gpu_ids is not an array of strings`, `FILE: nodes is not a string`.
+core::result<recorded_attempt> read_recorded_attempt(std::string const& result_file);
 
 // usage.json's points; nothing when the file is absent (the attempt never ran, or an older
 // worker). Errors: `FILE: cannot read: ...`, or parse_usage_series's message after FILE.

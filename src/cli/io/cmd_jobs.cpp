@@ -139,7 +139,9 @@ json::array to_json(std::vector<job_row> const& rows)
             o["gpu_ids"] = nullptr;
         }
         o["peak_memory_bytes"] = or_null(a.peak_memory_bytes);
+        o["avg_memory_bytes"] = or_null(a.avg_memory_bytes);
         o["peak_cpu_percent"] = or_null(a.peak_cpu_percent);
+        o["avg_cpu_percent"] = or_null(a.avg_cpu_percent);
         o["log_dir"] = or_null(a.log_dir);
         o["command"] = r.command;
         if (!r.origin.empty()) {  // as Torc: no `origin` for a declared job
@@ -170,14 +172,20 @@ core::result<core::attempt_facts> facts_of(job_results const& results, std::int6
         f.peak_memory_bytes = m->to_number<std::uint64_t>();
     if (auto const* c = field(r, "peak_cpu_percent"); c && c->is_number())
         f.peak_cpu_percent = c->to_number<double>();
+    if (auto const* m = field(r, "avg_memory_bytes"); m && m->is_number())
+        f.avg_memory_bytes = m->to_number<std::uint64_t>();
+    if (auto const* c = field(r, "avg_cpu_percent"); c && c->is_number())
+        f.avg_cpu_percent = c->to_number<double>();
     auto const paths = core::attempt_log_paths(
         dirs.of_node(integer_of(r, "compute_node_id")),
         {wf, job.id, job.name, integer_of(r, "run_id"), integer_of(r, "attempt_id", 1),
          std::nullopt});
     f.log_dir = paths.dir;
-    auto gpus = read_recorded_gpu_ids(paths.result_file);
-    if (!gpus) return gpus.error();
-    f.gpu_ids = std::move(*gpus);
+    auto recorded = read_recorded_attempt(paths.result_file);
+    if (!recorded) return recorded.error();
+    f.gpu_ids = std::move(recorded->gpu_ids);
+    // slurm mode: the step's own node(s), not the host of the worker that started it.
+    if (!recorded->nodes.empty()) f.node = std::move(recorded->nodes);
     return f;
 }
 

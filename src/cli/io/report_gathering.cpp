@@ -55,14 +55,15 @@ core::attempt_paths paths_of(std::string const& output_dir, core::report_attempt
         output_dir, {workflow_id, a.job_id, a.job_name, a.run_id, a.attempt_id, std::nullopt});
 }
 
-// The GPU ids and the series the worker wrote into the attempt's directory, where they are.
+// The GPU ids, the step's nodes and the series the worker wrote into the attempt's directory, where they are.
 core::result<void> read_attempt_files(std::string const& output_dir, core::report_attempt& a,
                                       std::int64_t workflow_id)
 {
     auto const paths = paths_of(output_dir, a, workflow_id);
-    auto gpus = read_recorded_gpu_ids(paths.result_file);
-    if (!gpus) return gpus.error();
-    if (*gpus) a.gpu_ids = std::move(**gpus);
+    auto recorded = read_recorded_attempt(paths.result_file);
+    if (!recorded) return recorded.error();
+    if (recorded->gpu_ids) a.gpu_ids = std::move(*recorded->gpu_ids);
+    a.step_nodes = std::move(recorded->nodes);
     auto series = read_usage_series(paths.usage_file);
     if (!series) return series.error();
     if (*series) a.series = std::move(**series);

@@ -3,8 +3,10 @@
 // SIGKILLed, their exits still reaped, and no event is delivered any more.
 //
 // - Event delivery is always posted, never from inside a call.
-// - One /proc sampling loop, alive only while jobs run; memory reports when
-//   limits.enforce_memory.
+// - One sampling loop, alive only while jobs run; memory reports when limits.enforce_memory.
+//   Direct mode samples /proc (proc_sampler); slurm mode, where the job's process here is only
+//   srun, reads each step from Slurm (step_sampler: squeue, sstat), no more often than every
+//   step_sample_interval.
 // - One job attempt, from the spawn action to job_exited: the launch plan (core decides argv,
 //   environment and paths), the attempt directory with command.txt and environment.txt, the
 //   non-blocking launch, /proc tracking, and the exit with the usage of the whole tree (its
@@ -23,6 +25,8 @@
 #include "torcrun/worker/io/launcher.hpp"
 #include "torcrun/worker/io/proc_sampler.hpp"
 #include "torcrun/worker/io/slurm_commands.hpp"
+#include "torcrun/worker/io/step_sampler.hpp"
+#include "torcrun/slurm/hostlist.hpp"
 #include "torcrun/common/signal_names.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -98,7 +102,13 @@ struct job_runner::impl : std::enable_shared_from_this<impl> {
     event_sink sink_;
     logger log_;
     launcher launcher_;
+    // Slurm's commands the runner runs for itself (squeue, sstat, sacct, scancel): no guardian.
+    // Their parent-death SIGKILL ends them with the worker, and one still running when the
+    // worker ends normally (a scancel after the step's SIGKILL, an sstat between ticks) is no
+    // job of a gone worker for the guardian to report.
+    launcher commands_;
     proc_sampler sampler_;
+    std::optional<step_sampler> steps_;  // slurm mode
     boost::asio::steady_timer sample_timer_;
     bool sampling_ = false;
     bool closed_ = false;
@@ -108,6 +118,10 @@ struct job_runner::impl : std::enable_shared_from_this<impl> {
 };
 
 namespace {
+
+// slurm mode: sstat at most this often. jobacct_gather refreshes a step's figures every few
+// seconds (the lab: 2 s), and each sstat asks slurmctld and every node of the steps.
+constexpr auto step_sample_interval = std::chrono::seconds(2);
 
 core::result<void> write_text(std::string const& path, std::string const& text)
 {
@@ -186,8 +200,11 @@ job_runner::impl::impl(net::any_io_executor executor, job_runner_settings settin
       sink_(std::move(sink)),
       log_(std::move(log)),
       launcher_(executor, exit_watch::automatic, settings_.guardian),
+      commands_(executor, exit_watch::automatic, nullptr),
       sample_timer_(executor)
 {
+    if (settings_.mode == core::execution_mode::slurm)
+        steps_.emplace(commands_, settings_.slurm_job_id, settings_.worker_env, log_);
 }
 
 void job_runner::impl::deliver(core::worker_event event)
@@ -221,16 +238,26 @@ void job_runner::impl::start_sampling()
 
 net::awaitable<void> job_runner::impl::sample_loop(std::shared_ptr<impl> self)
 {
-    while (!self->closed_ && self->sampler_.tracked() > 0) {
-        self->sample_timer_.expires_after(self->settings_.sample_interval);
+    auto const& steps = self->steps_;
+    auto const interval =
+        steps ? std::max<std::chrono::steady_clock::duration>(self->settings_.sample_interval,
+                                                              step_sample_interval)
+              : self->settings_.sample_interval;
+    while (!self->closed_ && self->sampler_.tracked() + (steps ? steps->tracked() : 0) > 0) {
+        self->sample_timer_.expires_after(interval);
         auto const [ec] =
             co_await self->sample_timer_.async_wait(net::as_tuple(net::use_awaitable));
         if (ec || self->closed_) break;
-        self->sampler_.sample(proc_sampler::clock::now());
+        if (steps)
+            co_await self->steps_->sample();
+        else
+            self->sampler_.sample(proc_sampler::clock::now());
+        if (self->closed_) break;
         if (!self->settings_.config.limits.enforce_memory) continue;
         for (auto const& [id, job] : self->jobs_) {
             if (!job.child || !job.child->running()) continue;
-            if (auto const latest = self->sampler_.latest(job.child->pid()))
+            if (auto const latest =
+                    steps ? steps->latest(id) : self->sampler_.latest(job.child->pid()))
                 self->deliver(core::worker::memory_used{id, latest->memory_bytes});
         }
     }
@@ -271,13 +298,13 @@ net::awaitable<void> job_runner::impl::signal_step(std::shared_ptr<impl> self,
     auto const job = std::to_string(job_id);
     auto const& env = self->settings_.worker_env;
     auto const step =
-        co_await find_slurm_step(self->launcher_, self->settings_.slurm_job_id, name, env);
+        co_await find_slurm_step(self->commands_, self->settings_.slurm_job_id, name, env);
     bool signalled = false;
     if (!step) {
         self->log_.write(log_level::warning, "runner", "the job's step was not found",
                          {{"job", job}, {"step", name}, {"error", step.error().message}});
     } else if (*step) {
-        auto const sent = co_await cancel_slurm_step(self->launcher_, **step, signal, env);
+        auto const sent = co_await cancel_slurm_step(self->commands_, **step, signal, env);
         if (sent) {
             signalled = true;
             // Logged now: the tasks may be gone, srun with them, before the next scancel ends.
@@ -292,7 +319,7 @@ net::awaitable<void> job_runner::impl::signal_step(std::shared_ptr<impl> self,
         if (sent && signal == SIGKILL) {
             // The step's end, should a task outlive SIGKILL (uninterruptible sleep).
             auto const ended =
-                co_await cancel_slurm_step(self->launcher_, **step, std::nullopt, env);
+                co_await cancel_slurm_step(self->commands_, **step, std::nullopt, env);
             if (!ended)
                 self->log_.write(log_level::warning, "runner", "scancel failed",
                                  {{"job", job}, {"step", **step},
@@ -378,6 +405,17 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
                                                    core::worker::spawn action)
 {
     auto const id = action.job.id;
+    if (self->settings_.mode == core::execution_mode::slurm &&
+        core::too_late_for_a_step(action.seconds_left, self->settings_.config)) {
+        self->jobs_.erase(id);
+        auto const why = detail::cat(fixed3(action.seconds_left.value_or(0)),
+                                     " s left in the allocation: under one minute of srun "
+                                     "--time after the kill headroom");
+        self->log_.write(log_level::info, "runner", "job not launched",
+                         {{"job", std::to_string(id)}, {"why", why}});
+        self->deliver(core::worker::spawn_failed{id, why, false, true});
+        co_return;
+    }
     auto plan = self->plan(action);
     if (!plan) {
         self->jobs_.erase(id);
@@ -418,7 +456,10 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
     auto& job = self->jobs_.at(id);
     job.child = child;
     job.step_name = step;
-    self->sampler_.track(child->pid(), child->started());
+    if (self->steps_)
+        self->steps_->track(id, step, child->started());
+    else
+        self->sampler_.track(child->pid(), child->started());
     self->start_sampling();
     auto const gpus = gpu_list(action.placement);
     self->log_.write(log_level::info, "runner", "job started",
@@ -433,8 +474,26 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
 
     auto const report = co_await child->wait();
     if (guardian && !step.empty()) guardian->forget_step(self->settings_.slurm_job_id, step);
-    auto const finished = self->sampler_.finish(child->pid(), report);
-    auto const& usage = finished.summary;
+    // slurm mode: Slurm's figures of the step, and the nodes it ran on (Slurm's NodeList, else
+    // the --nodelist it was started with); direct mode: the /proc samples and the exit's rusage.
+    proc_sampler::finished_usage finished;
+    std::optional<core::usage_summary> measured;
+    std::string nodes;
+    if (self->steps_) {
+        auto step_done = co_await self->steps_->finish(id);
+        measured = step_done.summary;
+        finished.series = std::move(step_done.series);
+        nodes = step_done.nodes;
+        if (nodes.empty()) {
+            std::vector<std::string> names;
+            for (auto const& share : action.placement.nodes) names.push_back(share.node_name);
+            nodes = core::compress_hostlist(names);
+        }
+    } else {
+        finished = self->sampler_.finish(child->pid(), report);
+        measured = finished.summary;
+    }
+    auto const usage = measured.value_or(core::usage_summary{});
     self->jobs_.erase(id);
     // Once per attempt, a few kilobytes at most (the series is bounded); none for a job that
     // ended before its first sample, which keeps short jobs to the files they had.
@@ -452,9 +511,12 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
                       {"rc", std::to_string(report.status.return_code())},
                       {"status", report.status.describe()},
                       {"seconds", fixed3(seconds)},
-                      {"peak_memory_bytes", std::to_string(usage.peak_memory_bytes)},
-                      {"avg_cpu_percent", fixed3(usage.avg_cpu_percent)}});
-    core::worker::job_exited exited{id, report.status, to_job_usage(usage), std::nullopt};
+                      {"peak_memory_bytes",
+                       measured ? std::to_string(usage.peak_memory_bytes) : "unknown"},
+                      {"avg_cpu_percent", measured ? fixed3(usage.avg_cpu_percent) : "unknown"},
+                      {"nodes", nodes.empty() ? "this" : nodes}});
+    core::worker::job_exited exited{id, report.status, std::nullopt, std::nullopt, nodes};
+    if (measured) exited.usage = to_job_usage(*measured);
     if (self->settings_.mode == core::execution_mode::slurm)
         exited.step = self->judge_step(id, report.status, plan->paths.stderr_file);
     self->deliver(std::move(exited));

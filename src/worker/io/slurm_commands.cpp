@@ -144,14 +144,55 @@ asio::awaitable<core::result<std::string>> slurm_job_state(launcher& launch, std
                                         boost::algorithm::trim_copy(run->out));
 }
 
-asio::awaitable<core::result<std::optional<std::string>>> find_slurm_step(
-    launcher& launch, std::string job_id, std::string name, core::env_map environment)
+asio::awaitable<core::result<std::string>> list_slurm_steps(launcher& launch, std::string job_id,
+                                                            core::env_map environment)
 {
     std::vector<std::string> argv{"squeue", "-h", "-s", "-j", job_id, "-o", "%i %j"};
     auto run = co_await run_command(launch, std::move(argv), std::move(environment));
     if (!run) co_return run.error();
     if (auto e = failure("squeue -s -j " + job_id, *run)) co_return *e;
-    co_return core::step_id_named(run->out, name);
+    co_return core::result<std::string>(boost::system::in_place_value, std::move(run->out));
+}
+
+asio::awaitable<core::result<std::optional<std::string>>> find_slurm_step(
+    launcher& launch, std::string job_id, std::string name, core::env_map environment)
+{
+    auto lines = co_await list_slurm_steps(launch, std::move(job_id), std::move(environment));
+    if (!lines) co_return lines.error();
+    co_return core::step_id_named(*lines, name);
+}
+
+asio::awaitable<core::result<std::vector<core::step_reading>>> read_step_stats(
+    launcher& launch, std::vector<std::string> step_ids, core::env_map environment)
+{
+    std::string ids;
+    for (auto const& id : step_ids) ids += (ids.empty() ? "" : ",") + id;
+    std::vector<std::string> argv{"sstat", "-P", "-o", "JobID,MaxRSS,TRESUsageInTot,NodeList",
+                                  "-j", ids};
+    auto run = co_await run_command(launch, std::move(argv), std::move(environment));
+    if (!run) co_return run.error();
+    auto readings = core::parse_step_readings(run->out, "sstat");
+    if (!readings) co_return readings.error();
+    // Steps that ended are named on stderr and missing from the table; a table with no row and
+    // a failed exit is sstat failing as a whole.
+    if (readings->empty())
+        if (auto e = failure("sstat -j " + ids, *run)) co_return *e;
+    co_return std::move(*readings);
+}
+
+asio::awaitable<core::result<std::optional<std::vector<core::step_reading>>>>
+read_step_accounting(launcher& launch, std::string job_id, core::env_map environment)
+{
+    std::vector<std::string> argv{"sacct", "-P", "-o", "JobID,JobName,MaxRSS,TotalCPU,NodeList",
+                                  "-j", job_id};
+    auto run = co_await run_command(launch, std::move(argv), std::move(environment));
+    if (!run) co_return run.error();
+    if ((run->err + run->out).find("accounting storage is disabled") != std::string::npos)
+        co_return std::optional<std::vector<core::step_reading>>{};
+    if (auto e = failure("sacct -j " + job_id, *run)) co_return *e;
+    auto readings = core::parse_step_readings(run->out, "sacct");
+    if (!readings) co_return readings.error();
+    co_return std::optional<std::vector<core::step_reading>>(std::move(*readings));
 }
 
 asio::awaitable<core::result<void>> cancel_slurm_step(launcher& launch, std::string step_id,

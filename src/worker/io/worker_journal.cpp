@@ -69,6 +69,8 @@ core::job_result result_from(json::object const& o)
     // Journals written before the GPU ids were kept have none.
     if (auto const* gpus = o.if_contains("gpu_ids"))
         for (auto const& id : gpus->as_array()) r.gpu_ids.emplace_back(id.as_string());
+    if (auto const* nodes = o.if_contains("nodes"); nodes && nodes->is_string())
+        r.nodes = nodes->get_string();
     return r;
 }
 
@@ -132,6 +134,7 @@ json::object result_json(core::job_result const& r)
     json::array gpus;
     for (auto const& id : r.gpu_ids) gpus.emplace_back(id);
     o["gpu_ids"] = std::move(gpus);
+    if (!r.nodes.empty()) o["nodes"] = r.nodes;
     return o;
 }
 

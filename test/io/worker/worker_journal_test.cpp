@@ -38,7 +38,7 @@ core::job_report report(std::int64_t job, std::uint32_t attempt,
     core::job_result r{.job_id = job, .workflow_id = 3, .run_id = 1, .attempt_id = attempt,
                        .compute_node_id = 7, .return_code = 0, .exec_time_minutes = 0.25,
                        .completion_time = 1751302800.5, .status = status, .usage = std::nullopt,
-                       .gpu_ids = {}};
+                       .gpu_ids = {}, .nodes = "n[1-2]"};
     return {kind, r};
 }
 

@@ -81,6 +81,20 @@ BOOST_AUTO_TEST_CASE(one_bar_per_attempt_and_gpu_bars_per_lane)
     BOOST_TEST(page.find("n2 #2 GPU") == std::string::npos);
 }
 
+// slurm mode: a step ran on a Slurm node, not on the worker's host; the bar's title and the
+// attempts table name that node, with the worker that started the step.
+BOOST_AUTO_TEST_CASE(a_steps_own_node_is_shown_with_its_worker)
+{
+    core::report_input in;
+    in.nodes = {{1, "login7", 16, 0, std::nullopt}};
+    in.attempts = {attempt(1, 0, 2), attempt(2, 0, 2)};
+    in.attempts[0].step_nodes = "n2";
+    auto const page = core::render_report_html(in);
+    BOOST_TEST(count(page, "on n2 (a step of login7 #1)") == 1u);  // the bar's title
+    BOOST_TEST(count(page, "<td>n2 (a step of login7 #1)</td>") == 1u);  // the table
+    BOOST_TEST(count(page, "on login7 #1,") == 1u);  // the other attempt: the worker's host
+}
+
 BOOST_AUTO_TEST_CASE(recorded_gpu_ids_are_the_lanes)
 {
     // Node 1 recorded every GPU attempt's ids: lanes 2, 10 (numeric order), bars where the jobs

@@ -247,6 +247,9 @@ BOOST_DATA_TEST_CASE(time_limit_from_the_time_left, bdata::make(time_cases), c)
     auto req = request(mode::slurm, cpu_only());
     req.seconds_left = c.seconds_left;
     auto const p = plan(req, config);
+    // The runner asks before planning: a step too late is handed back, never failed with 126.
+    BOOST_TEST(core::too_late_for_a_step(c.seconds_left, config) ==
+               !c.expected.starts_with("--time="));
     if (!c.expected.starts_with("--time=")) {
         BOOST_TEST_REQUIRE(!p.has_value());
         BOOST_TEST(p.error().message == "launch: job 42: " + c.expected);
@@ -256,6 +259,11 @@ BOOST_DATA_TEST_CASE(time_limit_from_the_time_left, bdata::make(time_cases), c)
     BOOST_TEST(p->argv.at(10) == "--job-name=wf5_j42_r1_a2");
     BOOST_TEST(p->argv.at(11) == c.expected);
     BOOST_TEST(p->argv.at(12) == "--kill-on-bad-exit=1");
+}
+
+BOOST_AUTO_TEST_CASE(no_time_left_known_is_never_too_late)
+{
+    BOOST_TEST(!core::too_late_for_a_step(std::nullopt, lab_config()));
 }
 
 BOOST_AUTO_TEST_CASE(no_time_limit_in_direct_mode)

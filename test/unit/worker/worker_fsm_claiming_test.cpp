@@ -214,6 +214,32 @@ std::vector<scenario> const scenarios{
          ledger_is(h, 1, 1, 0, 0);
          BOOST_TEST(h.fsm().pool().idle());
      }},
+    // slurm mode, the allocation ending too soon for a step's minute of --time: the job goes
+    // back to ready (Torc reverts it), neither failed with 126 nor the worker's fault; the worker
+    // claims nothing more (every later step would be as late), 43 finishes, the exit is 0.
+    {"a step too late for its minute: handed back, no more claims, no failure", test_config(),
+     one_node(),
+     opening(node_text, claim8) + std::vector<step>{
+         {1, claimed({started(job(42)), started(job(43))}), {"read_requirements 1"}},
+         {1.1, requirements(1, needs(2)),
+          {"start_job 42", "start_job 43", "claim_jobs limit=4 cpus=4 memory=16g gpus=4 nodes=1"}},
+         {1.2, done("start_job 43"), {"spawn 43#1 on n0 cpus=2 memory=0"}},
+         {1.25, spawned(43), {"info: job 43: started attempt=1 on n0 cpus=2 memory=0"}},
+         {1.3, done("start_job 42"), {"spawn 42#1 on n0 cpus=2 memory=0"}},
+         {1.4, ev(worker::spawn_failed{42, "80.000 s left in the allocation", false, true}),
+          {"info: job 42: handed back: 80.000 s left in the allocation", "hand_back 42",
+           "info: worker: stops claiming: 80.000 s left in the allocation"}},
+         {1.5, done("hand_back 42"), {}},
+         {1.6, claimed({}), {}},
+         {2, exit_of(43, exited(0)),
+          {"info: job 43: completed rc=0 (exited with 0)", "complete_jobs 43#1 completed rc=0"}},
+         {2.1, batch_ok({43}), {}},
+     },
+     [](harness& h) {
+         BOOST_TEST(h.fsm().ledger().handed_back == 1u);
+         BOOST_TEST(h.fsm().ledger().reported == 1u);
+         BOOST_TEST(h.fsm().pool().idle());
+     }},
     // The worker's own output disk is full: the job is not at fault, so it goes back; the worker
     // claims nothing more (a broken node must not fail the queue), lets 43 finish, exits 5.
     {"spawn failure of the worker's own: handed back, no more claims, exit 5 after the rest",

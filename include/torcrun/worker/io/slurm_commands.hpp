@@ -6,6 +6,7 @@
 
 #include "torcrun/common/env_map.hpp"
 #include "torcrun/common/error.hpp"
+#include "torcrun/slurm/step_stats.hpp"
 #include "torcrun/worker/io/launcher.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace torcrun::io {
 
@@ -39,6 +41,25 @@ boost::asio::awaitable<core::result<std::string>> slurm_job_state(launcher& laun
 // registered, or over).
 boost::asio::awaitable<core::result<std::optional<std::string>>> find_slurm_step(
     launcher& launch, std::string job_id, std::string name, core::env_map environment);
+
+// The running steps of Slurm job `job_id`, one "<id> <name>" a line
+// (`squeue -h -s -j JOB -o "%i %j"`, read with core::step_id_named).
+boost::asio::awaitable<core::result<std::string>> list_slurm_steps(launcher& launch,
+                                                                   std::string job_id,
+                                                                   core::env_map environment);
+
+// What Slurm's job accounting gathering has measured of running steps so far
+// (`sstat -P -o JobID,MaxRSS,TRESUsageInTot,NodeList -j 12.3,12.4`). A step that has ended is
+// missing from the answer (sstat: "not found running"), which is no error; an error is sstat
+// failing for all of them, with its own text (`sstat: ... jobacct_gather/none ...`).
+boost::asio::awaitable<core::result<std::vector<core::step_reading>>> read_step_stats(
+    launcher& launch, std::vector<std::string> step_ids, core::env_map environment);
+
+// What Slurm's accounting storage kept of the steps of job `job_id`
+// (`sacct -P -o JobID,JobName,MaxRSS,TotalCPU,NodeList -j JOB`); nullopt where the cluster keeps
+// none (sacct: "Slurm accounting storage is disabled").
+boost::asio::awaitable<core::result<std::optional<std::vector<core::step_reading>>>>
+read_step_accounting(launcher& launch, std::string job_id, core::env_map environment);
 
 // `scancel --signal=NAME STEP`, or with no signal `scancel STEP` (the step's end: Slurm kills
 // its tasks on every node). A step that has ended already is no error.
