@@ -40,6 +40,8 @@ constexpr subcommand subcommands[] = {
      "cancel a workflow: no more claims, its running jobs stopped, its allocations scancel'ed"},
     {"rerun", torcrun::apps::cmd_rerun,
      "run a workflow's jobs again as a new run (--failed, --job NAME); earlier logs stay"},
+    {"watch", torcrun::apps::cmd_watch,
+     "poll a workflow until complete; --auto-schedule submits the Slurm allocations it needs"},
     // -- worker shell
     {"worker", torcrun::apps::cmd_worker, "run a workflow's jobs on this allocation's resources"},
     // -- run command

@@ -92,4 +92,11 @@ core::result<std::string> run_squeue_state(std::int64_t job_id)
     });
 }
 
+core::result<std::string> run_sinfo_partitions()
+{
+    return run_here<std::string>([&](io::launcher& l) {
+        return io::partition_listing(l, read_process_environment());
+    });
+}
+
 }  // namespace torcrun::apps

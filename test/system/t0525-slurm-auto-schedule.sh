@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Issue 25: allocations that follow the work. A three-stage spec with no slurm_schedulers and no
+# schedule_nodes actions (40 one-CPU jobs -> 16 one-GPU jobs -> one 2-node job, each stage
+# depending on the whole one before) completes from `torcrun submit --auto-schedule` alone on
+# the 2-node x 8-CPU x 4-GPU lab: the allocator submits an allocation when a stage's jobs are
+# ready and none can take them (the first at once, for the 40 CPU jobs only; the GPU one, with
+# the partition's GPUs, only once the GPU jobs are ready), never one for a blocked stage; every
+# job completes; no allocation of the workflow is left queued or in Slurm, and every record is
+# closed. First, a job no partition holds (16 CPUs) is named with the limit and gets nothing.
+set -euo pipefail
+torcrun=$(readlink -f "$1")
+source "$(dirname "$0")/slurm_lib.sh"
+source "$(dirname "$0")/slurm_worker_lib.sh"
+submitted_allocations_setup gpus
+sed -i 's/"idle_timeout_seconds": 30/"idle_timeout_seconds": 4/' "$tmp/worker.json"
+
+# -- a job larger than every partition: named, no allocation, exit 1
+cat >"$tmp/wide.json" <<'EOF'
+{"name": "wide", "resource_requirements": [{"name": "wide", "num_cpus": 16, "memory": "100m", "runtime": "PT1M"}],
+ "jobs": [{"name": "too_wide", "command": "true", "resource_requirements": "wide"}]}
+EOF
+rc=0
+timeout 60 "$torcrun" submit --url "$base" --config "$tmp/worker.json" --output-dir "$tmp/out" \
+    --auto-schedule -p 1 "$tmp/wide.json" >"$tmp/wide.out" 2>"$tmp/wide.err" || rc=$?
+[ $rc = 1 ] || fail "submit of a job no partition holds exited $rc: $(cat "$tmp/wide.err")"
+grep -qF 'job 1 "too_wide" fits no partition: it needs 16 CPUs per node; partition "debug" has 8; no allocation is made for it' "$tmp/wide.err" ||
+    fail "the wide job is not named: $(cat "$tmp/wide.err")"
+grep -q 'no job can run' "$tmp/wide.err" || fail "no final word: $(cat "$tmp/wide.err")"
+[ -z "$(ls "$tmp/out")" ] || fail "a script was written for it: $(ls "$tmp/out")"
+[ "$(curl -sf "$base/scheduled_compute_nodes?workflow_id=1" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["items"]))')" = 0 ] ||
+    fail "an allocation was recorded for the wide job"
+
+# -- the three stages
+python3 - "$tmp/spec.json" "$tmp/record.sh" <<'PY'
+import json, sys
+path, record = sys.argv[1:]
+cpu = [f"c{i:02d}" for i in range(40)]
+gpu = [f"g{i:02d}" for i in range(16)]
+jobs = [{"name": n, "command": f"{record} 1", "resource_requirements": "cpu1"} for n in cpu]
+jobs += [{"name": n, "command": f"{record} 1", "resource_requirements": "gpu1", "depends_on": cpu}
+         for n in gpu]
+jobs += [{"name": "wide2", "command": f"{record} 1", "resource_requirements": "nodes2",
+          "depends_on": gpu}]
+rr = lambda name, cpus, gpus, nodes, runtime: {"name": name, "num_cpus": cpus, "num_gpus": gpus,
+                                      "num_nodes": nodes, "memory": "100m", "runtime": runtime}
+json.dump({"name": "three-stages", "jobs": jobs,
+           "resource_requirements": [rr("cpu1", 1, 0, 1, "PT1M"), rr("gpu1", 1, 1, 1, "PT10M"),
+                                     rr("nodes2", 1, 0, 2, "PT30M")]},
+          open(path, "w"))
+PY
+rc=0
+timeout 170 "$torcrun" submit --url "$base" --config "$tmp/worker.json" --output-dir "$tmp/out" \
+    --auto-schedule -p 1 "$tmp/spec.json" >"$tmp/submit.out" 2>"$tmp/submit.err" || rc=$?
+[ $rc = 0 ] || fail "submit --auto-schedule exited $rc: $(tail -30 "$tmp/submit.err")"
+wf=$(cat "$tmp/submit.out")
+[ "$wf" = 2 ] || fail "submit printed '$wf'"
+grep -qF "workflow $wf is complete: every job completed" "$tmp/submit.err" || fail "$(cat "$tmp/submit.err")"
+[ "$(job_status_counts)" = "completed 57" ] || fail "statuses $(job_status_counts)"
+
+# What was submitted, and for whom: one allocation per stage, each made for the jobs of its stage
+# alone, once they were ready. An allocation gets whole nodes (GPUs included), so a live one runs
+# the next stage's jobs when its walltime has room for them: the stages' runtimes (1, 10 and 30
+# minutes, the jobs themselves take a second) leave none, so each stage needs its own.
+grep 'submitted:' "$tmp/submit.err" >"$tmp/submitted.txt" || fail "nothing submitted: $(cat "$tmp/submit.err")"
+python3 - "$tmp/submitted.txt" <<'PY' || fail "allocations: $(cat "$tmp/submitted.txt")"
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 3, lines
+assert re.search(r'40 jobs \(job 2 "c00", \.\.\.\) of shape 1 CPU, 100m per node, 1 node, runtime 60 s, which no live allocation can run: 2 nodes in partition "debug" for 00:04:18, made for 40 jobs', lines[0]), lines[0]
+assert re.search(r'16 jobs \(job 42 "g00", \.\.\.\) of shape 1 CPU, 100m, 1 GPU per node, 1 node, runtime 600 s, which no live allocation can run: 2 nodes in partition "debug" for 00:23:00, made for 16 jobs', lines[1]), lines[1]
+assert re.search(r'1 job \(job 58 "wide2"\) of shape 1 CPU, 100m per node, 2 nodes, runtime 1800 s, which no live allocation can run: 2 nodes in partition "debug" for 00:34:00, made for 1 job', lines[2]), lines[2]
+PY
+jobs=$(awk '{print $4}' "$tmp/submitted.txt")
+first=$(echo "$jobs" | sed -n 1p); second=$(echo "$jobs" | sed -n 2p); third=$(echo "$jobs" | sed -n 3p)
+for j in $jobs; do
+    [ "$(slurm_job_field "$j" NumNodes)" = 2 ] || fail "allocation $j: $(scontrol show job "$j")"
+done
+if scontrol show job "$first" | grep -q 'gpu:'; then
+    fail "the CPU allocation asked for GPUs: $(scontrol show job "$first")"
+fi
+scontrol show job "$second" | grep -q 'gpu:4' || fail "the GPU allocation asked for no GPUs: $(scontrol show job "$second")"
+# Each later allocation was submitted once the stage before had ended (never for a blocked stage).
+after() {  # after ALLOCATION RECORDS...
+    local submit_time last
+    submit_time=$(date -d "$(slurm_job_field "$1" SubmitTime)" +%s); shift
+    last=$(cat "$@" | awk '{print int($5)}' | sort -n | tail -1)
+    [ "$submit_time" -ge "$last" ] || fail "allocation submitted at $submit_time, before the stage it waits for ended ($last)"
+}
+after "$second" "$tmp"/rec/c*
+after "$third" "$tmp"/rec/g*
+# Nothing left in Slurm, every record closed.
+wait_workflow_allocations 30 "completed 57"
+curl -sf "$base/scheduled_compute_nodes?workflow_id=$wf" | python3 -c '
+import json, sys
+items = json.load(sys.stdin)["items"]
+assert 2 <= len(items) <= 3, items
+assert all(r["status"] in ("complete", "canceled") for r in items), items' || fail "records left open"
+echo ok
