@@ -40,6 +40,8 @@ constexpr subcommand subcommands[] = {
      "cancel a workflow: no more claims, its running jobs stopped, its allocations scancel'ed"},
     {"rerun", torcrun::apps::cmd_rerun,
      "run a workflow's jobs again as a new run (--failed, --job NAME); earlier logs stay"},
+    {"allocations", torcrun::apps::cmd_allocations,
+     "list a workflow's Slurm allocations: state, shape, jobs made for, nodes, times, why ended"},
     {"watch", torcrun::apps::cmd_watch,
      "poll a workflow until complete; --auto-schedule submits the Slurm allocations it needs"},
     // -- worker shell

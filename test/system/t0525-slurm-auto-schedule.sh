@@ -6,7 +6,10 @@
 # ready and none can take them (the first at once, for the 40 CPU jobs only; the GPU one, with
 # the partition's GPUs, only once the GPU jobs are ready), never one for a blocked stage; every
 # job completes; no allocation of the workflow is left queued or in Slurm, and every record is
-# closed. First, a job no partition holds (16 CPUs) is named with the limit and gets nothing.
+# closed; `torcrun allocations` shows each with its jobs, nodes, times and end, `torcrun status`
+# counts them. First, a job no partition holds (16 CPUs) is named with the limit and gets
+# nothing; then an sbatch Slurm refuses is tried again after 10 s, then 20 s, each refusal
+# recorded with Slurm's message; last, `torcrun cancel` scancels a running allocation.
 set -euo pipefail
 torcrun=$(readlink -f "$1")
 source "$(dirname "$0")/slurm_lib.sh"
@@ -95,4 +98,74 @@ import json, sys
 items = json.load(sys.stdin)["items"]
 assert 2 <= len(items) <= 3, items
 assert all(r["status"] in ("complete", "canceled") for r in items), items' || fail "records left open"
+
+# -- the history: torcrun allocations (JSON and table) and the counts of torcrun status
+"$torcrun" allocations --url "$base" "$wf" --json >"$tmp/allocations.json" || fail "allocations failed"
+python3 - "$tmp/allocations.json" "$first" "$second" "$third" <<'PY' || fail "allocations: $(cat "$tmp/allocations.json")"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+ids = [int(i) for i in sys.argv[2:]]
+assert [r["slurm_id"] for r in rows] == ids, rows
+want = [("2-41", "2 nodes, 00:04:18, debug"), ("42-57", "2 nodes x gpu:4, 00:23:00, debug"),
+        ("58", "2 nodes, 00:34:00, debug")]
+for r, (jobs, shape) in zip(rows, want):
+    # the first two end when their workers find the next stage's jobs need another allocation
+    assert r["state"] == "done", r
+    assert r["why"] in ("slurm: COMPLETED", "worker left: the ready jobs need another allocation (exit 3)"), r
+    assert r["made_for"] == jobs and r["shape"] == shape and r["nodes"] == "n[1-2]", r
+    assert r["submit_time"] and r["start_time"] and r["end_time"], r
+PY
+"$torcrun" allocations --url "$base" "$wf" | head -1 | grep -q '^SLURM_ID  STATE' || fail "no table"
+"$torcrun" status --url "$base" "$wf" >"$tmp/status.txt"
+grep -qx 'allocations: 3' "$tmp/status.txt" && grep -qx '  done: 3' "$tmp/status.txt" ||
+    fail "status: $(cat "$tmp/status.txt")"
+
+# -- an sbatch refusal (a constraint no node has): tried again after 10 s, then 20 s, recorded
+cat >"$tmp/refused.json" <<'EOF'
+{"name": "refused", "slurm_defaults": {"constraint": "nosuchfeature"},
+ "resource_requirements": [{"name": "one", "num_cpus": 1, "memory": "100m", "runtime": "PT1M"}],
+ "jobs": [{"name": "lonely", "command": "true", "resource_requirements": "one"}]}
+EOF
+rc=0
+timeout 25 "$torcrun" submit --url "$base" --config "$tmp/worker.json" --output-dir "$tmp/out" \
+    --auto-schedule -p 1 "$tmp/refused.json" >"$tmp/refused.out" 2>"$tmp/refused.err" || rc=$?
+[ $rc = 124 ] || fail "submit of a refused allocation exited $rc: $(cat "$tmp/refused.err")"
+wf=$(cat "$tmp/refused.out")
+grep -q 'Invalid feature specification (try 1; again in 10 s)' "$tmp/refused.err" &&
+    grep -q 'Invalid feature specification (try 2; again in 20 s)' "$tmp/refused.err" ||
+    fail "no growing waits: $(cat "$tmp/refused.err")"
+"$torcrun" allocations --url "$base" "$wf" --json | python3 -c '
+import json, sys
+rows = json.load(sys.stdin)
+assert len(rows) == 2, rows
+for r in rows:
+    assert r["slurm_id"] == 0 and r["state"] == "failed" and r["made_for"] == "59", r
+    assert r["why"].startswith("sbatch refused: ") and "Invalid feature specification" in r["why"], r' ||
+    fail "refusals not recorded: $("$torcrun" allocations --url "$base" "$wf")"
+
+# -- torcrun cancel scancels the allocator's running allocation; the watch then ends
+cat >"$tmp/cancel.json" <<'EOF'
+{"name": "cancelled", "resource_requirements": [{"name": "one", "num_cpus": 1, "memory": "100m", "runtime": "PT5M"}],
+ "jobs": [{"name": "long", "command": "sleep 120", "resource_requirements": "one"}]}
+EOF
+timeout 90 "$torcrun" submit --url "$base" --config "$tmp/worker.json" --output-dir "$tmp/out" \
+    --auto-schedule -p 1 "$tmp/cancel.json" >"$tmp/cancel.out" 2>"$tmp/cancel.err" &
+watcher=$!
+for _ in $(seq 1 60); do
+    grep -q 'submitted:' "$tmp/cancel.err" && break
+    sleep 0.5
+done
+job=$(sed -n 's/.*allocation \([0-9]*\) submitted:.*/\1/p' "$tmp/cancel.err")
+[ -n "$job" ] || fail "nothing submitted: $(cat "$tmp/cancel.err")"
+slurm_wait_job_state "$job" RUNNING 30
+wf=$(cat "$tmp/cancel.out")
+"$torcrun" cancel --url "$base" "$wf" >"$tmp/cancel-cmd.out" || fail "cancel: $(cat "$tmp/cancel-cmd.out")"
+grep -q "Slurm job $job scancel'ed" "$tmp/cancel-cmd.out" || fail "cancel said: $(cat "$tmp/cancel-cmd.out")"
+rc=0; wait "$watcher" || rc=$?
+[ $rc = 1 ] || fail "the watch of a cancelled workflow exited $rc: $(cat "$tmp/cancel.err")"
+"$torcrun" allocations --url "$base" "$wf" --json | python3 -c '
+import json, sys
+rows = json.load(sys.stdin)
+assert len(rows) == 1 and rows[0]["state"] == "cancelled", rows' ||
+    fail "allocation not cancelled: $("$torcrun" allocations --url "$base" "$wf")"
 echo ok

@@ -5,7 +5,10 @@
 #include "json_fields.hpp"
 #include "sbatch_files.hpp"
 
+#include "torcrun/cli/allocation_listing.hpp"
+#include "torcrun/common/date_time.hpp"
 #include "torcrun/common/units.hpp"
+#include "torcrun/slurm/job_facts.hpp"
 #include "torcrun/slurm/allocation_request.hpp"
 #include "torcrun/slurm/partition_limits.hpp"
 #include "torcrun/slurm/sbatch_script.hpp"
@@ -28,6 +31,12 @@ namespace po = boost::program_options;
 namespace json = boost::json;
 
 namespace {
+
+std::string now_text()
+{
+    return core::format_date_time(
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
+}
 
 // Scheduler records the allocator makes are named so; their allocations are its own.
 constexpr std::string_view automatic_prefix = "auto_";
@@ -119,6 +128,49 @@ core::result<std::vector<core::waiting_job>> ready_jobs(torc_client& client, std
         out.push_back(std::move(job));
     }
     return out;
+}
+
+// Fills in the history of each allocation record not yet ended (torcrun's extension fields):
+// its nodes and start once Slurm has started it, its end and why once it has ended (Slurm's
+// state, from scontrol while Slurm remembers the job; else the moment it was found gone).
+// Returns how many records are still open (no end written yet).
+core::result<int> record_history(torc_client& client, std::int64_t wf)
+{
+    int open = 0;
+    auto records = client.list_all("/scheduled_compute_nodes?workflow_id=" + std::to_string(wf));
+    if (!records) return records.error();
+    for (auto const& r : *records) {
+        auto const job = integer_of(r, "scheduler_id");
+        if (job <= 0 || text_of(field(r, "scheduler_type")) != "slurm" ||
+            !text_of(field(r, "end_time")).empty())
+            continue;
+        auto const status = text_of(field(r, "status"));
+        auto line = run_scontrol_show_job(job);
+        if (!line) return line.error();
+        auto const facts = core::parse_scontrol_job(*line);
+        json::object extra;
+        if (facts) {
+            if (text_of(field(r, "node")).empty() && !facts->node_list.empty())
+                extra["node"] = facts->node_list;
+            if (text_of(field(r, "start_time")).empty() && !facts->start_time.empty())
+                extra["start_time"] = facts->start_time;
+            if (text_of(field(r, "submit_time")).empty() && !facts->submit_time.empty())
+                extra["submit_time"] = facts->submit_time;
+            if (core::slurm_state_ended(facts->state)) {
+                extra["end_time"] = facts->end_time.empty() ? now_text() : facts->end_time;
+                if (text_of(field(r, "end_reason")).empty())
+                    extra["end_reason"] = core::ended_because(*facts);
+            }
+        } else if (status == "complete" || status == "canceled") {
+            extra["end_time"] = now_text();
+            if (text_of(field(r, "end_reason")).empty())
+                extra["end_reason"] = status == "canceled" ? "cancelled" : "ended (Slurm no longer lists it)";
+        }
+        if (!extra.contains("end_time")) ++open;
+        if (extra.empty()) continue;
+        if (auto put = set_allocation_status(client, wf, r, status, extra); !put) return put.error();
+    }
+    return open;
 }
 
 struct live_record {
@@ -236,6 +288,7 @@ core::result<bool> allocation_loop::pass(bool done)
                             boost::system::in_place_value)
                       : ready_jobs(client_, wf_);
     if (!ready) return ready.error();
+    if (auto history = record_history(client_, wf_); !history) return history.error();
     auto live = live_allocations(client_, wf_, *partitions, s_.prefix);
     if (!live) return live.error();
     std::vector<core::live_allocation> allocations;
@@ -254,7 +307,9 @@ core::result<bool> allocation_loop::pass(bool done)
             say("allocation " + std::to_string(id) + ": " + gone.error().message);
             continue;
         }
-        if (auto put = set_allocation_status(client_, wf_, l->record, "canceled"); !put)
+        json::object const ended{{"end_time", now_text()},
+                                 {"end_reason", "scancel'ed: still queued, its work is gone"}};
+        if (auto put = set_allocation_status(client_, wf_, l->record, "canceled", ended); !put)
             return put.error();
         say("allocation " + std::to_string(id) + " scancel'ed: still queued, its work is gone");
     }
@@ -329,13 +384,31 @@ core::result<std::int64_t> allocation_loop::submit(core::new_allocation const& a
     if (!text) return text.error();
     auto const path = s_.allocation.output_dir + "/" + *request->job_name + ".sh";
     if (auto written = write_script(path, *text, "--output-dir"); !written) return written.error();
+    auto const shape = std::to_string(a.nodes) + (a.nodes == 1 ? " node" : " nodes") +
+                       (sched.gres ? " x " + *sched.gres : std::string()) + ", " +
+                       sched.walltime + ", " + a.partition;
+    auto const submitted = now_text();
     auto job = run_sbatch(path);
-    if (!job) return job.error();
+    if (!job) {
+        json::object refused{{"workflow_id", wf_},       {"scheduler_id", 0},
+                             {"scheduler_config_id", sched.id}, {"scheduler_type", "slurm"},
+                             {"status", "complete"},     {"made_for", core::id_ranges(a.job_ids)},
+                             {"shape", shape},           {"submit_time", submitted},
+                             {"end_time", now_text()},
+                             {"end_reason", "sbatch refused: " + job.error().message}};
+        if (auto kept = client_.call("POST", "/scheduled_compute_nodes", json::serialize(refused));
+            !kept)
+            return core::error{job.error().message + "; recording it: " + kept.error().message};
+        return job.error();
+    }
     json::object record{{"workflow_id", wf_},
                         {"scheduler_id", *job},
                         {"scheduler_config_id", sched.id},
                         {"scheduler_type", "slurm"},
-                        {"status", "pending"}};
+                        {"status", "pending"},
+                        {"made_for", core::id_ranges(a.job_ids)},
+                        {"shape", shape},
+                        {"submit_time", submitted}};
     auto posted = client_.call("POST", "/scheduled_compute_nodes", json::serialize(record));
     if (posted) return *job;
     auto cancelled = run_scancel(*job);
@@ -501,6 +574,13 @@ int watch_workflow(torc_client& client, std::int64_t wf, watch_settings settings
             }
         }
         std::this_thread::sleep_for(std::chrono::seconds(settings.poll_seconds));
+    }
+    // The allocations' ends, as Slurm says them: their workers have left, Slurm ends the jobs
+    // within seconds.
+    for (int i = 0; settings.auto_schedule && i < 30; ++i) {
+        auto open = record_history(client, wf);
+        if (!open || *open == 0) break;
+        std::this_thread::sleep_for(std::chrono::seconds(1));
     }
     auto left = unfinished(client, wf);
     if (!left) {

@@ -34,6 +34,11 @@ boost::asio::awaitable<core::result<std::string>> slurm_job_state(launcher& laun
                                                                   std::int64_t job_id,
                                                                   core::env_map environment);
 
+// `scontrol -o show job JOB`: its one line, "" once Slurm no longer knows the job.
+boost::asio::awaitable<core::result<std::string>> show_slurm_job(launcher& launch,
+                                                                 std::int64_t job_id,
+                                                                 core::env_map environment);
+
 // `sinfo -h -N -o '%P|%N|%c|%m|%G|%l|%s'`: a line per node and partition, for
 // core::parse_partition_listing.
 boost::asio::awaitable<core::result<std::string>> partition_listing(launcher& launch,
