@@ -187,7 +187,9 @@ SlurmdDebug=info
 MailProg=/bin/true
 ProctrackType=$proctrack
 TaskPlugin=$task_plugin
-JobAcctGatherType=jobacct_gather/none
+JobAcctGatherType=jobacct_gather/linux
+JobAcctGatherFrequency=task=2
+JobAcctGatherParams=OverMemoryKill
 # No slurmdbd: AccountingStorageTRES=gres/gpu would be fatal, so GPUs are not in TRES.
 AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none

@@ -4,6 +4,7 @@
 #include "allocation_records.hpp"
 #include "json_fields.hpp"
 #include "sbatch_files.hpp"
+#include "workflow_reset.hpp"
 
 #include "torcrun/cli/allocation_listing.hpp"
 #include "torcrun/common/date_time.hpp"
@@ -450,6 +451,101 @@ core::result<std::int64_t> in_flight(torc_client& client, std::int64_t wf)
     return n;
 }
 
+// The failed and terminated jobs, each with its latest return code and requirement.
+core::result<std::vector<std::pair<core::failed_job, json::value>>> failed_jobs(torc_client& client,
+                                                                               std::int64_t wf)
+{
+    auto const w = std::to_string(wf);
+    std::vector<json::value> jobs;
+    for (auto const* status : {"failed", "terminated"}) {
+        auto some = client.list_all("/jobs?workflow_id=" + w + "&status=" + status);
+        if (!some) return some.error();
+        jobs.insert(jobs.end(), some->begin(), some->end());
+    }
+    std::vector<std::pair<core::failed_job, json::value>> out;
+    if (jobs.empty()) return out;
+    auto results = client.list_all("/results?workflow_id=" + w + "&all_runs=true");
+    if (!results) return results.error();
+    std::map<std::int64_t, std::pair<std::int64_t, int>> latest;  // job -> (result id, rc)
+    for (auto const& r : *results) {
+        auto const job = integer_of(r, "job_id");
+        auto const id = integer_of(r, "id");
+        if (!latest.contains(job) || latest[job].first < id)
+            latest[job] = {id, static_cast<int>(integer_of(r, "return_code"))};
+    }
+    auto requirements = client.list_all("/resource_requirements?workflow_id=" + w);
+    if (!requirements) return requirements.error();
+    std::map<std::int64_t, json::value const*> by_id;
+    for (auto const& r : *requirements) by_id[integer_of(r, "id")] = &r;
+    for (auto& j : jobs) {
+        core::failed_job f;
+        f.id = integer_of(j, "id");
+        f.name = text_of(field(j, "name"));
+        f.return_code = latest.contains(f.id) ? latest[f.id].second : -1;
+        if (auto it = by_id.find(integer_of(j, "resource_requirements_id", -1)); it != by_id.end()) {
+            auto const& r = *it->second;
+            core::requirement_values v;
+            v.id = integer_of(r, "id");
+            v.name = text_of(field(r, "name"));
+            v.num_cpus = integer_of(r, "num_cpus", 1);
+            v.num_gpus = integer_of(r, "num_gpus", 0);
+            v.num_nodes = integer_of(r, "num_nodes", 1);
+            if (auto m = core::parse_memory(text_of(field(r, "memory")))) v.memory_bytes = *m;
+            if (auto t = core::parse_duration(text_of(field(r, "runtime")))) v.runtime_seconds = *t;
+            f.requirement = v;
+        }
+        out.emplace_back(std::move(f), std::move(j));
+    }
+    return out;
+}
+
+// Runs again what core::decide_recovery says: the jobs reset (Torc's reset-status calls, which
+// refuse while a worker is still active: then the next pass tries again), then each given its
+// new resource requirement. Returns how many jobs run again.
+core::result<std::size_t> recover_failed(torc_client& client, std::int64_t wf,
+                                         watch_settings const& s,
+                                         std::map<std::int64_t, int>& recovered,
+                                         std::set<std::string>& said)
+{
+    auto failed = failed_jobs(client, wf);
+    if (!failed) return failed.error();
+    std::vector<core::failed_job> jobs;
+    for (auto const& f : *failed) jobs.push_back(f.first);
+    auto const d = core::decide_recovery(jobs, s.recovery, recovered);
+    for (auto const& line : d.left)
+        if (said.insert(line).second) std::cerr << s.prefix << ": recover: " << line << "\n";
+    if (d.retry.empty()) return std::size_t{0};
+    reset_request request;
+    request.jobs = reset_request::which::named;
+    for (auto const& r : d.retry) request.job_ids.push_back(r.job_id);
+    auto reset = reset_for_rerun(client, wf, request);
+    if (!reset) return core::error{"recover: " + reset.error().message};
+    for (auto const& r : d.retry) {
+        ++recovered[r.job_id];
+        std::cerr << s.prefix << ": recover: " << r.line << "\n";
+        if (!r.new_requirement) continue;
+        auto const& n = *r.new_requirement;
+        json::object body{{"workflow_id", wf},         {"name", n.name},
+                          {"num_cpus", n.num_cpus},    {"num_gpus", n.num_gpus},
+                          {"num_nodes", n.num_nodes}};
+        if (n.memory_bytes) body["memory"] = core::format_memory(n.memory_bytes);
+        if (n.runtime_seconds > 0) body["runtime"] = core::format_duration(n.runtime_seconds);
+        auto made = client.call("POST", "/resource_requirements", json::serialize(body));
+        if (!made) return core::error{"recover: POST /resource_requirements: " + made.error().message};
+        auto const& job = std::find_if(failed->begin(), failed->end(), [&](auto const& f) {
+                              return f.first.id == r.job_id;
+                          })->second;
+        json::object update{{"workflow_id", wf},
+                            {"name", text_of(field(job, "name"))},
+                            {"command", text_of(field(job, "command"))},
+                            {"resource_requirements_id", integer_of(*made, "id")}};
+        auto const path = "/jobs/" + std::to_string(r.job_id);
+        if (auto put = client.call("PUT", path, json::serialize(update)); !put)
+            return core::error{"recover: PUT " + path + ": " + put.error().message};
+    }
+    return d.retry.size();
+}
+
 }  // namespace
 
 po::options_description watch_options(bool for_submit)
@@ -475,7 +571,16 @@ po::options_description watch_options(bool for_submit)
         "max-queued", po::value<std::uint32_t>()->value_name("N")->default_value(2),
         "at most N of the workflow's allocations waiting in the queue")(
         "max-nodes", po::value<std::uint32_t>()->value_name("N")->default_value(0),
-        "at most N nodes per allocation (0: the partition's limit)");
+        "at most N nodes per allocation (0: the partition's limit)")(
+        "recover", "once complete, run the jobs that ran out of memory (137) or time (152) "
+        "again with more, and watch on (Torc's --recover)")(
+        "max-retries", po::value<int>()->value_name("N"),
+        "run each job again at most N times (default: no limit, as Torc's)")(
+        "memory-multiplier", po::value<double>()->value_name("X")->default_value(1.5, "1.5"),
+        "memory of a job that ran out of it, times X")(
+        "runtime-multiplier", po::value<double>()->value_name("X")->default_value(1.5, "1.5"),
+        "runtime of a job that ran out of time, times X")(
+        "retry-unknown", "also run again, unchanged, jobs that failed for another reason");
     if (!for_submit) {
         o.add_options()(
             "output-dir", po::value<std::string>()->value_name("DIR"),
@@ -510,6 +615,15 @@ core::result<watch_settings> watch_settings_from(po::variables_map const& vm,
     s.policy.max_nodes = vm["max-nodes"].as<std::uint32_t>();
     s.policy.partition = flag<std::string>(vm, "partition");
     s.account = flag<std::string>(vm, "account");
+    s.recover = vm.count("recover") > 0;
+    s.recovery.memory_multiplier = vm["memory-multiplier"].as<double>();
+    s.recovery.runtime_multiplier = vm["runtime-multiplier"].as<double>();
+    if (!(s.recovery.memory_multiplier >= 1) || !(s.recovery.runtime_multiplier >= 1))
+        return core::error{"--memory-multiplier and --runtime-multiplier: at least 1"};
+    s.recovery.max_retries = flag<int>(vm, "max-retries");
+    if (s.recovery.max_retries && *s.recovery.max_retries < 0)
+        return core::error{"--max-retries: " + std::to_string(*s.recovery.max_retries) + " must be at least 0"};
+    s.recovery.retry_unknown = vm.count("retry-unknown") > 0;
     s.qos = flag<std::string>(vm, "qos");
     if (!s.auto_schedule) return s;
     s.allocation.url = client.server.text();
@@ -550,6 +664,8 @@ int watch_workflow(torc_client& client, std::int64_t wf, watch_settings settings
     }
     allocation_loop alloc(client, wf, settings);
     int server_failures = 0;
+    std::map<std::int64_t, int> recovered;
+    std::set<std::string> said;
     for (;;) {
         auto complete = workflow_complete(client, wf);
         core::result<bool> progress = true;
@@ -563,7 +679,15 @@ int watch_workflow(torc_client& client, std::int64_t wf, watch_settings settings
             say(e.message + " (trying again)");
         } else {
             server_failures = 0;
-            if (*complete) break;
+            if (*complete && !settings.recover) break;
+            if (*complete) {
+                auto again = recover_failed(client, wf, settings, recovered, said);
+                if (!again) {
+                    say(again.error().message + " (trying again)");
+                } else if (*again == 0) {
+                    break;
+                }
+            }
             if (!*progress) {
                 auto running = in_flight(client, wf);
                 if (running && *running == 0) {

@@ -12,6 +12,7 @@
 
 #include "torcrun/cli/allocation_plan.hpp"
 #include "torcrun/cli/auto_schedule.hpp"
+#include "torcrun/cli/job_recovery.hpp"
 #include "torcrun/config/config.hpp"
 
 #include <boost/program_options/options_description.hpp>
@@ -32,6 +33,10 @@ struct watch_settings {
     core::allocation_settings allocation;  // where the allocations' workers report and write
     core::worker_config config;
     std::string prefix = "torcrun watch";  // of every line on stderr
+    // --recover: once the workflow is complete, the jobs that ran out of memory or time run
+    // again with more (core::decide_recovery), and the watch goes on.
+    bool recover = false;
+    core::recovery_policy recovery;
 };
 
 // Torc's `watch` options this command knows (--poll-interval, --auto-schedule, ...) and the
@@ -45,7 +50,8 @@ core::result<watch_settings> watch_settings_from(boost::program_options::variabl
                                                  io::client_settings const& client,
                                                  std::string prefix);
 
-// Polls until the workflow is complete: 0 when every job completed, 1 when some did not, or
+// Polls until the workflow is complete (with --recover: and no failed job is run again):
+// 0 when every job completed, 1 when some did not, or
 // when the allocator can make nothing run (every waiting job is one no partition holds, none
 // is running and no allocation is live), or on a server error that outlasts the retries.
 int watch_workflow(torc_client& client, std::int64_t wf, watch_settings settings);
