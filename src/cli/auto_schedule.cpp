@@ -172,6 +172,7 @@ allocation_decisions decide_allocations(std::vector<waiting_job> const& ready,
             if (partitions.empty()) reasons = "sinfo lists no partition";
             for (auto const* j : g.jobs) {
                 out.never_fits.push_back(job_text(*j) + " fits no partition: it " + reasons);
+                out.never_fit_ids.push_back(j->id);
             }
             continue;
         }

@@ -126,11 +126,13 @@ cat >"$tmp/refused.json" <<'EOF'
  "resource_requirements": [{"name": "one", "num_cpus": 1, "memory": "100m", "runtime": "PT1M"}],
  "jobs": [{"name": "lonely", "command": "true", "resource_requirements": "one"}]}
 EOF
+# (created by a plain submit, watched by `torcrun watch --auto-schedule`)
+wf=$("$torcrun" submit --url "$base" "$tmp/refused.json" 2>"$tmp/refused.submit.err") ||
+    fail "submit: $(cat "$tmp/refused.submit.err")"
 rc=0
-timeout 25 "$torcrun" submit --url "$base" --config "$tmp/worker.json" --output-dir "$tmp/out" \
-    --auto-schedule -p 1 "$tmp/refused.json" >"$tmp/refused.out" 2>"$tmp/refused.err" || rc=$?
-[ $rc = 124 ] || fail "submit of a refused allocation exited $rc: $(cat "$tmp/refused.err")"
-wf=$(cat "$tmp/refused.out")
+timeout 25 "$torcrun" watch --url "$base" "$wf" --config "$tmp/worker.json" \
+    --worker-output-dir "$tmp/out" --auto-schedule -p 1 2>"$tmp/refused.err" || rc=$?
+[ $rc = 124 ] || fail "watch of a refused allocation exited $rc: $(cat "$tmp/refused.err")"
 grep -q 'Invalid feature specification (try 1; again in 10 s)' "$tmp/refused.err" &&
     grep -q 'Invalid feature specification (try 2; again in 20 s)' "$tmp/refused.err" ||
     fail "no growing waits: $(cat "$tmp/refused.err")"

@@ -77,6 +77,7 @@ struct allocation_decisions {
     std::vector<new_allocation> submit;
     std::vector<std::int64_t> cancel;       // Slurm ids of queued automatic allocations with no work
     std::vector<std::string> never_fits;    // one line per job no partition can hold
+    std::vector<std::int64_t> never_fit_ids;  // those jobs' ids, in the same order
     std::vector<std::string> waiting;       // shapes left for later, and why
 };
 

@@ -71,7 +71,7 @@ core::result<workflow_facts> read_workflow(torc_client& client, std::int64_t wf)
 {
     auto const path = "/workflows/" + std::to_string(wf);
     auto text = client.send("GET", path);
-    if (!text) return core::error{"GET " + path + ": " + text.error().message};
+    if (!text) return text.error();
     workflow_facts f;
     auto defaults = core::slurm_defaults_of(*text);
     if (!defaults) return defaults.error();
@@ -315,10 +315,11 @@ core::result<bool> allocation_loop::pass(bool done)
         say("allocation " + std::to_string(id) + " scancel'ed: still queued, its work is gone");
     }
     std::set<std::int64_t> fits_none;
-    for (auto const& line : d.never_fits) {
-        auto const id = std::stoll(line.substr(4));  // "job N ..."
+    for (std::size_t i = 0; i < d.never_fits.size(); ++i) {
+        auto const id = d.never_fit_ids[i];
         fits_none.insert(id);
-        if (named_never_fits_.insert(id).second) say(line + "; no allocation is made for it");
+        if (named_never_fits_.insert(id).second)
+            say(d.never_fits[i] + "; no allocation is made for it");
     }
     for (auto const& line : d.waiting) {
         if (said_waiting_.insert(line).second) say(line);
@@ -369,7 +370,7 @@ core::result<std::int64_t> allocation_loop::submit(core::new_allocation const& a
     if (sched.qos) body["qos"] = *sched.qos;
     if (sched.gres) body["gres"] = *sched.gres;
     auto made = client_.call("POST", "/slurm_schedulers", json::serialize(body));
-    if (!made) return core::error{"POST /slurm_schedulers: " + made.error().message};
+    if (!made) return made.error();
     sched.id = integer_of(*made, "id");
     auto target = core::allocation_target{wf_,
                                           s_.allocation.output_dir,
@@ -413,8 +414,7 @@ core::result<std::int64_t> allocation_loop::submit(core::new_allocation const& a
     auto posted = client_.call("POST", "/scheduled_compute_nodes", json::serialize(record));
     if (posted) return *job;
     auto cancelled = run_scancel(*job);
-    return core::error{"POST /scheduled_compute_nodes (Slurm job " + std::to_string(*job) +
-                       "): " + posted.error().message +
+    return core::error{"Slurm job " + std::to_string(*job) + ": " + posted.error().message +
                        (cancelled ? "; scancel'ed" : "; scancel failed: " + cancelled.error().message)};
 }
 
@@ -422,7 +422,7 @@ core::result<bool> workflow_complete(torc_client& client, std::int64_t wf)
 {
     auto const path = "/workflows/" + std::to_string(wf) + "/is_complete";
     auto answer = client.call("GET", path);
-    if (!answer) return core::error{"GET " + path + ": " + answer.error().message};
+    if (!answer) return answer.error();
     auto const* v = field(*answer, "is_complete");
     return v && v->is_bool() && v->get_bool();
 }
@@ -531,7 +531,7 @@ core::result<std::size_t> recover_failed(torc_client& client, std::int64_t wf,
         if (n.memory_bytes) body["memory"] = core::format_memory(n.memory_bytes);
         if (n.runtime_seconds > 0) body["runtime"] = core::format_duration(n.runtime_seconds);
         auto made = client.call("POST", "/resource_requirements", json::serialize(body));
-        if (!made) return core::error{"recover: POST /resource_requirements: " + made.error().message};
+        if (!made) return core::error{"recover: " + made.error().message};
         auto const& job = std::find_if(failed->begin(), failed->end(), [&](auto const& f) {
                               return f.first.id == r.job_id;
                           })->second;
@@ -541,7 +541,7 @@ core::result<std::size_t> recover_failed(torc_client& client, std::int64_t wf,
                             {"resource_requirements_id", integer_of(*made, "id")}};
         auto const path = "/jobs/" + std::to_string(r.job_id);
         if (auto put = client.call("PUT", path, json::serialize(update)); !put)
-            return core::error{"recover: PUT " + path + ": " + put.error().message};
+            return core::error{"recover: " + put.error().message};
     }
     return d.retry.size();
 }
@@ -582,9 +582,11 @@ po::options_description watch_options(bool for_submit)
         "runtime of a job that ran out of time, times X")(
         "retry-unknown", "also run again, unchanged, jobs that failed for another reason");
     if (!for_submit) {
+        // --output-dir names a `torcrun run`'s directory in the client commands.
         o.add_options()(
-            "output-dir", po::value<std::string>()->value_name("DIR"),
-            "the sbatch scripts, Slurm and worker output (default: the config's output_dir)")(
+            "worker-output-dir", po::value<std::string>()->value_name("DIR"),
+            "the sbatch scripts, Slurm and worker output (default: the config's output_dir; "
+            "submit's --output-dir)")(
             "config", po::value<std::string>()->value_name("FILE"),
             "worker configuration file, passed on to the allocations' workers")(
             "torcrun", po::value<std::string>()->value_name("PATH"),
@@ -632,8 +634,10 @@ core::result<watch_settings> watch_settings_from(po::variables_map const& vm,
     auto config = load_worker_config(config_path, s.allocation.url, "--url");
     if (!config) return config.error();
     s.config = std::move(*config);
-    s.allocation.output_dir =
-        absolute_path(flag<std::string>(vm, "output-dir").value_or(s.config.output_dir));
+    auto const dir = vm.count("worker-output-dir") ? flag<std::string>(vm, "worker-output-dir")
+                     : s.prefix == "torcrun submit" ? flag<std::string>(vm, "output-dir")
+                                                    : std::nullopt;
+    s.allocation.output_dir = absolute_path(dir.value_or(s.config.output_dir));
     if (auto given = flag<std::string>(vm, "torcrun")) {
         s.allocation.torcrun_path = *given;
     } else {
@@ -648,11 +652,17 @@ core::result<watch_settings> watch_settings_from(po::variables_map const& vm,
 int watch_workflow(torc_client& client, std::int64_t wf, watch_settings settings)
 {
     auto say = [&](std::string const& line) { std::cerr << settings.prefix << ": " << line << "\n"; };
+    // A workflow that does not exist (or a server that does not answer) ends the watch at once;
+    // later failures are retried.
+    if (auto record = client.call("GET", "/workflows/" + std::to_string(wf)); !record) {
+        say(record.error().message);
+        return 1;
+    }
     if (settings.auto_schedule) {
         std::error_code ec;
         std::filesystem::create_directories(settings.allocation.output_dir, ec);
         if (ec) {
-            say("--output-dir: \"" + settings.allocation.output_dir + "\": " + ec.message());
+            say("the output directory \"" + settings.allocation.output_dir + "\": " + ec.message());
             return 1;
         }
         if (auto warning = core::unreachable_url_warning(settings.allocation.url.value_or("")))

@@ -172,6 +172,7 @@ BOOST_AUTO_TEST_CASE(a_job_no_partition_holds_is_named_with_the_limit)
     auto const wide = core::decide_allocations(jobs(5, 1, 16), {}, {lab()}, fresh(), 0);
     BOOST_TEST(wide.submit.empty());
     BOOST_TEST_REQUIRE(wide.never_fits.size() == 1u);
+    BOOST_TEST(wide.never_fit_ids == std::vector<std::int64_t>{5});
     BOOST_TEST(wide.never_fits[0] ==
                "job 5 \"j5\" fits no partition: it needs 16 CPUs per node; partition \"debug\" has 8");
     auto const nodes = core::decide_allocations(jobs(6, 1, 1, 0, 3), {}, {lab()}, fresh(), 0);
