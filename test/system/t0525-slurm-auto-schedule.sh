@@ -9,7 +9,8 @@
 # closed; `torcrun allocations` shows each with its jobs, nodes, times and end, `torcrun status`
 # counts them. First, a job no partition holds (16 CPUs) is named with the limit and gets
 # nothing; then an sbatch Slurm refuses is tried again after 10 s, then 20 s, each refusal
-# recorded with Slurm's message; last, `torcrun cancel` scancels a running allocation.
+# recorded with Slurm's message; `torcrun cancel` scancels a running allocation; last, a spec's
+# own schedule_nodes allocation is counted (nothing added) and left alone.
 set -euo pipefail
 torcrun=$(readlink -f "$1")
 source "$(dirname "$0")/slurm_lib.sh"
@@ -170,4 +171,31 @@ import json, sys
 rows = json.load(sys.stdin)
 assert len(rows) == 1 and rows[0]["state"] == "cancelled", rows' ||
     fail "allocation not cancelled: $("$torcrun" allocations --url "$base" "$wf")"
+
+# -- a spec's own schedule_nodes action keeps working, and the allocator counts its allocation:
+# the action's allocation holds the four jobs, so none is added, and it is never cancelled
+cat >"$tmp/handmade.json" <<'EOF'
+{"name": "handmade", "resource_requirements": [{"name": "one", "num_cpus": 1, "memory": "100m", "runtime": "PT1M"}],
+ "slurm_schedulers": [{"name": "mine", "account": "test", "nodes": 1, "walltime": "00:05:00"}],
+ "actions": [{"trigger_type": "on_workflow_start", "action_type": "schedule_nodes", "scheduler": "mine",
+              "scheduler_type": "slurm", "num_allocations": 1}],
+ "jobs": [{"name": "h1", "command": "sleep 1", "resource_requirements": "one", "scheduler": "mine"},
+          {"name": "h2", "command": "sleep 1", "resource_requirements": "one", "scheduler": "mine"},
+          {"name": "h3", "command": "sleep 1", "resource_requirements": "one", "scheduler": "mine"},
+          {"name": "h4", "command": "sleep 1", "resource_requirements": "one", "scheduler": "mine"}]}
+EOF
+rc=0
+timeout 90 "$torcrun" submit --url "$base" --config "$tmp/worker.json" --output-dir "$tmp/out" \
+    --auto-schedule -p 1 "$tmp/handmade.json" >"$tmp/handmade.out" 2>"$tmp/handmade.err" || rc=$?
+[ $rc = 0 ] || fail "submit of a spec with its own action exited $rc: $(cat "$tmp/handmade.err")"
+wf=$(cat "$tmp/handmade.out")
+grep -q 'submitted:' "$tmp/handmade.err" && fail "the allocator added one: $(cat "$tmp/handmade.err")"
+grep -q 'scancel' "$tmp/handmade.err" && fail "the allocator cancelled one: $(cat "$tmp/handmade.err")"
+[ "$(job_status_counts)" = "completed 4" ] || fail "statuses $(job_status_counts)"
+"$torcrun" allocations --url "$base" "$wf" --json | python3 -c '
+import json, sys
+rows = json.load(sys.stdin)
+assert len(rows) == 1 and rows[0]["state"] == "done", rows
+assert rows[0]["shape"] == "1 node, 00:05:00 (scheduler mine)", rows' ||
+    fail "allocations: $("$torcrun" allocations --url "$base" "$wf")"
 echo ok

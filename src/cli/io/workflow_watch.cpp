@@ -5,6 +5,7 @@
 #include "json_fields.hpp"
 #include "sbatch_files.hpp"
 #include "workflow_reset.hpp"
+#include "workflow_summary.hpp"
 
 #include "torcrun/cli/allocation_listing.hpp"
 #include "torcrun/common/date_time.hpp"
@@ -427,15 +428,18 @@ core::result<bool> workflow_complete(torc_client& client, std::int64_t wf)
     return v && v->is_bool() && v->get_bool();
 }
 
-// Jobs that did not complete, by status ("failed 2, canceled 3"); empty when all completed.
+// Why not every job completed ("canceled; 1 running", "failed 2, canceled 3"); empty when all
+// did.
 core::result<std::string> unfinished(torc_client& client, std::int64_t wf)
 {
+    auto summary = workflow_summary(client, wf);
+    if (!summary) return summary.error();
     std::string out;
-    for (auto const* status : {"failed", "canceled", "terminated"}) {
-        auto jobs = client.list_all("/jobs?workflow_id=" + std::to_string(wf) + "&status=" + status);
-        if (!jobs) return jobs.error();
-        if (!jobs->empty())
-            out += (out.empty() ? "" : ", ") + std::string(status) + " " + std::to_string(jobs->size());
+    if (auto const* c = summary->if_contains("is_canceled"); c && c->is_bool() && c->get_bool())
+        out = "the workflow was canceled;";
+    for (auto const& [status, n] : summary->at("jobs").as_object()) {
+        if (status == "completed" || status == "total" || !n.is_int64() || n.get_int64() == 0) continue;
+        out += (out.empty() ? "" : " ") + std::string(status) + " " + std::to_string(n.get_int64());
     }
     return core::result<std::string>(boost::system::in_place_value, std::move(out));
 }
@@ -691,6 +695,10 @@ int watch_workflow(torc_client& client, std::int64_t wf, watch_settings settings
             server_failures = 0;
             if (*complete && !settings.recover) break;
             if (*complete) {
+                // A canceled workflow is not recovered: its user stopped it.
+                auto summary = workflow_summary(client, wf);
+                auto const* c = summary ? summary->if_contains("is_canceled") : nullptr;
+                if (c && c->is_bool() && c->get_bool()) break;
                 auto again = recover_failed(client, wf, settings, recovered, said);
                 if (!again) {
                     say(again.error().message + " (trying again)");
