@@ -328,10 +328,12 @@ core::result<bool> allocation_loop::pass(bool done)
     bool submitted_now = false;
     auto const now = std::chrono::steady_clock::now();
     for (auto const& a : d.submit) {
-        auto& b = backoff_[shape_key(a)];
-        if (b.failures > 0 && now < b.next) continue;
+        auto const key = shape_key(a);
+        if (auto waiting = backoff_.find(key); waiting != backoff_.end() && now < waiting->second.next)
+            continue;
         auto job = submit(a, *facts_, live->size() + ++submitted_);
         if (!job) {
+            auto& b = backoff_[key];
             ++b.failures;
             auto const wait = core::sbatch_retry_delay(b.failures);
             b.next = now + std::chrono::seconds(wait);
@@ -339,7 +341,7 @@ core::result<bool> allocation_loop::pass(bool done)
                 std::to_string(b.failures) + "; again in " + std::to_string(wait) + " s)");
             continue;
         }
-        b = {};
+        backoff_.erase(key);  // only shapes waiting to try sbatch again stay
         last_allocation_ = std::chrono::steady_clock::now();
         submitted_now = true;
         std::string ids;
