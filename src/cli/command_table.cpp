@@ -28,6 +28,10 @@ constexpr subcommand table[] = {
      "run a workflow's jobs again as a new run (--failed, --job NAME); earlier logs stay"},
     {"spawn-jobs", cmd_spawn_jobs,
      "inside a running job: add jobs that wait for it (dynamic jobs, Torc's spawn_jobs)"},
+    {"allocations", cmd_allocations,
+     "list a workflow's Slurm allocations: state, shape, jobs made for, nodes, times, why ended"},
+    {"watch", cmd_watch,
+     "poll a workflow until complete; --auto-schedule submits the Slurm allocations it needs"},
     // -- worker shell
     {"worker", cmd_worker, "run a workflow's jobs on this allocation's resources"},
     // -- run command

@@ -369,6 +369,14 @@ constexpr field_spec scheduled_compute_nodes_fields[] = {
     {.name = "scheduler_config_id", .kind = k::integer, .required = true},
     {.name = "scheduler_type", .required = true},
     {.name = "status", .required = true, .choices = scheduled_node_statuses},
+    // torcrun extension (schema version 11): the allocation's history for `torcrun allocations`
+    {.name = "made_for"},
+    {.name = "shape"},
+    {.name = "submit_time"},
+    {.name = "start_time"},
+    {.name = "end_time"},
+    {.name = "node"},
+    {.name = "end_reason"},
 };
 
 constexpr field_spec result_fields[] = {

@@ -25,6 +25,8 @@ int cmd_workflows(arguments const& args);
 int cmd_cancel(arguments const& args);
 int cmd_spawn_jobs(arguments const& args);  // run inside a job: spawn_jobs
 int cmd_rerun(arguments const& args);
+int cmd_watch(arguments const& args);
+int cmd_allocations(arguments const& args);
 int cmd_report(arguments const& args);
 // -- worker shell
 int cmd_worker(arguments const& args);

@@ -1,8 +1,11 @@
 // `torcrun status WF [--json] [--url URL | --output-dir D]`: a workflow's name, user, run id,
 // whether it is complete or canceled, and how many jobs are in each status, the ready ones by
-// label when any has one, and how many jobs spawn_jobs added when any (workflow_summary.hpp).
+// label when any has one, how many jobs spawn_jobs added when any (workflow_summary.hpp), and
+// its Slurm allocations by state (queued, running, done, failed, cancelled; `torcrun
+// allocations` lists them) when it has any.
 #include "torcrun/cli/commands.hpp"
 
+#include "allocation_records.hpp"
 #include "torc_client.hpp"
 #include "workflow_summary.hpp"
 #include "torcrun/cli/ready_labels.hpp"
@@ -45,6 +48,13 @@ void print_summary(std::ostream& out, json::object const& s)
     if (s.contains("spawned_jobs"))
         out << "spawned by orchestrator jobs (spawn_jobs): " << s.at("spawned_jobs").as_int64()
             << " of them (torcrun jobs shows each one's ORIGIN)\n";
+    if (auto const* a = s.if_contains("allocations")) {
+        auto const& counts = a->as_object();
+        out << "allocations: " << counts.at("total").as_int64() << "\n";
+        for (auto const* state : {"queued", "running", "done", "failed", "cancelled"}) {
+            if (auto const* n = counts.if_contains(state)) out << "  " << state << ": " << n->as_int64() << "\n";
+        }
+    }
 }
 
 }  // namespace
@@ -60,6 +70,15 @@ int cmd_status(arguments const& args)
     torc_client client(std::move(command.settings));
     auto summary = workflow_summary(client, command.workflow_id);
     if (!summary) return fail(summary.error().message, 1);
+    auto allocations = allocation_entries(client, command.workflow_id, false);
+    if (!allocations) return fail(allocations.error().message, 1);
+    if (!allocations->empty()) {
+        std::vector<core::allocation_row> rows;
+        for (auto const& e : *allocations) rows.push_back(core::allocation_row_of(e));
+        json::object counts{{"total", static_cast<std::int64_t>(rows.size())}};
+        for (auto const& [state, n] : core::allocation_counts(rows)) counts[state] = n;
+        (*summary)["allocations"] = std::move(counts);
+    }
     if (flags.count("json")) {
         std::cout << json::serialize(*summary) << "\n";
     } else {

@@ -10,6 +10,8 @@
 // --output-dir, sbatch'ed, and each Slurm job becomes a scheduled compute node, `pending`, whose
 // scheduler_id is the Slurm job id. A failed sbatch keeps the workflow (and the allocations
 // already made), prints sbatch's text and how to schedule again, and exits 1.
+// With --auto-schedule no action is derived: submit then watches the workflow as `torcrun watch
+// WF --auto-schedule` does (workflow_watch.hpp) and exits as it does.
 #include "torcrun/cli/commands.hpp"
 
 #include "cli/positional_command.hpp"
@@ -20,6 +22,7 @@
 #include "torcrun/cli/allocation_plan.hpp"
 #include "torcrun/cli/stage_actions.hpp"
 #include "torc_client.hpp"
+#include "workflow_watch.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
@@ -48,7 +51,10 @@ constexpr char const* usage =
     "and submitted (exit 1 if sbatch fails; the workflow stays). A spec whose jobs name\n"
     "slurm_schedulers but which has no schedule_nodes action gets one on_jobs_ready action per\n"
     "scheduler over the jobs naming it, as Torc's `slurm generate` makes. --max-parallel-jobs N\n"
-    "caps the jobs each of these allocations' workers holds at once, as Torc's option.\n";
+    "caps the jobs each of these allocations' workers holds at once, as Torc's option.\n"
+    "--auto-schedule: no action is derived; submit then stays, as `torcrun watch WF\n"
+    "--auto-schedule`, submitting the allocations the ready jobs need until the workflow is\n"
+    "complete (exit 0: every job completed; 1: some did not).\n";
 
 int fail(std::string const& message, int status)
 {
@@ -282,6 +288,7 @@ int cmd_submit(arguments const& args)
         "torcrun", po::value<std::string>()->value_name("PATH"),
         "absolute path of torcrun on the nodes (default: this binary)");
     options.add(client_options());
+    options.add(watch_options(true));
     auto parsed = parse_positional_command(
         args, options,
         {"submit", "spec", "SPEC", usage, "a spec file is required (torcrun submit SPEC)"});
@@ -307,12 +314,23 @@ int cmd_submit(arguments const& args)
                             " is not a count of jobs (at least 1)",
                         2);
     }
+    bool const auto_schedule = flags.count("auto-schedule") > 0;
+    std::optional<watch_settings> watching;
+    if (auto_schedule) {
+        if (!scheduling) return fail("--auto-schedule and --no-schedule exclude each other", 2);
+        if (!initialize) return fail("--auto-schedule needs the workflow initialized", 2);
+        auto made = watch_settings_from(flags, *settings, "torcrun submit");
+        if (!made) return fail(made.error().message, 2);
+        watching = std::move(*made);
+    }
     std::optional<schedule_context> context;
     if (scheduling) {  // every script checked before anything is created
         auto made = schedule_settings(flags, *settings);
         if (!made) return fail(made.error().message, 2);
-        for (auto const& d : core::derive_stage_actions(*plan))
-            std::cerr << "torcrun submit: " << d.description << "\n";
+        if (!auto_schedule) {
+            for (auto const& d : core::derive_stage_actions(*plan))
+                std::cerr << "torcrun submit: " << d.description << "\n";
+        }
         auto checked_plan = *plan;
         override_max_parallel_jobs(checked_plan, max_parallel_jobs);
         auto const checked_actions = core::schedulable_actions(checked_plan);
@@ -333,8 +351,11 @@ int cmd_submit(arguments const& args)
     std::cout << *wf << "\n";
     std::cout.flush();
     if (!context) return 0;
-    return schedule_allocations(client, std::move(*context), *wf, scheduler_ids, planned,
-                                initialize);
+    auto const scheduled = schedule_allocations(client, std::move(*context), *wf, scheduler_ids,
+                                                planned, initialize);
+    if (scheduled != 0 || !watching) return scheduled;
+    watching->allocation.workflow_id = *wf;
+    return watch_workflow(client, *wf, std::move(*watching));
 }
 
 }  // namespace torcrun::apps

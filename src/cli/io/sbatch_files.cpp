@@ -92,4 +92,18 @@ core::result<std::string> run_squeue_state(std::int64_t job_id)
     });
 }
 
+core::result<std::string> run_scontrol_show_job(std::int64_t job_id)
+{
+    return run_here<std::string>([&](io::launcher& l) {
+        return io::show_slurm_job(l, job_id, read_process_environment());
+    });
+}
+
+core::result<std::string> run_sinfo_partitions()
+{
+    return run_here<std::string>([&](io::launcher& l) {
+        return io::partition_listing(l, read_process_environment());
+    });
+}
+
 }  // namespace torcrun::apps

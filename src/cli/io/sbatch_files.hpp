@@ -36,4 +36,10 @@ core::result<void> run_scancel(std::int64_t job_id);
 // Runs `squeue -h -j JOB -o %T`: the job's state, "" once squeue no longer lists it.
 core::result<std::string> run_squeue_state(std::int64_t job_id);
 
+// Runs `scontrol -o show job JOB`: its line, "" once Slurm has forgotten the job.
+core::result<std::string> run_scontrol_show_job(std::int64_t job_id);
+
+// Runs sinfo for what each partition holds (io::partition_listing's text).
+core::result<std::string> run_sinfo_partitions();
+
 }  // namespace torcrun::apps

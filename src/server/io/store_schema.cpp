@@ -345,11 +345,24 @@ ALTER TABLE job ADD COLUMN spawned_by_job_id INTEGER;
 CREATE INDEX job_spawned_by ON job(spawned_by_job_id) WHERE spawned_by_job_id IS NOT NULL;
 )sql";
 
+// -- torcrun extension (docs/TORC-COMPATIBILITY.md §4.14): an allocation's history as
+// `torcrun allocations` shows it: the jobs it was made for, its shape, when it was submitted,
+// started and ended, its nodes and why it ended.
+constexpr std::string_view schema_v12 = R"sql(
+ALTER TABLE scheduled_compute_node ADD COLUMN made_for TEXT;
+ALTER TABLE scheduled_compute_node ADD COLUMN shape TEXT;
+ALTER TABLE scheduled_compute_node ADD COLUMN submit_time TEXT;
+ALTER TABLE scheduled_compute_node ADD COLUMN start_time TEXT;
+ALTER TABLE scheduled_compute_node ADD COLUMN end_time TEXT;
+ALTER TABLE scheduled_compute_node ADD COLUMN node TEXT;
+ALTER TABLE scheduled_compute_node ADD COLUMN end_reason TEXT;
+)sql";
+
 // Append new versions; never edit one that has shipped.
-constexpr std::array<std::string_view, 11> migrations{schema_v1, schema_v2, schema_v3,
+constexpr std::array<std::string_view, 12> migrations{schema_v1, schema_v2, schema_v3,
                                                       schema_v4, schema_v5, schema_v6,
                                                       schema_v7, schema_v8, schema_v9,
-                                                      schema_v10, schema_v11};
+                                                      schema_v10, schema_v11, schema_v12};
 
 }  // namespace
 

@@ -144,6 +144,29 @@ asio::awaitable<core::result<std::string>> slurm_job_state(launcher& launch, std
                                         boost::algorithm::trim_copy(run->out));
 }
 
+asio::awaitable<core::result<std::string>> show_slurm_job(launcher& launch, std::int64_t job_id,
+                                                          core::env_map environment)
+{
+    auto const id = std::to_string(job_id);
+    std::vector<std::string> argv{"scontrol", "-o", "show", "job", id};
+    auto run = co_await run_command(launch, std::move(argv), std::move(environment));
+    if (!run) co_return run.error();
+    if (run->err.find("Invalid job id") != std::string::npos)
+        co_return core::result<std::string>(boost::system::in_place_value);
+    if (auto e = failure("scontrol show job " + id, *run)) co_return *e;
+    co_return core::result<std::string>(boost::system::in_place_value, std::move(run->out));
+}
+
+asio::awaitable<core::result<std::string>> partition_listing(launcher& launch,
+                                                             core::env_map environment)
+{
+    std::vector<std::string> argv{"sinfo", "-h", "-N", "-o", "%P|%N|%c|%m|%G|%l|%s"};
+    auto run = co_await run_command(launch, std::move(argv), std::move(environment));
+    if (!run) co_return run.error();
+    if (auto e = failure("sinfo", *run)) co_return *e;
+    co_return core::result<std::string>(boost::system::in_place_value, std::move(run->out));
+}
+
 asio::awaitable<core::result<std::string>> list_slurm_steps(launcher& launch, std::string job_id,
                                                             core::env_map environment)
 {

@@ -64,8 +64,15 @@ struct temp_dir {
     ~temp_dir() { fs::remove_all(path); }
 };
 
-// Takes version 10's and 9's additions back out of a fresh database.
-std::string const undo_version_9 = "DROP INDEX job_spawned_by;"
+// Takes version 12's, 11's, 10's and 9's additions back out of a fresh database.
+std::string const undo_version_9 = "ALTER TABLE scheduled_compute_node DROP COLUMN made_for;"
+                                   "ALTER TABLE scheduled_compute_node DROP COLUMN shape;"
+                                   "ALTER TABLE scheduled_compute_node DROP COLUMN submit_time;"
+                                   "ALTER TABLE scheduled_compute_node DROP COLUMN start_time;"
+                                   "ALTER TABLE scheduled_compute_node DROP COLUMN end_time;"
+                                   "ALTER TABLE scheduled_compute_node DROP COLUMN node;"
+                                   "ALTER TABLE scheduled_compute_node DROP COLUMN end_reason;"
+                                   "DROP INDEX job_spawned_by;"
                                    "ALTER TABLE job DROP COLUMN spawned_by_job_id;"
                                    "ALTER TABLE job DROP COLUMN origin;"
                                    "ALTER TABLE workflow DROP COLUMN dynamic_jobs;"
@@ -94,13 +101,13 @@ BOOST_AUTO_TEST_CASE(schema_is_versioned)
         auto db = io::store::open(path).value();  // reopening applies nothing twice
         auto stmt = db.db().prepare("SELECT COUNT(*) FROM schema_version").value();
         (void)stmt.step().value();
-        BOOST_TEST(stmt.int64(0) == 11);
+        BOOST_TEST(stmt.int64(0) == 12);
         BOOST_TEST_REQUIRE(db.db().exec("INSERT INTO schema_version VALUES (99)").has_value());
     }
     auto newer = io::store::open(path);
     BOOST_TEST_REQUIRE(newer.has_error());
     BOOST_TEST(newer.error().message ==
-               "store: the database has schema version 99, newer than this torcrun knows (11)");
+               "store: the database has schema version 99, newer than this torcrun knows (12)");
 }
 
 // A version-3 database (made here by taking the additions of versions 4, 5, 7, 8, 9 and 10 back

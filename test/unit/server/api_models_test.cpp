@@ -66,7 +66,8 @@ std::vector<contract_case> const contract{
      "avg_memory_bytes"},
     {"scheduled_compute_nodes_model",
      "id workflow_id scheduler_id scheduler_config_id scheduler_type status",
-     "scheduler_config_id scheduler_id scheduler_type status workflow_id"},
+     "scheduler_config_id scheduler_id scheduler_type status workflow_id",
+     "made_for shape submit_time start_time end_time node end_reason"},
     {"result_model",
      "id job_id workflow_id run_id attempt_id compute_node_id return_code exec_time_minutes "
      "completion_time status peak_memory_bytes avg_memory_bytes peak_cpu_percent "

@@ -36,6 +36,16 @@ boost::asio::awaitable<core::result<std::string>> slurm_job_state(launcher& laun
                                                                   std::int64_t job_id,
                                                                   core::env_map environment);
 
+// `scontrol -o show job JOB`: its one line, "" once Slurm no longer knows the job.
+boost::asio::awaitable<core::result<std::string>> show_slurm_job(launcher& launch,
+                                                                 std::int64_t job_id,
+                                                                 core::env_map environment);
+
+// `sinfo -h -N -o '%P|%N|%c|%m|%G|%l|%s'`: a line per node and partition, for
+// core::parse_partition_listing.
+boost::asio::awaitable<core::result<std::string>> partition_listing(launcher& launch,
+                                                                    core::env_map environment);
+
 // The id ("12.3") of the step named `name` of Slurm job `job_id`
 // (`squeue -h -s -j JOB -o "%i %j"`); nullopt when squeue lists none of that name (not yet
 // registered, or over).
