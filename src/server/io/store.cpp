@@ -191,7 +191,7 @@ core::result<store> store::open(std::string const& path)
     // a workflow of 100,000 jobs and its indexes outgrow 2 MiB, and then every claim and every
     // transition reads its pages back from the OS, and a large creation batch spills its dirty
     // pages into the WAL and writes them again at commit. Durability is unchanged.
-    if (auto done = db->exec("PRAGMA cache_size=-65536"); !done)
+    if (auto done = db->exec("PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY"); !done)
         return core::error{"store: " + done.error().message};
     if (auto migrated = detail::migrate(*db); !migrated) return migrated.error();
     return store(std::move(*db));
