@@ -18,6 +18,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -225,6 +226,62 @@ BOOST_AUTO_TEST_CASE(over_http_every_answer_follows_its_commit)
     BOOST_TEST(out->errors.empty(), (out->errors.empty() ? "" : out->errors.front()));
     BOOST_TEST(out->ok == clients - clients / 8);
     BOOST_TEST(out->refused == clients / 8);
+    http.stop();
+    test::run_to_completion(ioc, 5s);
+}
+
+namespace {
+
+// server_api whose group commits wait while `hold` is set: what the HTTP server posts is then a
+// commit that has not happened yet.
+struct held_commits : api::request_handler {
+    explicit held_commits(io::server_api& a) : inner(a) {}
+    api::outcome handle(api::request const& req) override { return inner.handle(req); }
+    api::outcome handle_grouped(api::request const& req) override
+    {
+        return inner.handle_grouped(req);
+    }
+    void set_change_listener(std::function<void(std::int64_t)> l) override
+    {
+        inner.set_change_listener(std::move(l));
+    }
+    void set_commit_listener(commit_listener l) override { inner.set_commit_listener(std::move(l)); }
+    std::uint64_t open_group() const override { return inner.open_group(); }
+    void commit_group() override
+    {
+        if (!hold) inner.commit_group();
+    }
+    io::server_api& inner;
+    bool hold = true;
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(no_answer_leaves_before_its_group_commits)
+{
+    temp_dir dir;
+    auto const path = (dir.path / "t.db").string();
+    auto db = io::store::open(path).value();
+    io::server_api server(db);
+    held_commits held(server);
+    net::io_context ioc{1};
+    io::server_settings s;
+    s.port = 0;
+    io::http_server http(ioc, s, held, io::logger{});
+    auto const port = http.start().value();
+    auto other = io::sqlite::connection::open(path).value();
+
+    auto out = std::make_shared<answers>();
+    auto client =
+        std::make_shared<io::http_client>(ioc, test::client_for(port, "/torc-service/v1", 10s));
+    net::co_spawn(ioc, create_and_check(client, workflow_body("a"), other, out), net::detached);
+    BOOST_TEST(!test::run_until(ioc, [&] { return out->done == 1; }, 300ms));
+    BOOST_TEST(server.open_group() != 0u);  // the request ran; its answer waits
+    held.hold = false;
+    held.commit_group();
+    BOOST_TEST_REQUIRE(test::run_until(ioc, [&] { return out->done == 1; }, 10s));
+    BOOST_TEST(out->ok == 1);
+    BOOST_TEST(out->errors.empty(), (out->errors.empty() ? "" : out->errors.front()));
     http.stop();
     test::run_to_completion(ioc, 5s);
 }
