@@ -29,6 +29,7 @@ stop_started() {
 start_server() {
     local dir=$1 line=""
     mkdir -p "$dir"
+    : >"$dir/server.log"  # exists before the first grep below, however late the server starts
     "$torcrun" server --port 0 --db "$dir/torcrun.db" 2>"$dir/server.log" &
     server_pid=$!
     started_pids+=("$server_pid")

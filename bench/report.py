@@ -106,6 +106,16 @@ def compute(samples, meta):
             spread = max(per_size) / min(per_size) if per_size and min(per_size) > 0 else None
             t.append(target(f"scale: {name} at {meta.get('scale_sizes')} jobs, max / min",
                             spread, 1.2, "at most", "x"))
+    if "million" in out["medians"]:
+        sizes = sorted(out["medians"]["million"], key=lambda k: int(k[1:]))
+        cpu = [med("million", s, "server_cpu_us_per_job") for s in sizes]
+        r = cpu[-1] / cpu[0] if len(cpu) > 1 and cpu[0] else None
+        t.append(target(f"million: server CPU per job at {sizes[-1][1:]} / {sizes[0][1:]} jobs",
+                        r, 1.2, "at most", "x"))
+        hwm = out["medians"]["million"][sizes[-1]].get("server_hwm_kb", {})
+        peak = max(hwm.get("samples") or [0]) or None
+        t.append(target(f"million: server peak RSS with {sizes[-1][1:]} jobs (worst repetition)",
+                        peak, 1024 * 1024, "at most", "kB"))
     if "slurm" in out["medians"]:
         bare = med("slurm", "bare", "jobs_per_s")
         ours = med("slurm", "torcrun", "jobs_per_s")
@@ -219,6 +229,15 @@ def markdown(out):
             lines.append(f"| {size[1:]} | {fmt(e['completions_per_s']['median'])} | "
                          f"{fmt(e['server_cpu_us_per_job']['median'])} | "
                          f"{fmt(e['claim_p99_ms']['median'])} |")
+    if "million" in md:
+        lines += ["", "## Million: workflows created and run to the end, batched", "",
+                  "| jobs | creation s | completions per s | server CPU us per job | "
+                  "server peak RSS kB |", "| --- | --- | --- | --- | --- |"]
+        for size, e in sorted(md["million"].items(), key=lambda kv: int(kv[0][1:])):
+            lines.append(f"| {size[1:]} | {fmt(e['create_s']['median'])} | "
+                         f"{fmt(e['completions_per_s']['median'])} | "
+                         f"{fmt(e['server_cpu_us_per_job']['median'])} | "
+                         f"{fmt(e['server_hwm_kb']['median'])} |")
     if "slurm" in md:
         lines += ["", f"## Slurm: {m.get('slurm_jobs')} `true` jobs in one allocation "
                   f"({m.get('slurm_cpus')} CPUs)", ""] + rate_table(md["slurm"])

@@ -9,6 +9,9 @@
 #               dependencies through `torcrun submit` (initialize_jobs included)
 #   scale       B5: the same load at 1,000, 10,000 and 100,000 jobs: throughput and server CPU
 #               per job
+#   million     B7 (opt-in, not in the default list: minutes): workflows of 10,000, 100,000 and
+#               1,000,000 independent jobs created and run to the end by the same load: the
+#               server's peak RSS and CPU per job at each size
 #   slurm       B6: `torcrun worker --mode slurm` against a bare loop of `srun --exact` steps in
 #               an allocation of the project's Slurm cluster; only with TORCRUN_SLURM_ENV set
 # Each repetition runs every tool once, in an order that alternates between repetitions, so a
@@ -19,10 +22,11 @@
 # Environment: BENCH_REPS (5), BENCH_QUICK=1 (1 repetition, 500 jobs, chain of 100, 10 s windows,
 # results under the work directory), BENCH_JOBS, BENCH_CHAIN, BENCH_SLEEPERS, BENCH_WINDOW (s),
 # BENCH_TORCRUN (a built binary; default: build Release into build/), BENCH_OUT (results dir),
-# BENCH_ONLY (space-separated subset of: throughput chain footprint server scale slurm),
+# BENCH_ONLY (space-separated subset of: throughput chain footprint server scale slurm million),
 # BENCH_KEEP=1 (keep the work directory), BENCH_NOTE (a line added to the results), BENCH_TMP
 # (where the work directory goes), BENCH_TAG (appended to the results' name). The server
 # benchmarks: BENCH_SERVER_JOBS (100000), BENCH_SCALE_SIZES ("1000 10000 100000"),
+# BENCH_MILLION_SIZES ("10000 100000 1000000"),
 # BENCH_CREATE_JOBS (100000) and BENCH_CREATE_EDGES (1000000), BENCH_LOAD_WORKERS (64),
 # BENCH_LOAD_SLOTS (16 jobs per claim), BENCH_SERVER_LOAD (a built torcrun-server-load; default:
 # build it with -DTORCRUN_BENCH=ON beside torcrun), BENCH_SLURM_JOBS (200). TORCRUN_SLURM_ENV:
@@ -40,13 +44,14 @@ if [ "$quick" = 1 ]; then
     sleepers=${BENCH_SLEEPERS:-100} window=${BENCH_WINDOW:-10}
     server_jobs=${BENCH_SERVER_JOBS:-2000} scale_sizes=${BENCH_SCALE_SIZES:-"500 2000"}
     create_jobs=${BENCH_CREATE_JOBS:-2000} create_edges=${BENCH_CREATE_EDGES:-10000}
-    slurm_jobs=${BENCH_SLURM_JOBS:-32}
+    slurm_jobs=${BENCH_SLURM_JOBS:-32} million_sizes=${BENCH_MILLION_SIZES:-"1000 5000"}
 else
     reps=${BENCH_REPS:-5} jobs=${BENCH_JOBS:-5000} chain=${BENCH_CHAIN:-500}
     sleepers=${BENCH_SLEEPERS:-500} window=${BENCH_WINDOW:-60}
     server_jobs=${BENCH_SERVER_JOBS:-100000} scale_sizes=${BENCH_SCALE_SIZES:-"1000 10000 100000"}
     create_jobs=${BENCH_CREATE_JOBS:-100000} create_edges=${BENCH_CREATE_EDGES:-1000000}
     slurm_jobs=${BENCH_SLURM_JOBS:-200}
+    million_sizes=${BENCH_MILLION_SIZES:-"10000 100000 1000000"}
 fi
 load_workers=${BENCH_LOAD_WORKERS:-64} load_slots=${BENCH_LOAD_SLOTS:-16}
 only=${BENCH_ONLY:-throughput chain footprint server scale slurm}
@@ -64,7 +69,7 @@ else
     TORCRUN_TARGET=torcrun build_torcrun "$TORCRUN_ROOT/build"
     torcrun=$TORCRUN_ROOT/build/src/torcrun
 fi
-if [[ " $only " == *" server "* || " $only " == *" scale "* ]]; then
+if [[ " $only " == *" server "* || " $only " == *" scale "* || " $only " == *" million "* ]]; then
     if [ -n "${BENCH_SERVER_LOAD:-}" ]; then
         server_load=$(realpath "$BENCH_SERVER_LOAD")
     else
@@ -116,6 +121,7 @@ for rep in $(seq 1 "$reps"); do
     fi
     [[ " $only " == *" server "* ]] && server_bench "$rep"
     [[ " $only " == *" scale "* ]] && scale_bench "$rep"
+    [[ " $only " == *" million "* ]] && million_bench "$rep"
     [[ " $only " == *" slurm "* ]] && slurm_bench "$rep"
 done
 
@@ -129,7 +135,8 @@ python3 "$bench_dir/report.py" "$samples" "$out/$name" \
     reps="$reps" quick="$quick" cores="$cores" jobs="$jobs" chain="$chain" sleepers="$sleepers" \
     window_s="$window" has_run="$has_run" load_before="$load_before" \
     server_jobs="$server_jobs" scale_sizes="$scale_sizes" create_jobs="$create_jobs" \
-    create_edges="$create_edges" load_workers="$load_workers" load_slots="$load_slots" \
+    create_edges="$create_edges" million_sizes="$million_sizes" \
+    load_workers="$load_workers" load_slots="$load_slots" \
     slurm_jobs="$slurm_jobs" slurm_cpus="${slurm_cpus:-}" \
     fs="$fs_type" create_us="$create_us" \
     load_after="$(cut -d' ' -f1-3 /proc/loadavg)" \

@@ -1,8 +1,9 @@
 # The server at scale (sourced by run.sh after lib.sh): B4 (64 simulated workers, batched and
-# unbatched completions; creating a workflow of 100,000 jobs and 1,000,000 dependencies) and B5
-# (the cost per job at 1k, 10k and 100k jobs). Expects $server_load (the torcrun-server-load
-# binary) and, from run.sh, $server_jobs, $scale_sizes, $create_jobs, $create_edges,
-# $load_workers and $load_slots.
+# unbatched completions; creating a workflow of 100,000 jobs and 1,000,000 dependencies), B5
+# (the cost per job at 1k, 10k and 100k jobs) and B7 (workflows up to a million jobs, created and
+# run to the end: the server's peak RSS and CPU per job). Expects $server_load (the
+# torcrun-server-load binary) and, from run.sh, $server_jobs, $scale_sizes, $create_jobs,
+# $create_edges, $million_sizes, $load_workers and $load_slots.
 
 # spec_of KIND N [ARGS...]: the path of a generated spec, written once per run.
 spec_of() {
@@ -77,4 +78,36 @@ scale_bench() {
     local sizes=($scale_sizes) n
     (( $1 % 2 == 0 )) && sizes=($(printf '%s\n' "${sizes[@]}" | tac))
     for n in "${sizes[@]}"; do server_load_run scale "n$n" "$1" batched "$n"; done
+}
+
+# million_run REP N: B7 at one size: a fresh server, a workflow of N independent jobs created
+# through `torcrun submit` (timed: the creation's wall time), then run to the end by
+# $load_workers simulated workers (batched); the server's peak RSS (VmHWM) after the run.
+million_run() {
+    local rep=$1 n=$2 dir=$work/m-$2-$1 spec line t0 t1 hwm metric
+    spec=$(spec_of independent "$n" true)
+    start_server "$dir"
+    t0=$EPOCHREALTIME
+    submit "$spec"
+    t1=$EPOCHREALTIME
+    line=$("$server_load" --url "$base" --workflow "$wf" --workers "$load_workers" \
+        --slots "$load_slots" --mode batched --jobs "$n" --server-pid "$server_pid" \
+        2>"$dir/load.err") || bench_fail "million n$n #$rep: $(cat "$dir/load.err")"
+    hwm=$(status_kb "$server_pid" VmHWM)
+    stop_server
+    rm -rf "$dir"
+    record million "n$n" "$rep" create_s "$(elapsed "$t0" "$t1")"
+    record million "n$n" "$rep" server_hwm_kb "$hwm"
+    for metric in completions_per_s server_cpu_us_per_job; do
+        record million "n$n" "$rep" "$metric" \
+            "$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])[sys.argv[2]])' \
+                "$line" "$metric")"
+    done
+    bench_log "million n$n #$rep: created in $(elapsed "$t0" "$t1") s, server peak RSS $hwm kB: $line"
+}
+
+# million_bench REP: B7 at each size of $million_sizes (opt-in: BENCH_ONLY=million).
+million_bench() {
+    local n
+    for n in $million_sizes; do million_run "$1" "$n"; done
 }

@@ -65,6 +65,20 @@ public:
     // workflow once the change that caused it has committed. Handlers without events ignore it.
     virtual void set_event_listener(
         std::function<void(std::int64_t workflow_id, std::string const& frame)> /*listener*/) {}
+
+    // Group commit, for a handler that supports it (the defaults: none, handle_grouped() is
+    // handle(), which commits before it returns). Once a commit listener is set,
+    // handle_grouped() may leave its writes in a transaction shared with the requests after it:
+    // open_group() then names that group (0: nothing uncommitted), the answer must not be sent
+    // before the group commits, and commit_group() commits it and reports it to the listener:
+    // its id and, when the commit failed (nothing of the group was written), why. handle()
+    // commits an open group before it runs.
+    using commit_listener =
+        std::function<void(std::uint64_t group, std::optional<std::string> const& failure)>;
+    virtual outcome handle_grouped(request const& req) { return handle(req); }
+    virtual void set_commit_listener(commit_listener /*listener*/) {}
+    virtual std::uint64_t open_group() const { return 0; }
+    virtual void commit_group() {}
 };
 
 }  // namespace torcrun::api

@@ -10,6 +10,8 @@
 //   (call again, may_wait=true), the wait runs out or the server stops (call again,
 //   may_wait=false). Waiting costs a timer, never a blocked thread. A client that closed its
 //   connection meanwhile is not called for again: a claim would hand it jobs it never reads;
+// - group commit: an answer whose request the handler left in an open request group waits for
+//   that group's commit (group_commits.hpp), posted once per group;
 // - one connection (a session): with TLS the handshake first, then wait for a request
 //   (keep-alive idle), read it within the read timeout and the body limit, let the gate and the
 //   handler answer, write the answer, and repeat until either side closes or the server stops.
@@ -26,6 +28,8 @@
 #include "torcrun/server/io/authenticator.hpp"
 #include "torcrun/server/io/htpasswd.hpp"
 #include "torcrun/server/io/http_gate.hpp"
+
+#include "group_commits.hpp"
 
 #include <boost/asio/write.hpp>
 
@@ -98,7 +102,8 @@ struct stream_client {
 
 struct server_state {
     server_state(boost::asio::io_context& c, server_settings s, api::request_handler& h, logger l)
-        : ioc(c), settings(std::move(s)), handler(h), log(std::move(l)), acceptor(c) {}
+        : ioc(c), settings(std::move(s)), handler(h), log(std::move(l)), acceptor(c),
+          commits(c, h) {}
 
     boost::asio::io_context& ioc;
     server_settings settings;
@@ -115,6 +120,7 @@ struct server_state {
     std::list<server_detail::connection_entry> connections;
     std::unordered_multimap<std::int64_t, server_detail::waiter*> waiters;
     std::unordered_multimap<std::int64_t, std::shared_ptr<server_detail::stream_client>> streams;
+    group_commits commits;  // answers waiting for their request group's commit
 };
 
 // ---- long polls
@@ -149,7 +155,7 @@ steady::duration wait_duration(double seconds) {
 std::variant<server_reply, api::wait_for_workflow, api::event_stream> call_handler(
     server_state& st, api::request const& req) {
     try {
-        auto out = st.handler.handle(req);
+        auto out = st.handler.handle_grouped(req);
         if (auto* res = std::get_if<api::response>(&out)) return server_reply{std::move(*res)};
         if (auto* es = std::get_if<api::event_stream>(&out)) return *es;
         return std::get<api::wait_for_workflow>(out);
@@ -192,6 +198,12 @@ net::awaitable<served> serve(std::shared_ptr<server_state> st, api::request req,
     std::optional<steady::time_point> deadline;  // from the first wait; wakes do not extend it
     for (;;) {
         auto out = call_handler(*st, req);
+        auto const group = st->handler.open_group();
+        st->commits.schedule(st);
+        if (group != 0 && !std::holds_alternative<api::wait_for_workflow>(out)) {
+            if (auto failure = co_await st->commits.committed(group))
+                co_return json_error(503, detail::cat(req.method, " ", req.path, ": ", *failure));
+        }
         if (auto* reply = std::get_if<server_reply>(&out)) co_return std::move(*reply);
         if (auto* es = std::get_if<api::event_stream>(&out)) co_return *es;
         auto const wait = std::get<api::wait_for_workflow>(out);
@@ -675,6 +687,13 @@ struct change_listener {
     }
 };
 
+struct commit_listener {
+    std::weak_ptr<server_state> weak;
+    void operator()(std::uint64_t group, std::optional<std::string> const& failure) const {
+        if (auto st = weak.lock()) st->commits.done(group, failure);
+    }
+};
+
 net::awaitable<void> pause(net::any_io_executor ex, std::chrono::milliseconds delay) {
     net::steady_timer timer(ex, delay);
     [[maybe_unused]] auto [ec] = co_await timer.async_wait(use_nothrow);
@@ -801,6 +820,8 @@ http_server::http_server(net::io_context& ioc, server_settings settings,
 
 http_server::~http_server() {
     if (state_->acceptor.is_open()) stop();
+    // What is still uncommitted commits, and the handler runs alone again.
+    state_->handler.set_commit_listener(nullptr);
 }
 
 core::result<std::uint16_t> http_server::start() {
@@ -824,6 +845,7 @@ core::result<std::uint16_t> http_server::start() {
     }
     st.port = st.acceptor.local_endpoint().port();
     st.handler.set_change_listener(change_listener{state_});
+    st.handler.set_commit_listener(commit_listener{state_});
     net::co_spawn(st.ioc, accept_loop(state_), task_finished{state_, "accept loop"});
     if (!st.settings.tls && !endpoint->address().is_loopback())
         st.log.write(log_level::warning, "http",

@@ -228,16 +228,23 @@ api_result<void> job_changes::set_status(std::int64_t workflow_id, std::int64_t 
 
 api_result<void> job_changes::record_result(api::record const& result)
 {
-    auto row = db().insert(api::result_model, result, source_);
+    // The row is not read back: its job and workflow are the ones sent (NOT NULL columns, so the
+    // insert fails without them), read back only when they came as other than integers.
+    auto row = db().insert_row(api::result_model, result, source_);
     if (!row) return row.error();
+    auto job = result.int64("job_id");
+    auto workflow = result.int64("workflow_id");
+    if (!job || !workflow) {
+        auto stored = db().get(api::result_model, *row, source_);
+        if (!stored) return stored.error();
+        job = stored->int64("job_id");
+        workflow = stored->int64("workflow_id");
+    }
     auto link = db().db().cached(
         "INSERT INTO workflow_result (job_id, workflow_id, result_id) VALUES (?, ?, ?) "
         "ON CONFLICT (job_id) DO UPDATE SET result_id = excluded.result_id");
     if (!link) return to_api_error(link.error(), source_);
-    (*link)
-        ->bind(1, *row->int64("job_id"))
-        .bind(2, *row->int64("workflow_id"))
-        .bind(3, *row->int64("id"));
+    (*link)->bind(1, job.value_or(0)).bind(2, workflow.value_or(0)).bind(3, *row);
     if (auto done = (*link)->run(); !done) return to_api_error(done.error(), source_);
     return {};
 }

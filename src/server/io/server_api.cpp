@@ -1,9 +1,12 @@
-// Request handling around the route table: one transaction per request, commit on success,
-// rollback on any 4xx/5xx, change notifications after the commit only.
+// Request handling around the route table: one transaction per request (or one savepoint in a
+// group's transaction, server_api.hpp), commit on success, rollback on any 4xx/5xx, change
+// notifications after the commit only.
 #include "torcrun/server/io/server_api.hpp"
 
 #include "torcrun/server/event_stream.hpp"
 #include "torcrun/server/io/job_lifecycle.hpp"
+
+#include <sqlite3.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -51,6 +54,7 @@ server_api::server_api(store& db, server_options options)
 
 void server_api::set_event_listener(std::function<void(std::int64_t, std::string const&)> listener)
 {
+    commit_group();  // the newest event row below must be a committed one
     event_listener_ = std::move(listener);
     last_event_id_ = 0;
     if (!event_listener_) return;
@@ -153,6 +157,7 @@ api::outcome server_api::run(api::request const& req)
 
 api_result<void> server_api::run_task(std::function<api_result<void>()> const& work)
 {
+    commit_group();
     changed_.clear();
     auto tx = sqlite::transaction::begin(store_.db(), sqlite::transaction::kind::immediate);
     if (!tx) return api::api_error{503, "database: " + tx.error().message};
@@ -179,7 +184,88 @@ api_result<void> server_api::run_task(std::function<api_result<void>()> const& w
     return {};
 }
 
+void server_api::set_commit_listener(commit_listener listener)
+{
+    commit_group();
+    commit_listener_ = std::move(listener);
+}
+
 api::outcome server_api::handle(api::request const& req)
+{
+    commit_group();
+    return handle_alone(req);
+}
+
+namespace {
+
+bool failed(api::outcome const& out)
+{
+    auto const* answer = std::get_if<api::response>(&out);
+    return answer != nullptr && answer->status >= 400;
+}
+
+}  // namespace
+
+api::outcome server_api::handle_grouped(api::request const& req)
+{
+    if (!commit_listener_ || (!group_ && req.method == "GET")) return handle_alone(req);
+    if (group_lost_) commit_group();  // reports the lost group; this request opens a new one
+    auto& db = store_.db();
+    if (!group_) {
+        auto tx = sqlite::transaction::begin(db, sqlite::transaction::kind::immediate);
+        if (!tx) return api::error_response(api::api_error{503, "database: " + tx.error().message});
+        group_.emplace(std::move(*tx));
+        ++group_id_;
+    }
+    if (auto begun = db.exec("SAVEPOINT request"); !begun)
+        return api::error_response(api::api_error{503, "database: " + begun.error().message});
+    changed_.clear();
+    auto out = run(req);
+    if (sqlite3_get_autocommit(db.native()) != 0) {
+        // SQLite ended the transaction itself: the group's writes are gone, and commit_group
+        // reports them failed; this request's answer waits for that report like the others.
+        group_lost_ = true;
+        changed_.clear();
+        return out;
+    }
+    if (failed(out)) {
+        (void)db.exec("ROLLBACK TO request");
+        changed_.clear();
+    } else {
+        for (auto id : changed_) {
+            if (std::find(group_changed_.begin(), group_changed_.end(), id) == group_changed_.end())
+                group_changed_.push_back(id);
+        }
+        changed_.clear();
+    }
+    if (auto released = db.exec("RELEASE request"); !released) group_lost_ = true;
+    return out;
+}
+
+void server_api::commit_group()
+{
+    if (!group_) return;
+    std::optional<std::string> failure;
+    if (group_lost_) {
+        failure = "database: the transaction was rolled back by SQLite";
+        group_->rollback();
+    } else if (auto done = group_->commit(); !done) {
+        failure = "database: " + done.error().message;
+        group_->rollback();
+    }
+    group_.reset();
+    group_lost_ = false;
+    auto const changed = std::exchange(group_changed_, {});
+    if (!failure) {
+        if (listener_) {
+            for (auto id : changed) listener_(id);
+        }
+        publish_events();
+    }
+    if (commit_listener_) commit_listener_(group_id_, failure);
+}
+
+api::outcome server_api::handle_alone(api::request const& req)
 {
     changed_.clear();
     auto const kind = req.method == "GET" ? sqlite::transaction::kind::deferred

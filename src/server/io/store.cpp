@@ -10,6 +10,8 @@
 
 #include <sqlite3.h>
 
+#include <unordered_map>
+
 namespace torcrun::io::detail {
 
 api::api_error to_api_error(sqlite::failure const& f, std::string_view what)
@@ -191,7 +193,7 @@ core::result<store> store::open(std::string const& path)
     // a workflow of 100,000 jobs and its indexes outgrow 2 MiB, and then every claim and every
     // transition reads its pages back from the OS, and a large creation batch spills its dirty
     // pages into the WAL and writes them again at commit. Durability is unchanged.
-    if (auto done = db->exec("PRAGMA cache_size=-65536"); !done)
+    if (auto done = db->exec("PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY"); !done)
         return core::error{"store: " + done.error().message};
     if (auto migrated = detail::migrate(*db); !migrated) return migrated.error();
     return store(std::move(*db));
@@ -240,33 +242,64 @@ api_result<void> store::check_references(api::model_spec const& model, record co
     return {};
 }
 
-api_result<record> store::insert(api::model_spec const& model, record const& fields,
-                                 std::string_view what)
+namespace {
+
+// The SQL text of a model's insert and of its read by id, built once per model (the model tables
+// are constants, so the text never changes) instead of on every call.
+struct model_sql {
+    std::vector<std::string_view> writable;
+    std::string insert;
+    std::string get;
+};
+
+model_sql const& sql_of(api::model_spec const& model)
+{
+    static std::unordered_map<api::model_spec const*, model_sql> built;
+    auto [it, fresh] = built.try_emplace(&model);
+    if (!fresh) return it->second;
+    auto& out = it->second;
+    // One statement per model, every writable column bound (NULL when absent), so the cache of
+    // prepared statements cannot grow with the shapes of request bodies.
+    std::string names, marks;
+    out.writable = detail::writable_columns(model);
+    for (auto name : out.writable) {
+        names += (names.empty() ? "" : ", ") + std::string(name);
+        marks += marks.empty() ? "?" : ", ?";
+    }
+    out.insert = "INSERT INTO " + std::string(model.table) + " (" + names + ") VALUES (" + marks + ")";
+    out.get = "SELECT " + detail::column_list(model) + " FROM " + std::string(model.table) +
+              " WHERE id = ?";
+    return out;
+}
+
+}  // namespace
+
+api_result<std::int64_t> store::insert_row(api::model_spec const& model, record const& fields,
+                                           std::string_view what)
 {
     if (auto wf = fields.int64("workflow_id")) {
         if (auto ok = check_references(model, fields, *wf, what); !ok) return ok.error();
     }
-    // One statement per model, every writable column bound (NULL when absent), so the cache of
-    // prepared statements cannot grow with the shapes of request bodies.
-    std::string names, marks;
-    auto const writable = detail::writable_columns(model);
-    for (auto name : writable) {
-        names += (names.empty() ? "" : ", ") + std::string(name);
-        marks += marks.empty() ? "?" : ", ?";
-    }
-    auto stmt = db_.cached("INSERT INTO " + std::string(model.table) + " (" + names + ") VALUES (" +
-                           marks + ")");
+    auto const& sql = sql_of(model);
+    auto stmt = db_.cached(sql.insert);
     if (!stmt) return to_api_error(stmt.error(), what);
     int index = 1;
-    for (auto name : writable) bind_or_null(**stmt, index++, fields.find(name));
+    for (auto name : sql.writable) bind_or_null(**stmt, index++, fields.find(name));
     if (auto done = (*stmt)->run(); !done) return insert_failure(done.error(), fields, what);
-    return get(model, db_.last_insert_rowid(), what);
+    return db_.last_insert_rowid();
+}
+
+api_result<record> store::insert(api::model_spec const& model, record const& fields,
+                                 std::string_view what)
+{
+    auto id = insert_row(model, fields, what);
+    if (!id) return id.error();
+    return get(model, *id, what);
 }
 
 api_result<record> store::get(api::model_spec const& model, std::int64_t id, std::string_view what)
 {
-    auto stmt = db_.cached("SELECT " + detail::column_list(model) + " FROM " +
-                           std::string(model.table) + " WHERE id = ?");
+    auto stmt = db_.cached(sql_of(model).get);
     if (!stmt) return to_api_error(stmt.error(), what);
     (*stmt)->bind(1, id);
     auto row = (*stmt)->step();

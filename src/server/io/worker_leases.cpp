@@ -299,6 +299,7 @@ void add_lease_routes(server_api& api)
 
 api_result<core::status_counts> job_status_counts(server_api& api, std::int64_t workflow_id)
 {
+    api.commit_group();  // counts of committed changes only
     return detail::job_changes(api, "job status counts").counts(workflow_id);
 }
 

@@ -4,6 +4,14 @@
 // 400 and rolls back otherwise, so a rejected request changes nothing. Handlers never throw on
 // bad input; an unexpected exception becomes a 500 JSON answer and a rollback.
 //
+// Group commit (handle_grouped, once the HTTP server sets a commit listener): the requests that
+// arrive together share one BEGIN IMMEDIATE transaction, each in a savepoint of its own that is released when its
+// answer is below 400 and rolled back otherwise, and the HTTP server commits the group once the
+// requests already read have run (commit_group), then sends their answers. One commit writes each
+// page the group changed once, where a commit per request wrote the shared pages (the status
+// index, the workflow's counters) once per request. A GET while no group is open runs alone, and
+// so does every handle() (a direct caller, a test), after committing the open group.
+//
 // Extending (the job-lifecycle layer): add endpoints to the same route table with add_route().
 // A handler gets the parsed path parameters (`{id}` checked as an integer), runs inside the
 // request transaction, may call notify(workflow_id) to wake long-poll waiters after the commit,
@@ -22,6 +30,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,6 +68,10 @@ public:
     // empty listener reads no rows (the HTTP server sets one only while a stream is open).
     void set_event_listener(
         std::function<void(std::int64_t workflow_id, std::string const& frame)> listener) override;
+    api::outcome handle_grouped(api::request const& req) override;
+    void set_commit_listener(commit_listener listener) override;
+    std::uint64_t open_group() const override { return group_ ? group_id_ : 0; }
+    void commit_group() override;
 
     // Adds an endpoint, or replaces the one with the same method and pattern; `access` says how
     // the workflow a request touches is found, and access control applies it before `handler`.
@@ -76,9 +89,11 @@ public:
     // Runs work that is not a request (a timer's sweep) the way handle() runs a request: in one
     // BEGIN IMMEDIATE transaction, committed when `work` succeeds and rolled back otherwise, with
     // the notified workflows reported to the listener after the commit.
+    // A request group still open commits first.
     api_result<void> run_task(std::function<api_result<void>()> const& work);
 
 private:
+    api::outcome handle_alone(api::request const& req);
     api::outcome run(api::request const& req);
     api::outcome authorized(api::request const& req, api::router::match const& m);
     void publish_events();
@@ -92,6 +107,11 @@ private:
     std::vector<std::int64_t> changed_;
     std::function<void(std::int64_t, std::string const&)> event_listener_;
     std::int64_t last_event_id_ = 0;  // the newest event row already published
+    commit_listener commit_listener_;             // set: group commit
+    std::optional<sqlite::transaction> group_;     // the open group's transaction
+    std::uint64_t group_id_ = 0;                   // the open group's id, else the last one's
+    bool group_lost_ = false;  // SQLite rolled the group back (an I/O error, out of memory)
+    std::vector<std::int64_t> group_changed_;      // the workflows its requests changed
 };
 
 // The record routes (crud_routes.cpp), by group; the constructor calls them in this order.

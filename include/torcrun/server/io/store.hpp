@@ -52,6 +52,10 @@ public:
     // Inserts the record's column fields and returns the stored row.
     api_result<api::record> insert(api::model_spec const& model, api::record const& fields,
                                    std::string_view what);
+    // The same without reading the row back: its id (a completion's result row, where nothing
+    // else of the stored row is needed).
+    api_result<std::int64_t> insert_row(api::model_spec const& model, api::record const& fields,
+                                        std::string_view what);
     api_result<api::record> get(api::model_spec const& model, std::int64_t id,
                                 std::string_view what);
     api_result<page_rows> list(api::model_spec const& model, list_query const& query,
