@@ -364,6 +364,7 @@ result<creation_plan> plan_creation(workflow_spec const& spec, expanded_workflow
     plan.job_batches = batches_of(topological_levels(workflow.jobs));
     plan.files = std::move(workflow.files);
     plan.user_data = std::move(workflow.user_data);
+    plan.datasets = plan_datasets(spec, workflow.jobs);
     plan.jobs = std::move(workflow.jobs);
     plan.resource_requirements = spec.resource_requirements;
     plan.slurm_schedulers = spec.slurm_schedulers;

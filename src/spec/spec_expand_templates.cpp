@@ -105,6 +105,8 @@ job_spec expand_job(job_spec const& t, combination const& c, std::string const& 
     j.input_user_data_regexes = apply_all(t.input_user_data_regexes, c, label, w);
     j.output_user_data = apply_all(t.output_user_data, c, label, w);
     j.output_user_data_regexes = apply_all(t.output_user_data_regexes, c, label, w);
+    j.input_datasets = apply_all(t.input_datasets, c, label, w);
+    j.output_datasets = apply_all(t.output_datasets, c, label, w);
     for (auto const& [name, value] : t.env) j.env.emplace_back(name, apply(value, c, label, w));
     j.priority = t.priority;
     if (t.label) j.label = apply(*t.label, c, label, w);

@@ -188,3 +188,22 @@ json::object action_body(std::int64_t wf, spec::planned_action const& a, name_id
 }
 
 }  // namespace torcrun::api::detail
+
+namespace torcrun::api::detail {
+
+// POST /workflows/{id}/datasets (a torcrun server's): the dataset and its jobs by id; the lists
+// are always sent, empty or not, since the server replaces the dataset's links with them.
+json::object dataset_body(spec::planned_dataset const& d, name_ids const& jobs)
+{
+    json::object o{{"name", d.name}, {"path", d.path}, {"hash_mode", d.hash_mode}};
+    if (d.description) o["description"] = *d.description;
+    json::array producers;
+    for (auto const& n : d.producers) producers.push_back(id_of(jobs, n));
+    json::array consumers;
+    for (auto const& n : d.consumers) consumers.push_back(id_of(jobs, n));
+    o["producer_job_ids"] = std::move(producers);
+    o["consumer_job_ids"] = std::move(consumers);
+    return o;
+}
+
+}  // namespace torcrun::api::detail

@@ -42,6 +42,16 @@ struct file_spec {
     std::string where;
 };
 
+// A dataset (newer Torc): a directory many jobs write (`output_datasets`) and others read
+// (`input_datasets`) once every writer completed and the server hashed it. Not templated.
+struct dataset_spec {
+    std::string name;
+    std::string path;
+    std::optional<std::string> description;
+    std::string hash_mode = "manifest";  // manifest, content or none
+    std::string where;
+};
+
 // Parameterized user data is accepted and expanded like files (docs/TORC-COMPATIBILITY.md §4.10
 // item 5): the name and every string inside `data` are templated.
 struct user_data_spec {
@@ -71,6 +81,8 @@ struct job_spec {
     std::vector<std::string> input_user_data_regexes;
     std::vector<std::string> output_user_data;
     std::vector<std::string> output_user_data_regexes;
+    std::vector<std::string> input_datasets;   // newer Torc; templated
+    std::vector<std::string> output_datasets;  // newer Torc; templated
     env_list env;               // newer Torc; values templated per expansion
     std::int64_t priority = 0;  // newer Torc; >= 0, higher claimed first
     // torcrun extension: only workers started with this label claim the job; templated
@@ -97,6 +109,7 @@ struct workflow_spec {
     std::vector<job_spec> jobs;
     std::vector<file_spec> files;
     std::vector<user_data_spec> user_data;
+    std::vector<dataset_spec> datasets;  // newer Torc
     std::vector<resource_requirements_spec> resource_requirements;
     std::vector<failure_handler_spec> failure_handlers;
     std::vector<slurm_scheduler_spec> slurm_schedulers;

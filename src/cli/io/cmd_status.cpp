@@ -1,10 +1,13 @@
 // `torcrun status WF [--json] [--url URL | --output-dir D]`: a workflow's name, user, run id,
 // whether it is complete or canceled, and how many jobs are in each status, the ready ones by
-// label when any has one (workflow_summary.hpp).
+// label when any has one (workflow_summary.hpp), and its datasets when it has any
+// (dataset_listing.hpp; `datasets` in the JSON).
 #include "torcrun/cli/commands.hpp"
 
+#include "dataset_records.hpp"
 #include "torc_client.hpp"
 #include "workflow_summary.hpp"
+#include "torcrun/cli/dataset_listing.hpp"
 #include "torcrun/cli/ready_labels.hpp"
 #include "torcrun/server/job_status.hpp"
 
@@ -42,6 +45,8 @@ void print_summary(std::ostream& out, json::object const& s)
         if (st == core::job_status::ready && s.contains("ready_by_label"))
             out << ready_label_lines(s.at("ready_by_label").as_object());
     }
+    if (auto const* sets = s.if_contains("datasets"); sets && sets->is_array())
+        out << dataset_lines(sets->as_array());
 }
 
 }  // namespace
@@ -57,6 +62,9 @@ int cmd_status(arguments const& args)
     torc_client client(std::move(command.settings));
     auto summary = workflow_summary(client, command.workflow_id);
     if (!summary) return fail(summary.error().message, 1);
+    auto datasets = workflow_datasets(client, command.workflow_id);
+    if (!datasets) return fail(datasets.error().message, 1);
+    if (!datasets->empty()) (*summary)["datasets"] = std::move(*datasets);
     if (flags.count("json")) {
         std::cout << json::serialize(*summary) << "\n";
     } else {

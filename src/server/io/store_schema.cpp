@@ -334,11 +334,47 @@ constexpr std::string_view schema_v10 = R"sql(
 ALTER TABLE job ADD COLUMN label TEXT;
 )sql";
 
+// -- newer Torc's datasets (docs/TORC-COMPATIBILITY.md §5, "Datasets"): a directory its
+// producers write and its consumers read once the server hashed it. `generation` counts the
+// claims for finalization, so a hash computed for an earlier claim is never recorded.
+constexpr std::string_view schema_datasets = R"sql(
+CREATE TABLE dataset (
+    id INTEGER PRIMARY KEY,
+    workflow_id INTEGER NOT NULL REFERENCES workflow(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    path TEXT NOT NULL,
+    description TEXT,
+    hash_mode TEXT NOT NULL DEFAULT 'manifest',
+    status TEXT NOT NULL DEFAULT 'pending',
+    generation INTEGER NOT NULL DEFAULT 0,
+    claimed_at TEXT,
+    file_count INTEGER,
+    total_size_bytes INTEGER,
+    manifest_hash TEXT,
+    finalized_at TEXT,
+    error TEXT,
+    UNIQUE (workflow_id, name)
+);
+CREATE TABLE job_dataset_output (
+    job_id INTEGER NOT NULL REFERENCES job(id) ON DELETE CASCADE,
+    dataset_id INTEGER NOT NULL REFERENCES dataset(id) ON DELETE CASCADE,
+    PRIMARY KEY (job_id, dataset_id)
+);
+CREATE TABLE job_dataset_input (
+    job_id INTEGER NOT NULL REFERENCES job(id) ON DELETE CASCADE,
+    dataset_id INTEGER NOT NULL REFERENCES dataset(id) ON DELETE CASCADE,
+    PRIMARY KEY (job_id, dataset_id)
+);
+CREATE INDEX job_dataset_output_dataset ON job_dataset_output(dataset_id);
+CREATE INDEX job_dataset_input_dataset ON job_dataset_input(dataset_id);
+CREATE INDEX dataset_status ON dataset(status);
+)sql";
+
 // Append new versions; never edit one that has shipped.
-constexpr std::array<std::string_view, 10> migrations{schema_v1, schema_v2, schema_v3,
+constexpr std::array<std::string_view, 11> migrations{schema_v1, schema_v2, schema_v3,
                                                       schema_v4, schema_v5, schema_v6,
                                                       schema_v7, schema_v8, schema_v9,
-                                                      schema_v10};
+                                                      schema_v10, schema_datasets};
 
 }  // namespace
 
