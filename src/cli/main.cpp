@@ -30,6 +30,8 @@ constexpr subcommand subcommands[] = {
     {"server", torcrun::apps::cmd_server, "serve the Torc REST API from a SQLite database"},
     {"submit", torcrun::apps::cmd_submit, "create and initialize a workflow from a Torc spec"},
     {"status", torcrun::apps::cmd_status, "show a workflow's run, completion and job counts"},
+    {"ro-crate", torcrun::apps::cmd_ro_crate,
+     "write a workflow's ro-crate-metadata.json, or record an entity"},
     {"jobs", torcrun::apps::cmd_jobs, "list a workflow's jobs with their latest return codes"},
     {"logs", torcrun::apps::cmd_logs,
      "print a job's stdout or stderr (by job name or id; --follow while it runs)"},

@@ -277,6 +277,7 @@ planned_workflow plan_workflow(workflow_spec const& spec, plan_options const& op
     }
     if (spec.slurm_defaults) w.slurm_defaults = compact_json(*spec.slurm_defaults);
     w.use_pending_failed = spec.use_pending_failed;
+    w.enable_ro_crate = spec.enable_ro_crate;
     w.project = spec.project;
     w.access_groups = spec.access_groups;
     w.metadata = spec.metadata;

@@ -249,8 +249,9 @@ void read_workflow_fields(field_reader& r, workflow_spec& spec)
                "field \"slurm_config\" was removed from Torc; use \"execution_config\" "
                "(mode, srun_termination_signal, enable_cpu_bind, ...)",
                true);
-    refuse_unsupported(r, {{"dynamic_jobs", "jobs that spawn jobs"},
-                           {"enable_ro_crate", "RO-Crate provenance records"}});
+    refuse_unsupported(r, {{"dynamic_jobs", "jobs that spawn jobs"}});
+    note_newer(r, spec.newer_form, {"enable_ro_crate"});
+    spec.enable_ro_crate = r.boolean("enable_ro_crate", false);
     spec.name = r.string("name");
     spec.user = r.optional_string("user");
     spec.description = r.optional_string("description");

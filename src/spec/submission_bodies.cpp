@@ -80,6 +80,7 @@ boost::json::object workflow_body(core::spec::planned_workflow const& w, torc_co
     put_config(o, "resource_monitor_config", w.resource_monitor_config, contract);
     put_config(o, "slurm_defaults", w.slurm_defaults, contract);
     o["use_pending_failed"] = w.use_pending_failed;
+    if (w.enable_ro_crate) o["enable_ro_crate"] = true;
     detail::put(o, "project", w.project);
     detail::put(o, "metadata", w.metadata);
     detail::put(o, "env", w.env);

@@ -44,6 +44,7 @@ struct planned_workflow {
     bool default_monitor = false;  // resource_monitor_config is Torc's default, not the spec's
     std::optional<std::string> slurm_defaults;           // JSON text, keys sorted
     bool use_pending_failed = false;
+    bool enable_ro_crate = false;  // sent only when true
     // newer Torc's fields, sent only when the spec has them:
     std::optional<std::string> project;
     std::vector<std::string> access_groups;  // shared with at creation (0.23's WorkflowModel)

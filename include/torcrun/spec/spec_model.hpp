@@ -117,6 +117,7 @@ struct workflow_spec {
     std::optional<resource_monitor_spec> resource_monitor;
     std::vector<action_spec> actions;
     bool use_pending_failed = false;
+    bool enable_ro_crate = false;  // newer Torc: the server records RO-Crate entities
     std::int64_t compute_node_expiration_buffer_seconds = 60;
     std::int64_t compute_node_wait_for_new_jobs_seconds = 90;
     bool compute_node_ignore_workflow_completion = false;

@@ -7,6 +7,7 @@
 // Also 0.23's asynchronous form (async=true: 202 and a task record) and its task endpoints,
 // GET /tasks/{id} and GET /workflows/{id}/active_task.
 #include "dataset_gate.hpp"
+#include "ro_crate_records.hpp"
 #include "lifecycle_detail.hpp"
 
 #include <boost/json/parse.hpp>
@@ -279,6 +280,7 @@ api::response initialize(server_api& api, request const& req, std::int64_t wf)
     }
     if (done) done = reset_actions(api.db(), wf, *partial, status, what);
     if (done) done = detail::settle_datasets(changes, wf);
+    if (done) done = detail::record_input_files(api.db(), wf, what);
     if (done) done = changes.check_workflow_complete(wf);
     if (!done) return api::error_response(done.error());
     api.notify(wf);

@@ -4,6 +4,7 @@
 #include "lifecycle_detail.hpp"
 
 #include "dataset_gate.hpp"
+#include "ro_crate_records.hpp"
 
 #include <boost/json/parse.hpp>
 
@@ -275,6 +276,7 @@ api_result<core::unblock_outcome> job_changes::finished(std::int64_t workflow_id
         if (auto ok = set_status(workflow_id, id, job_status::blocked, job_status::canceled); !ok)
             return ok.error();
     }
+    if (auto ok = record_completed_jobs(db(), workflow_id, ids, source_); !ok) return ok.error();
     std::vector<std::int64_t> complete(ids.begin(), ids.end());
     complete.insert(complete.end(), out.canceled.begin(), out.canceled.end());
     if (auto ok = count_triggers(workflow_id, "on_jobs_complete", complete); !ok) return ok.error();

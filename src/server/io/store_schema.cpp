@@ -336,7 +336,8 @@ ALTER TABLE job ADD COLUMN label TEXT;
 
 // -- newer Torc's datasets (docs/TORC-COMPATIBILITY.md §5, "Datasets"): a directory its
 // producers write and its consumers read once the server hashed it. `generation` counts the
-// claims for finalization, so a hash computed for an earlier claim is never recorded.
+// claims for finalization, so a hash computed for an earlier claim is never recorded. And 0.23's
+// RO-Crate entities (§5, "RO-Crate").
 constexpr std::string_view schema_datasets = R"sql(
 CREATE TABLE dataset (
     id INTEGER PRIMARY KEY,
@@ -368,6 +369,15 @@ CREATE TABLE job_dataset_input (
 CREATE INDEX job_dataset_output_dataset ON job_dataset_output(dataset_id);
 CREATE INDEX job_dataset_input_dataset ON job_dataset_input(dataset_id);
 CREATE INDEX dataset_status ON dataset(status);
+CREATE TABLE ro_crate_entity (
+    id INTEGER PRIMARY KEY,
+    workflow_id INTEGER NOT NULL REFERENCES workflow(id) ON DELETE CASCADE,
+    file_id INTEGER REFERENCES file(id) ON DELETE SET NULL,
+    entity_id TEXT NOT NULL,
+    entity_type TEXT NOT NULL,
+    metadata TEXT NOT NULL
+);
+CREATE INDEX ro_crate_entity_workflow ON ro_crate_entity(workflow_id, entity_id);
 )sql";
 
 // Append new versions; never edit one that has shipped.

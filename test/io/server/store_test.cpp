@@ -65,7 +65,8 @@ struct temp_dir {
 };
 
 // Takes the datasets', version 10's and 9's additions back out of a fresh database.
-std::string const undo_version_9 = "DROP TABLE job_dataset_input; DROP TABLE job_dataset_output;"
+std::string const undo_version_9 = "DROP TABLE ro_crate_entity;"
+                                   "DROP TABLE job_dataset_input; DROP TABLE job_dataset_output;"
                                    "DROP TABLE dataset;"
                                    "ALTER TABLE job DROP COLUMN label;"
                                    "DROP TABLE task;"

@@ -444,9 +444,8 @@ std::vector<key_case> const refusals{
     {"dynamic_jobs", "w.yaml", "name: w\njobs: []\ndynamic_jobs: {max_iterations: 3}\n",
      "w.yaml:3:1: workflow: field \"dynamic_jobs\" (newer Torc: jobs that spawn jobs) is "
      "not supported by torcrun"},
-    {"enable_ro_crate", "t.json5", "{name:'w', jobs:[], enable_ro_crate:true}",
-     "t.json5:1:21: workflow: field \"enable_ro_crate\" (newer Torc: RO-Crate provenance "
-     "records) is not supported by torcrun"},
+    {"enable_ro_crate not a boolean", "t.json5", "{name:'w', jobs:[], enable_ro_crate:'yes'}",
+     "t.json5:1:37: workflow: field \"enable_ro_crate\" must be true or false, found \"yes\""},
     // access_groups (0.23) and job label (torcrun extension): malformed values
     {"access_groups not a list", "w.yaml", "name: w\njobs: []\naccess_groups: team\n",
      "w.yaml:3:16: workflow: field \"access_groups\" must be a list, found \"team\""},
