@@ -250,7 +250,7 @@ result<std::vector<expanded_file>> expand_files(workflow_spec const& spec, warni
         warn_if_empty(*combos, label, "files", warnings);
         for (auto const& c : *combos) {
             expanded_file file{apply(f.name, c, label, warnings), apply(f.path, c, label, warnings),
-                               i};
+                               i, f.mtime};
             auto added = names.add(
                 file.name, instance_prefix(f.where, "files", i, f.name, file.name), i, f.name);
             if (!added) return added.error();

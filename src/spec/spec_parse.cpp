@@ -302,11 +302,18 @@ void read_files(field_reader& workflow, std::vector<file_spec>& out, std::string
         if (!r.begin({"name", "path", "parameters", "parameter_mode", "use_parameters",
                       "parameters_file", "use_parameters_file", "identifier", "st_mtime"}))
             return;
-        refuse_unsupported(r, {{"identifier", "RO-Crate identifiers"},
-                               {"st_mtime", "a modification time given in the spec"}});
+        refuse_unsupported(r, {{"identifier", "RO-Crate identifiers"}});
+        note_newer(r, newer_form, {"st_mtime"});
         auto& file = out.emplace_back();
         file.name = r.string("name");
         file.path = r.string("path");
+        if (auto const* t = r.get("st_mtime")) {
+            if (t->is_number())
+                file.mtime = t->to_number<double>();
+            else
+                r.fail("st_mtime", concat({"field \"st_mtime\" must be a number (seconds since "
+                                           "the epoch), found ", describe_value(*t)}));
+        }
         file.params = read_template_parameters(r, newer_form);
         file.where = r.where();
     });

@@ -100,7 +100,9 @@ namespace torcrun::api::detail {
 
 json::object file_body(std::int64_t wf, spec::expanded_file const& f)
 {
-    return {{"workflow_id", wf}, {"name", f.name}, {"path", f.path}};
+    json::object o{{"workflow_id", wf}, {"name", f.name}, {"path", f.path}};
+    if (f.mtime) o["st_mtime"] = *f.mtime;
+    return o;
 }
 
 json::object user_data_body(std::int64_t wf, spec::expanded_user_data const& u)

@@ -25,6 +25,7 @@ struct expanded_file {
     std::string name;
     std::string path;
     std::size_t source = 0;  // index in workflow_spec::files
+    std::optional<double> mtime;  // `st_mtime`: the spec's, not templated
 };
 
 struct expanded_user_data {

@@ -38,6 +38,7 @@ struct template_parameters {
 struct file_spec {
     std::string name;
     std::string path;
+    std::optional<double> mtime;  // newer Torc's `st_mtime`, sent as written
     template_parameters params;
     std::string where;
 };

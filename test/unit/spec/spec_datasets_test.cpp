@@ -1,6 +1,7 @@
 // Newer Torc's datasets in a spec: the `datasets` entries, `input_datasets` / `output_datasets`
 // templated per expansion, `${datasets.*}` substituted by the path and adding to the lists, the
-// producers and consumers of the creation plan, the submission's call, and the errors.
+// producers and consumers of the creation plan, the submission's call, and the errors; and
+// newer Torc's file `st_mtime`, sent with the file.
 #include "spec_support.hpp"
 
 #include "torcrun/spec/submission.hpp"
@@ -136,6 +137,25 @@ BOOST_AUTO_TEST_CASE(an_unknown_placeholder_is_left_as_written_with_a_warning)
     BOOST_TEST(p->jobs[0].command == "ls ${datasets.input.nope}");
     BOOST_TEST(join(p->warnings, "|").find("${datasets.input.nope} names no dataset") !=
                std::string::npos);
+}
+
+// Newer Torc's file `st_mtime`: taken as written and sent in the file's body.
+BOOST_AUTO_TEST_CASE(st_mtime_is_sent_with_the_file)
+{
+    auto p = plan("name: w\nfiles:\n  - {name: f, path: in.csv, st_mtime: 1767225600.5}\n"
+                  "  - {name: g, path: out.csv}\njobs: []\n",
+                  {}, "w.yaml");
+    BOOST_TEST_REQUIRE(p.has_value(), message_of(p));
+    torcrun::api::submission s(std::move(*p), false);
+    std::vector<std::string> bodies;
+    std::int64_t id = 1;
+    while (auto call = s.next()) {
+        if (call->path == "/files") bodies.push_back(call->body);
+        BOOST_TEST_REQUIRE(s.accept("{\"id\":" + std::to_string(id++) + "}").has_value());
+    }
+    BOOST_TEST_REQUIRE(bodies.size() == 2u);
+    BOOST_TEST(boost::json::parse(bodies[0]).at("st_mtime").as_double() == 1767225600.5);
+    BOOST_TEST(!boost::json::parse(bodies[1]).as_object().contains("st_mtime"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

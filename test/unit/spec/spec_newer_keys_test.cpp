@@ -477,9 +477,10 @@ std::vector<key_case> const refusals{
      "names must be unique after expansion (for a fan-in, drop the waiting job's parameters "
      "and use depends_on_regexes), as newer Torc requires of a spec with its keys (here "
      "\"priority\" at t.json5:1:42)"},
-    {"file st_mtime", "w.yaml", "name: w\njobs: []\nfiles:\n  - {name: f, path: p, st_mtime: 1.5}\n",
-     "w.yaml:4:24: files[0] \"f\": field \"st_mtime\" (newer Torc: a modification time "
-     "given in the spec) is not supported by torcrun"},
+    {"file st_mtime not a number", "w.yaml",
+     "name: w\njobs: []\nfiles:\n  - {name: f, path: p, st_mtime: soon}\n",
+     "w.yaml:4:34: files[0] \"f\": field \"st_mtime\" must be a number (seconds since the "
+     "epoch), found \"soon\""},
 };
 
 BOOST_DATA_TEST_CASE(refused_with_place_and_reason, bdata::make(refusals), c)
