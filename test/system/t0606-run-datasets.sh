@@ -4,7 +4,8 @@
 # only after every producer completed and the dataset was finalized, and each hash mode's hash is
 # the one recomputed here from the files — then the ways a dataset cannot be finalized: a producer
 # that fails (its consumer canceled, the dataset left pending) and a producer that writes no
-# directory (the dataset's error shown, its consumer canceled), and `${datasets.*}` in commands.
+# directory (the dataset's error shown, its consumer canceled), `${datasets.*}` in commands, and a
+# rerun of one producer (the dataset reopened and hashed again before its consumer runs again).
 set -euo pipefail
 torcrun=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 examples=$(cd "$(dirname "$0")/../data/torc-newest/examples/yaml" && pwd)
@@ -96,6 +97,24 @@ s = json.load(sys.stdin)
 d = s["datasets"][0]
 assert d["status"] == "finalized" and len(d["producer_job_ids"]) == 5, d
 assert d["consumer_job_ids"] == [6], d' || fail "fanin: status --json"
+
+# A rerun of one producer reopens the dataset: hashed again (the part rewritten), and the
+# consumer runs again only after that.
+before=$(dataset_field "$d" partitioned_output manifest_hash)
+sleep 0.1  # a later mtime for the rewritten part
+(cd "$d" && timeout 60 "$torcrun" rerun 1 --job worker_2 --output-dir torc_output \
+    >rerun.out 2>rerun.err) || fail "fanin rerun: $(cat "$d/rerun.err")"
+after=$(dataset_field "$d" partitioned_output manifest_hash)
+[ "$after" != "$before" ] || fail "fanin rerun: the hash did not change"
+[ "$after" = "$(expected_hash "$d/output/partitions" manifest)" ] || fail "fanin rerun: hash"
+python3 - "$d/torc_output/torcrun.db" <<'PY' || fail "fanin rerun: combine's events (above)"
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+combine = db.execute("SELECT id FROM job WHERE name = 'combine'").fetchone()[0]
+ready = [json.loads(d)["source"] for (d,) in db.execute("SELECT data FROM event ORDER BY id")
+         if json.loads(d).get("job_id") == combine and json.loads(d).get("to") == "ready"]
+assert ready == ["dataset_finalize", "dataset_finalize"], ready
+PY
 
 # -- Torc's hash-modes example: manifest, content, none.
 d=$tmp/modes
