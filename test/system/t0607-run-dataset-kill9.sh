@@ -3,7 +3,8 @@
 # killed while its server hashes a 3 GiB content-mode dataset: nothing may record the dataset
 # finalized or start its consumer. `torcrun run --resume` then hashes it afresh (a `finalizing`
 # dataset left by a dead server is claimed again), the consumer runs, and the recorded hash is the
-# one recomputed here from the files.
+# one recomputed here from the files. Then the server and the worker apart: the worker killed while
+# the server hashes changes nothing, and a second worker runs the consumer.
 set -euo pipefail
 torcrun=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 tmp=$(mktemp -d)
@@ -77,4 +78,37 @@ PY
 )
 [ "$(sql "$db" "SELECT manifest_hash FROM dataset")" = "$expected" ] || fail "resume: wrong hash"
 [ "$(sql "$db" "SELECT file_count FROM dataset")" = 2 ] || fail "resume: file count"
+
+# -- A worker killed while its server finalizes: `torcrun server` and `torcrun worker` apart, the
+# worker killed -9 once the dataset is `finalizing`. The server finishes the hash on its own and a
+# second worker runs the consumer: nothing waited on the dead worker.
+mkdir -p "$tmp/apart"
+cd "$tmp/apart"
+start_server "$tmp/apart/s.db"
+submit_spec "$tmp/spec.yaml"
+env -u SLURM_JOB_ID -u SLURM_JOBID "$torcrun" worker "$wf" $(worker_args) \
+    >"$tmp/worker1.out" 2>"$tmp/worker1.err" &
+worker_pid=$!
+finalizing=
+for _ in $(seq 1 600); do
+    if [ "$(sql "$tmp/apart/s.db" "SELECT status FROM dataset" 2>/dev/null || true)" = finalizing ]
+    then finalizing=1; break; fi
+    sleep 0.05
+done
+[ -n "$finalizing" ] || fail "apart: never finalizing: $(tail -5 "$tmp/worker1.err")"
+kill -9 "$worker_pid"
+wait "$worker_pid" 2>/dev/null || true
+worker_pid=
+for _ in $(seq 1 1200); do
+    [ "$(sql "$tmp/apart/s.db" "SELECT status FROM dataset")" = finalized ] && break
+    sleep 0.05
+done
+[ "$(sql "$tmp/apart/s.db" "SELECT manifest_hash FROM dataset")" = "$expected" ] ||
+    fail "apart: the server did not finish the hash after the worker died"
+rc=0
+env -u SLURM_JOB_ID -u SLURM_JOBID timeout 60 "$torcrun" worker "$wf" $(worker_args) \
+    >"$tmp/worker2.out" 2>"$tmp/worker2.err" || rc=$?
+[ "$rc" = 0 ] || fail "apart: second worker exit $rc: $(tail -5 "$tmp/worker2.err")"
+[ "$(sql "$tmp/apart/s.db" "SELECT status FROM job WHERE name = 'consumer'")" = 5 ] ||
+    fail "apart: the consumer did not complete"
 echo "ok"
