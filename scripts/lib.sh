@@ -10,8 +10,9 @@ TORCRUN_BUILD_PACKAGES=(g++ cmake ninja-build pkg-config
 
 # Packages the tests need beyond the build (system tests read JSON with python3 and call the
 # server with curl; the HTTPS test makes its CA and certificates with openssl and lists
-# processes with ps).
-TORCRUN_TEST_PACKAGES=(python3 curl chromium openssl procps)
+# processes with ps; jq: Torc's dynamic-jobs example scripts write JSON with it, and Torc's own
+# Slurm test harness, run by t0525, parses with it).
+TORCRUN_TEST_PACKAGES=(python3 curl chromium openssl procps jq)
 
 # The fuzz targets (scripts/fuzz.sh, ctest fuzz.short): clang and its libFuzzer, which Debian 12
 # ships in the compiler runtime package (only recommended by clang, so named here).
@@ -28,6 +29,10 @@ TORCRUN_PRISM_VERSION=$(sed -n 's|.*"@stoplight/prism-cli": "\(.*\)".*|\1|p' \
 # The Slurm test cluster (scripts/slurm-cluster.sh): Slurm 22.05 and munge; libpmix2 because
 # slurmd's mpi/pmix plugin dlopen()s it (no package depends on it); Open MPI for the MPI tests.
 TORCRUN_SLURM_PACKAGES=(slurmctld slurmd slurm-client munge libpmix2 openmpi-bin libopenmpi-dev)
+
+# The user's manual (scripts/docs.sh, ctest docs.site): MkDocs and its Material theme, both
+# Debian 12 packages (mkdocs 1.4.2, mkdocs-material 8.2.5).
+TORCRUN_DOCS_PACKAGES=(mkdocs mkdocs-material)
 
 torcrun_log() { printf '==> %s\n' "$*" >&2; }
 

@@ -187,7 +187,14 @@ SlurmdDebug=info
 MailProg=/bin/true
 ProctrackType=$proctrack
 TaskPlugin=$task_plugin
-JobAcctGatherType=jobacct_gather/none
+# Memory is enforced as a site does: the linux gatherer samples each step's tasks every 2 s and
+# OverMemoryKill kills a step whose tasks exceed its --mem (Slurm's OUT_OF_MEMORY, exit 137).
+# (cgroup's ConstrainRAMSpace works here too, under TORCRUN_SLURM_CGROUP=1, but slurmd refuses
+# it beside OverMemoryKill: "Jobs memory is being constrained by both TaskPlugin cgroup and
+# JobAcctGather plugin".)
+JobAcctGatherType=jobacct_gather/linux
+JobAcctGatherFrequency=task=2
+JobAcctGatherParams=OverMemoryKill
 # No slurmdbd: AccountingStorageTRES=gres/gpu would be fatal, so GPUs are not in TRES.
 AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none

@@ -5,9 +5,10 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$TORCRUN_ROOT"
 
-# clang and libFuzzer for the short fuzz run (ctest fuzz.short, which builds build-fuzz/).
+# clang and libFuzzer for the short fuzz run (ctest fuzz.short, which builds build-fuzz/);
+# MkDocs for the manual (ctest docs.site).
 ensure_packages "${TORCRUN_BUILD_PACKAGES[@]}" "${TORCRUN_TEST_PACKAGES[@]}" \
-    "${TORCRUN_FUZZ_PACKAGES[@]}"
+    "${TORCRUN_FUZZ_PACKAGES[@]}" "${TORCRUN_DOCS_PACKAGES[@]}"
 
 # TORCRUN_SANITIZE=1 runs the same suite on an ASan + UBSan build in build-sanitize/: each test
 # runs through test/support/sanitized_test.sh, which fails it on any sanitizer report (kept in

@@ -64,4 +64,12 @@ std::vector<std::string> attempt_cells(attempt_facts const& f)
             f.log_dir.value_or("-")};
 }
 
+std::string origin_cell(std::string_view origin, std::optional<std::int64_t> spawned_by)
+{
+    if (origin.empty()) return "-";
+    std::string out(origin);
+    if (spawned_by) out += " by " + std::to_string(*spawned_by);
+    return out;
+}
+
 }  // namespace torcrun::core

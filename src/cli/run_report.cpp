@@ -104,7 +104,8 @@ std::string attempt_key(report_attempt const& a)
 
 std::string attempt_title(report_attempt const& a, std::string_view node)
 {
-    return html_escape(a.job_name + " (job " + std::to_string(a.job_id) + ") attempt " +
+    return html_escape(a.job_name + " (job " + std::to_string(a.job_id) +
+                       (a.origin.empty() ? std::string() : ", " + a.origin) + ") attempt " +
                        std::to_string(a.attempt_id) + " run " + std::to_string(a.run_id) +
                        ": " + a.status + ", rc " + std::to_string(a.return_code) + "\n" +
                        format_utc(a.start_seconds) + " .. " + format_utc(a.end_seconds) + " (" +
@@ -732,7 +733,11 @@ std::string render_report_html(report_input const& in)
            "<th>logs</th></tr>";
     for (auto const& a : in.attempts)
         out += std::string(a.status == "completed" ? "<tr>" : "<tr class=\"failed\">") +
-               cell(html_escape(a.job_name)) + cell(std::to_string(a.job_id)) +
+               cell(html_escape(a.job_name) +
+                    (a.origin.empty() ? std::string()
+                                      : " <span class=\"origin\">(" + html_escape(a.origin) +
+                                            ")</span>")) +
+               cell(std::to_string(a.job_id)) +
                cell(std::to_string(a.run_id)) + cell(std::to_string(a.attempt_id)) +
                cell(html_escape(node_label(nodes, a.compute_node_id))) +
                cell(html_escape(a.status)) + cell(std::to_string(a.return_code)) +

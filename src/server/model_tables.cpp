@@ -14,6 +14,7 @@
 
 #include "json_parse.hpp"
 #include "torcrun/common/units.hpp"
+#include "torcrun/server/spawn_jobs.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
@@ -120,6 +121,13 @@ api_result<void> finish_resource_requirements(record& fields, std::string_view w
     return {};
 }
 
+api_result<void> finish_workflow(record& fields, std::string_view what)
+{
+    if (auto const* config = fields.text("dynamic_jobs"))
+        return core::check_dynamic_jobs_config(*config, what);
+    return {};
+}
+
 api_result<void> finish_workflow_action(record& fields, std::string_view what)
 {
     auto const* type = fields.text("action_type");
@@ -198,6 +206,8 @@ constexpr field_spec workflow_fields[] = {
     // for RO-Crate records (torcrun's server keeps none: its RO-Crate routes are absent).
     {.name = "submission_directory"},
     {.name = "enable_ro_crate", .kind = k::boolean},
+    // newer Torc: the spawn_jobs cap per lineage, {"max_iterations": N} (finish_workflow checks)
+    {.name = "dynamic_jobs", .kind = k::json_object},
     {.name = "status_id", .kind = k::integer, .read_only = true, .storage = s::computed},
     // 0.23 reads these from the workflow (v0.10 from GET /workflows/{id}/status); they live in
     // workflow_status and are set by cancel, reset_status and PUT status, never by a body here.
@@ -251,6 +261,10 @@ constexpr field_spec job_fields[] = {
     {.name = "priority", .kind = k::integer, .default_value = "0", .minimum = 0},
     // torcrun extension: only a claim with this label takes the job (schema version 10)
     {.name = "label"},
+    // newer Torc: "spawn" for a job spawn_jobs added, absent for a declared one; the job that
+    // spawned it is a torcrun extension. Both are the server's to set.
+    {.name = "origin", .read_only = true},
+    {.name = "spawned_by_job_id", .kind = k::integer, .read_only = true},
     // 0.23: the compute node holding the job (its claimant while pending, then its runner).
     {.name = "compute_node_id",
      .kind = k::integer,
@@ -473,7 +487,8 @@ constexpr field_spec task_fields[] = {
 
 }  // namespace
 
-model_spec const workflow_model{"workflow_model", "workflow", workflow_fields};
+model_spec const workflow_model{"workflow_model", "workflow", workflow_fields, {},
+                                detail::finish_workflow};
 model_spec const workflow_status_model{"workflow_status_model", "workflow_status",
                                        workflow_status_fields};
 model_spec const job_model{"job_model", "job", job_fields, job_hidden};

@@ -3,7 +3,7 @@
 #include "torcrun/slurm/allocation_request.hpp"
 
 #include "torcrun/common/json_kind.hpp"
-#include "torcrun/config/execution_config.hpp"
+#include "torcrun/config/execution_config_merge.hpp"
 #include "torcrun/slurm/startup_delay.hpp"
 
 #include <boost/json/parse.hpp>

@@ -279,6 +279,7 @@ planned_workflow plan_workflow(workflow_spec const& spec, plan_options const& op
     w.use_pending_failed = spec.use_pending_failed;
     w.enable_ro_crate = spec.enable_ro_crate;
     w.project = spec.project;
+    w.dynamic_jobs = spec.dynamic_jobs;
     w.access_groups = spec.access_groups;
     w.metadata = spec.metadata;
     if (!spec.env.empty()) w.env = workflow_env(spec, warnings);

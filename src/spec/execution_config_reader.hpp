@@ -1,9 +1,9 @@
 // Reading newer Torc's `execution_config` and `stdio` entries (private to src/spec): the typed
-// values of execution_config.hpp, through the strict field reader.
+// values of execution_config_spec.hpp, through the strict field reader.
 #pragma once
 
 #include "field_reader.hpp"
-#include "torcrun/spec/execution_config.hpp"
+#include "torcrun/spec/execution_config_spec.hpp"
 
 #include <optional>
 #include <string_view>

@@ -132,6 +132,11 @@ constexpr field monitor_part_fields[] = {
     {"memory", kind::boolean, ""},  {"granularity", kind::string, ""},
 };
 
+// `dynamic_jobs { max_iterations 10 }`: the block of newer Torc's spawn_jobs cap.
+constexpr field dynamic_jobs_fields[] = {
+    {"max_iterations", kind::integer, ""},
+};
+
 constexpr field execution_fields[] = {
     {"stdio", kind::stdio, ""},
     {"mode", kind::string, ""},
@@ -575,7 +580,8 @@ result<spec_document> kdl_mapper::run(kdl_document const& doc)
     static constexpr std::string_view blocks[] = {"job", "file", "user_data",
                                                   "resource_requirements", "failure_handler",
                                                   "slurm_scheduler", "action", "resource_monitor",
-                                                  "slurm_defaults", "execution_config"};
+                                                  "slurm_defaults", "execution_config",
+                                                  "dynamic_jobs"};
     for (auto const& node : doc.nodes) {
         auto const list = std::find_if(std::begin(workflow_lists), std::end(workflow_lists),
                                        [&](auto const& l) { return l.first == node.name; });
@@ -592,12 +598,14 @@ result<spec_document> kdl_mapper::run(kdl_document const& doc)
         }
         std::string const pointer = json_pointer_append("", node.name);
         if (node.name == "resource_monitor" || node.name == "execution_config"
-            || node.name == "slurm_defaults") {
+            || node.name == "slurm_defaults" || node.name == "dynamic_jobs") {
             boost::json::object obj;
             note(pointer, node.where, node.where);
             if (node.name == "slurm_defaults") map_slurm_defaults(node, obj, pointer);
             else if (!map_fields(node, node.name == "resource_monitor"
                                            ? std::span<field const>(monitor_fields)
+                                       : node.name == "dynamic_jobs"
+                                           ? std::span<field const>(dynamic_jobs_fields)
                                            : std::span<field const>(execution_fields),
                                  obj, pointer, node.name))
                 return *error_;

@@ -8,6 +8,7 @@
 // create-time checks of execution_config. Keys of newer Torc that torcrun does not implement are
 // refused by name. Each entry reader reports through the shared parse_state and returns what it
 // read so far.
+#include "dynamic_jobs_reader.hpp"
 #include "execution_config_reader.hpp"
 #include "field_reader.hpp"
 #include "json_text.hpp"
@@ -249,9 +250,9 @@ void read_workflow_fields(field_reader& r, workflow_spec& spec)
                "field \"slurm_config\" was removed from Torc; use \"execution_config\" "
                "(mode, srun_termination_signal, enable_cpu_bind, ...)",
                true);
-    refuse_unsupported(r, {{"dynamic_jobs", "jobs that spawn jobs"}});
     note_newer(r, spec.newer_form, {"enable_ro_crate"});
     spec.enable_ro_crate = r.boolean("enable_ro_crate", false);
+    spec.dynamic_jobs = read_dynamic_jobs(r);
     spec.name = r.string("name");
     spec.user = r.optional_string("user");
     spec.description = r.optional_string("description");

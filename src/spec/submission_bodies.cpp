@@ -85,6 +85,12 @@ boost::json::object workflow_body(core::spec::planned_workflow const& w, torc_co
     detail::put(o, "metadata", w.metadata);
     detail::put(o, "env", w.env);
     detail::put(o, "execution_config", w.execution_config);
+    if (w.dynamic_jobs) {
+        boost::json::object dynamic;
+        if (w.dynamic_jobs->max_iterations)
+            dynamic["max_iterations"] = *w.dynamic_jobs->max_iterations;
+        o["dynamic_jobs"] = std::move(dynamic);
+    }
     // 0.23: the server shares the workflow with these groups as it creates it, or creates nothing.
     if (!w.access_groups.empty()) {
         boost::json::array groups;

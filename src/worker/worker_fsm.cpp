@@ -460,6 +460,7 @@ void worker_fsm::impl::pass()
             "worker: the allocation ends in " +
                 format_seconds(std::chrono::duration<double>(*startup.end_at - now).count()) +
                 " s; stopping");
+        stopping.for_time_limit = true;
         drain(stop_reason::deadline);
     }
     if (stage == worker_stage::running) check_idle();

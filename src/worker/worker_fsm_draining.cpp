@@ -21,9 +21,11 @@ void worker_fsm::impl::on(worker::signal_received const& e)
     auto const name = signal_name(e.signal);
     if (stage == worker_stage::starting || stage == worker_stage::running) {
         say(log_severity::info, "worker: " + name + " received; stopping");
+        stopping.for_time_limit = e.signal == SIGUSR1;
         drain(stop_reason::signal);
     } else if (stage == worker_stage::draining && !terminating()) {
         say(log_severity::info, "worker: " + name + " received; stopping the running jobs");
+        stopping.for_time_limit = e.signal == SIGUSR1;
         reason = stop_reason::signal;
         terminate_running();
     } else if (e.signal == SIGINT && !stopping.graceless) {

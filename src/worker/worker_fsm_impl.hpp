@@ -127,6 +127,9 @@ struct lease_state {
 struct stop_state {
     std::optional<fsm_time> hard_stop_at;
     bool graceless = false;  // a second SIGINT: SIGKILL without grace
+    // The stop is for the allocation's end: the end-time drain, or SIGUSR1, which the batch
+    // scripts of `submit` and `slurm-script` ask Slurm for (--signal=B:USR1@lead) as its warning.
+    bool for_time_limit = false;
 };
 
 struct worker_fsm::impl {

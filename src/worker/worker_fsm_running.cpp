@@ -113,8 +113,11 @@ job_result worker_fsm::impl::attempt_result(job_entry const& job) const
 // (docs/TORC-COMPATIBILITY.md §3.2): a runtime kill is termination.timeout_exit_code (152)
 // terminated, a memory kill limits.oom_exit_code (137) failed, a drain terminated (canceled for a
 // canceled workflow), and a job SIGKILLed at the end time gets termination.timeout_exit_code as
-// in Torc (one that exits on the signal keeps its own code); an exit 0 after a stop signal is
-// completed. A slurm-mode step starts from Slurm's verdict (step_exit.hpp: OOM failed, time limit
+// in Torc's direct mode (one that exits on the signal keeps its own code); an exit 0 after a stop
+// signal is completed. A slurm-mode step the worker stops for the allocation's end (the end-time
+// drain or Slurm's USR1 warning) gets termination.timeout_exit_code whatever its own code: Torc
+// gives each step an `srun --time` that ends before the allocation, so there Slurm's TIMEOUT
+// ends it, 152; torcrun's drain comes a little earlier, to leave time for the report. A slurm-mode step starts from Slurm's verdict (step_exit.hpp: OOM failed, time limit
 // terminated unless the job exited 0, canceled from outside terminated with the job's own code),
 // with the configured codes.
 job_result worker_fsm::impl::classify(job_entry const& job, job_state::running const& run,
@@ -144,7 +147,7 @@ job_result worker_fsm::impl::classify(job_entry const& job, job_state::running c
     } else if (run.cause == stop_cause::drain && !zero) {
         r.status = reason == stop_reason::workflow_canceled ? result_status::canceled
                                                             : result_status::terminated;
-        if (reason == stop_reason::deadline && run.killed) r.return_code = timeout_code;
+        if (stopping.for_time_limit && (run.killed || e.step)) r.return_code = timeout_code;
     }
     return r;
 }

@@ -12,6 +12,10 @@ A fixed seed makes a run repeatable. The listening port is printed on stdout ("l
 a line per fault, and totals at exit (SIGTERM), go to the log file.
 
 usage: fault_proxy.py UPSTREAM_PORT LOG [--drop P] [--reset P] [--delay P] [--seed N]
+                     [--drop-match TEXT [--drop-count N]]
+
+--drop-match drops, as `drop` does, the replies of the first N (default 1) requests whose
+request line contains TEXT, whatever the rolls say: one chosen request loses its reply.
 """
 import argparse
 import random
@@ -23,7 +27,7 @@ import threading
 import time
 
 lock = threading.Lock()
-counts = {"requests": 0, "dropped": 0, "reset": 0, "delayed": 0}
+counts = {"requests": 0, "dropped": 0, "reset": 0, "delayed": 0, "matched": 0}
 
 
 def read_message(sock, buffer):
@@ -80,7 +84,13 @@ def relay(client, upstream_port, args, rng, log):
             reply, from_server = read_message(upstream, from_server)
             if reply is None:
                 return
-            if roll < args.reset + args.drop:
+            matched = False
+            if args.drop_match and args.drop_match in line:
+                with lock:
+                    if counts["matched"] < args.drop_count:
+                        counts["matched"] += 1
+                        matched = True
+            if matched or roll < args.reset + args.drop:
                 with lock:
                     counts["dropped"] += 1
                 log.write(f"dropped the reply ({first_line(reply)}): {line}\n")
@@ -109,6 +119,8 @@ def main():
     parser.add_argument("--reset", type=float, default=0.0)
     parser.add_argument("--delay", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--drop-match", default="")
+    parser.add_argument("--drop-count", type=int, default=1)
     args = parser.parse_args()
     log = open(args.log, "a", buffering=1)
     rng = random.Random(args.seed)

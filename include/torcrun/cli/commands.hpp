@@ -24,11 +24,14 @@ int cmd_jobs(arguments const& args);
 int cmd_logs(arguments const& args);
 int cmd_workflows(arguments const& args);
 int cmd_cancel(arguments const& args);
+int cmd_spawn_jobs(arguments const& args);  // run inside a job: spawn_jobs
 int cmd_rerun(arguments const& args);
 int cmd_report(arguments const& args);
 // -- worker shell
 int cmd_worker(arguments const& args);
 // -- run command
 int cmd_run(arguments const& args);
+// -- shell integration
+int cmd_completion(arguments const& args);
 
 }  // namespace torcrun::apps

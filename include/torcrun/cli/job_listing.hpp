@@ -39,4 +39,8 @@ std::vector<std::string> attempt_cells(attempt_facts const& facts);
 // Their headings, in the same order.
 std::vector<std::string> attempt_headings();
 
+// The ORIGIN cell of a job (shown when some job of the listing has an origin): "-" for a job the
+// spec declared, else its origin and, when known, the job that made it: "spawn by 8".
+std::string origin_cell(std::string_view origin, std::optional<std::int64_t> spawned_by);
+
 }  // namespace torcrun::core

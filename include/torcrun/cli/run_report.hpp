@@ -31,6 +31,7 @@ namespace torcrun::core {
 struct report_attempt {
     std::int64_t job_id = 0;
     std::string job_name;
+    std::string origin;  // dynamic jobs: "spawn by 8"; empty for a job the spec declared
     std::int64_t run_id = 0;
     std::int64_t attempt_id = 1;
     std::int64_t compute_node_id = 0;

@@ -53,6 +53,7 @@ struct planned_workflow {
     // The spec's entry, job_stdio_overrides holding every job's `stdio` (which replaces the
     // entry's own setting for that job, as Torc's client does).
     std::optional<boost::json::object> execution_config;
+    std::optional<dynamic_jobs_spec> dynamic_jobs;  // newer Torc: spawn_jobs' cap per lineage
 };
 
 struct planned_failure_handler {

@@ -4,7 +4,7 @@
 // combination.
 #pragma once
 
-#include "torcrun/spec/execution_config.hpp"
+#include "torcrun/spec/execution_config_spec.hpp"
 #include "torcrun/spec/parameter_combinations.hpp"
 #include "torcrun/spec/parameter_table.hpp"
 #include "torcrun/spec/spec_entries.hpp"
@@ -95,6 +95,13 @@ struct job_spec {
 
 enum class jobs_sort_method { gpus_runtime_memory, gpus_memory_runtime, none };
 
+// Newer Torc's `dynamic_jobs`: how many spawn_jobs calls each orchestrator lineage may make.
+struct dynamic_jobs_spec {
+    std::optional<std::int64_t> max_iterations;  // absent: the server's default (1000)
+
+    bool operator==(dynamic_jobs_spec const&) const = default;
+};
+
 struct workflow_spec {
     std::string name;
     std::optional<std::string> user;  // used when given (§4.10 item 8)
@@ -104,6 +111,7 @@ struct workflow_spec {
     std::optional<boost::json::value> metadata;      // newer Torc: a string or an object
     env_list env;                                    // newer Torc; single-valued parameters
     std::optional<execution_config_spec> execution_config;  // newer Torc
+    std::optional<dynamic_jobs_spec> dynamic_jobs;          // newer Torc: spawn_jobs' cap
     raw_parameters parameters;  // the pool that `use_parameters` draws from
     std::optional<std::string> parameters_file;  // newer Torc: the workflow's shared table
     std::vector<parameter_table> tables;         // the parameters_file tables, each read once

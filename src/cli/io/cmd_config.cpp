@@ -31,13 +31,12 @@ void print_usage(std::ostream& out, po::options_description const* options)
            "one per line (exit 2).\n"
            "worker --workflow ID: also reads that workflow from the server (--url) and applies\n"
            "its execution_config as the worker does: default < workflow execution_config <\n"
-           "file < --set and flags (exit 1 when the server cannot be read).\n\n"
-           "  --example     print the commented example file with every default\n"
-           "  --reference   print the Markdown table of keys\n"
-           "  --sources     worker: a table instead of JSON: key, effective value (JSON) and its\n"
-           "                source: default, file PATH, environment TORC_API_URL, --set,\n"
-           "                flag --NAME or workflow ID execution_config\n";
-    if (options) out << "\n" << *options;
+           "file < --set and flags (exit 1 when the server cannot be read).\n";
+    if (options)
+        out << "\n" << *options;
+    else
+        out << "\n'torcrun config worker --help' and 'torcrun config server --help' list the\n"
+               "options of each (--example, --reference, --sources and every flag).\n";
 }
 
 template <class Config>
@@ -124,7 +123,11 @@ int cmd_config(arguments const& args)
     auto options = worker ? worker_config_options() : server_config_options();
     options.add_options()("example", "print the commented example file")(
         "reference", "print the Markdown table of keys")("help,h", "print this help");
-    if (worker) options.add_options()("sources", "worker: each key's value and its source");
+    if (worker)
+        options.add_options()("sources",
+                              "a table instead of JSON: each key, its effective value (JSON) and "
+                              "its source: default, file PATH, environment TORC_API_URL, --set, "
+                              "flag --NAME or workflow ID execution_config");
     po::variables_map flags;
     try {
         po::store(po::command_line_parser(arguments(args.begin() + 1, args.end()))

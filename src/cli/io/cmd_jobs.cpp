@@ -76,6 +76,8 @@ struct job_row {
     std::optional<std::int64_t> return_code;
     core::attempt_facts attempt;
     std::string command;
+    std::string origin;  // newer Torc's `origin` ("spawn"); empty for a declared job
+    std::optional<std::int64_t> spawned_by;
 };
 
 std::string one_line(std::string s)
@@ -88,12 +90,18 @@ void print_table(std::ostream& out, std::vector<job_row> const& rows)
 {
     std::vector<std::string> headings{"ID", "NAME", "STATUS", "RC"};
     for (auto const& h : core::attempt_headings()) headings.push_back(h);
+    // Dynamic jobs: the column only when some job has an origin, so a static workflow's table
+    // stays as it was.
+    bool const origins =
+        std::any_of(rows.begin(), rows.end(), [](job_row const& r) { return !r.origin.empty(); });
+    if (origins) headings.push_back("ORIGIN");
     headings.push_back("COMMAND");
     std::vector<std::vector<std::string>> cells{headings};
     for (auto const& r : rows) {
         std::vector<std::string> line{std::to_string(r.id), r.name, r.status,
                                       r.return_code ? std::to_string(*r.return_code) : "-"};
         for (auto& c : core::attempt_cells(r.attempt)) line.push_back(std::move(c));
+        if (origins) line.push_back(core::origin_cell(r.origin, r.spawned_by));
         line.push_back(one_line(r.command));
         cells.push_back(std::move(line));
     }
@@ -137,6 +145,10 @@ json::array to_json(std::vector<job_row> const& rows)
         o["peak_cpu_percent"] = or_null(a.peak_cpu_percent);
         o["log_dir"] = or_null(a.log_dir);
         o["command"] = r.command;
+        if (!r.origin.empty()) {  // as Torc: no `origin` for a declared job
+            o["origin"] = r.origin;
+            o["spawned_by_job_id"] = or_null(r.spawned_by);
+        }
         out.push_back(std::move(o));
     }
     return out;
@@ -190,7 +202,11 @@ core::result<std::vector<job_row>> job_rows(torc_client& client, std::int64_t wf
     std::vector<job_row> rows;
     for (auto const& j : *jobs) {
         job_row row{integer_of(j, "id"), text_of(field(j, "name")), text_of(field(j, "status")),
-                    std::nullopt, {}, text_of(field(j, "command"))};
+                    std::nullopt, {}, text_of(field(j, "command")), {}, std::nullopt};
+        if (auto const* o = field(j, "origin"); o && o->is_string())
+            row.origin = std::string(o->get_string());
+        if (auto const* by = field(j, "spawned_by_job_id"); by && by->is_int64())
+            row.spawned_by = by->get_int64();
         if (!statuses.empty()) {
             auto const status = core::parse_job_status(row.status);
             if (!status || std::find(statuses.begin(), statuses.end(), *status) == statuses.end())

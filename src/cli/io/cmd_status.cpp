@@ -1,7 +1,7 @@
 // `torcrun status WF [--json] [--url URL | --output-dir D]`: a workflow's name, user, run id,
 // whether it is complete or canceled, and how many jobs are in each status, the ready ones by
-// label when any has one (workflow_summary.hpp), and its datasets when it has any
-// (dataset_listing.hpp; `datasets` in the JSON).
+// label when any has one, how many jobs spawn_jobs added when any (workflow_summary.hpp), and its
+// datasets when it has any (dataset_listing.hpp; `datasets` in the JSON).
 #include "torcrun/cli/commands.hpp"
 
 #include "dataset_records.hpp"
@@ -45,6 +45,9 @@ void print_summary(std::ostream& out, json::object const& s)
         if (st == core::job_status::ready && s.contains("ready_by_label"))
             out << ready_label_lines(s.at("ready_by_label").as_object());
     }
+    if (s.contains("spawned_jobs"))
+        out << "spawned by orchestrator jobs (spawn_jobs): " << s.at("spawned_jobs").as_int64()
+            << " of them (torcrun jobs shows each one's ORIGIN)\n";
     if (auto const* sets = s.if_contains("datasets"); sets && sets->is_array())
         out << dataset_lines(sets->as_array());
 }

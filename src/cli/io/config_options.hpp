@@ -3,7 +3,7 @@
 #pragma once
 
 #include "torcrun/config/config.hpp"
-#include "torcrun/config/execution_config.hpp"
+#include "torcrun/config/execution_config_merge.hpp"
 #include "torcrun/common/io/logger.hpp"
 
 #include <boost/program_options/options_description.hpp>

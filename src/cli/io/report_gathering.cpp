@@ -1,6 +1,8 @@
 // See report_gathering.hpp.
 #include "report_gathering.hpp"
 
+#include "torcrun/cli/job_listing.hpp"
+
 #include "attempt_records.hpp"
 #include "json_fields.hpp"
 #include "run_directory.hpp"
@@ -43,6 +45,7 @@ struct job_facts {
     std::string name;
     std::int64_t cpus = 1;
     std::int64_t gpus = 0;
+    std::string origin;  // dynamic jobs: "spawn by 8" (core::origin_cell); empty if declared
 };
 
 core::attempt_paths paths_of(std::string const& output_dir, core::report_attempt const& a,
@@ -106,7 +109,13 @@ core::result<core::report_input> gather_report(torc_client& client, std::int64_t
     if (!jobs) return jobs.error();
     std::map<std::int64_t, job_facts> job_by_id;
     for (auto const& j : *jobs) {
-        job_facts facts{text_of(field(j, "name")), 1, 0};
+        job_facts facts{text_of(field(j, "name")), 1, 0, {}};
+        if (auto const* o = field(j, "origin"); o && o->is_string()) {
+            auto const* by = field(j, "spawned_by_job_id");
+            facts.origin = core::origin_cell(
+                std::string_view(o->get_string()),
+                by && by->is_int64() ? std::optional(by->get_int64()) : std::nullopt);
+        }
         if (auto it = rr.find(integer_of(j, "resource_requirements_id", -1)); it != rr.end())
             std::tie(facts.cpus, facts.gpus) = it->second;
         job_by_id[integer_of(j, "id")] = std::move(facts);
@@ -148,6 +157,7 @@ core::result<core::report_input> gather_report(torc_client& client, std::int64_t
             a.job_name = it->second.name;
             a.num_cpus = it->second.cpus;
             a.num_gpus = it->second.gpus;
+            a.origin = it->second.origin;
         } else {
             a.job_name = "job " + std::to_string(a.job_id);
         }

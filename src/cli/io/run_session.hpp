@@ -10,7 +10,7 @@
 
 #include "torcrun/common/io/logger.hpp"
 #include "torcrun/config/config.hpp"
-#include "torcrun/config/execution_config.hpp"
+#include "torcrun/config/execution_config_merge.hpp"
 
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/variables_map.hpp>

@@ -6,7 +6,7 @@
 
 #include "torcrun/common/env_map.hpp"
 #include "torcrun/common/error.hpp"
-#include "torcrun/config/execution_config.hpp"
+#include "torcrun/config/execution_config_merge.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>

@@ -60,6 +60,18 @@ core::result<json::object> workflow_summary(torc_client& client, std::int64_t wf
         if (!ready) return ready.error();
         if (auto labels = ready_labels(*ready)) out["ready_by_label"] = std::move(*labels);
     }
+    // Dynamic jobs: how many spawn_jobs added. A server without the `origin` filter (Torc's)
+    // answers every job; its first job then has no origin "spawn", and nothing is said.
+    auto const spawned_path =
+        "/jobs?workflow_id=" + std::to_string(wf) + "&origin=spawn&offset=0&limit=1";
+    auto spawned = client.call("GET", spawned_path);
+    if (!spawned) return spawned.error();
+    if (auto const* items = field(*spawned, "items"); items && items->is_array() &&
+                                                      !items->get_array().empty()) {
+        auto const* origin = field(items->get_array().front(), "origin");
+        if (origin && origin->is_string() && origin->get_string() == "spawn")
+            out["spawned_jobs"] = integer_of(*spawned, "total_count");
+    }
     out["jobs"] = std::move(*counts);
     return out;
 }

@@ -416,6 +416,9 @@ constexpr filter_spec job_filters[] = {
     // extension: a labelled worker's ready jobs, and an unlabelled one's (has_label=false)
     {{"label", param_kind::string}, "label = ?"},
     {{"has_label", param_kind::boolean}, "(label IS NOT NULL) = ?"},
+    // dynamic jobs: the jobs spawn_jobs added (origin=spawn), and one orchestrator's
+    {{"origin", param_kind::string}, "origin = ?"},
+    {{"spawned_by_job_id"}, "spawned_by_job_id = ?"},
 };
 
 api::response list_jobs(store& db, request const& req)

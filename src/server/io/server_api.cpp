@@ -32,6 +32,7 @@ server_api::server_api(store& db, server_options options)
     add_claim_routes(*this);
     add_action_routes(*this);
     add_lease_routes(*this);
+    add_spawn_routes(*this);
     add_access_group_routes(*this);
     add_dataset_routes(*this);
     add_ro_crate_routes(*this);

@@ -334,6 +334,17 @@ constexpr std::string_view schema_v10 = R"sql(
 ALTER TABLE job ADD COLUMN label TEXT;
 )sql";
 
+// -- dynamic jobs (newer Torc's spawn_jobs, docs/TORC-COMPATIBILITY.md §5 "Dynamic jobs"): the
+// workflow's `dynamic_jobs` object as JSON text; a job's `origin` ("spawn" for a job spawn_jobs
+// added, NULL for a declared one) and, a torcrun extension, the job that spawned it. The
+// lineage's state lives in user_data records, as in Torc.
+constexpr std::string_view schema_v11 = R"sql(
+ALTER TABLE workflow ADD COLUMN dynamic_jobs TEXT;
+ALTER TABLE job ADD COLUMN origin TEXT;
+ALTER TABLE job ADD COLUMN spawned_by_job_id INTEGER;
+CREATE INDEX job_spawned_by ON job(spawned_by_job_id) WHERE spawned_by_job_id IS NOT NULL;
+)sql";
+
 // -- newer Torc's datasets (docs/TORC-COMPATIBILITY.md §5, "Datasets"): a directory its
 // producers write and its consumers read once the server hashed it. `generation` counts the
 // claims for finalization, so a hash computed for an earlier claim is never recorded. And 0.23's
@@ -381,10 +392,10 @@ CREATE INDEX ro_crate_entity_workflow ON ro_crate_entity(workflow_id, entity_id)
 )sql";
 
 // Append new versions; never edit one that has shipped.
-constexpr std::array<std::string_view, 11> migrations{schema_v1, schema_v2, schema_v3,
+constexpr std::array<std::string_view, 12> migrations{schema_v1, schema_v2, schema_v3,
                                                       schema_v4, schema_v5, schema_v6,
                                                       schema_v7, schema_v8, schema_v9,
-                                                      schema_v10, schema_datasets};
+                                                      schema_v10, schema_v11, schema_datasets};
 
 }  // namespace
 

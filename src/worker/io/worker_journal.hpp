@@ -1,4 +1,4 @@
-// The worker's journal of results the server has not accepted yet (README.md, "Server trouble"):
+// The worker's journal of results the server has not accepted yet (docs/guides/worker.md, "Server trouble"):
 // JSON lines in <output>/journal/wf<W>_<node>.jsonl, one job_report per line. Appends are fsync'ed
 // before they count; a removal rewrites the file to a temporary name, fsyncs it and renames it over
 // the old one, so a crash leaves either the old or the new list. A lock file held (flock) for the

@@ -53,4 +53,11 @@ BOOST_AUTO_TEST_CASE(attempt_cells_show_what_is_known)
     BOOST_TEST(core::attempt_headings().size() == core::attempt_cells({}).size());
 }
 
+BOOST_AUTO_TEST_CASE(origin_cells_name_the_spawning_job)
+{
+    BOOST_TEST(core::origin_cell("", std::nullopt) == "-");
+    BOOST_TEST(core::origin_cell("spawn", std::int64_t{8}) == "spawn by 8");
+    BOOST_TEST(core::origin_cell("retry", std::nullopt) == "retry");
+}
+
 BOOST_AUTO_TEST_SUITE_END()

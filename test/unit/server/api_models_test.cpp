@@ -35,7 +35,8 @@ std::vector<contract_case> const contract{
      "compute_node_wait_for_healthy_database_minutes compute_node_min_time_for_new_jobs_seconds "
      "jobs_sort_method resource_monitor_config slurm_defaults use_pending_failed status_id",
      "name user",
-     "project metadata env execution_config submission_directory enable_ro_crate run_id "
+     "project metadata env execution_config submission_directory enable_ro_crate dynamic_jobs "
+     "run_id "
      "is_canceled is_archived"},
     {"workflow_status_model",
      "id is_canceled is_archived run_id has_detected_need_to_run_completion_script",
@@ -44,7 +45,8 @@ std::vector<contract_case> const contract{
      "id workflow_id name command invocation_script status cancel_on_blocking_job_failure "
      "supports_termination depends_on_job_ids input_file_ids output_file_ids input_user_data_ids "
      "output_user_data_ids resource_requirements_id scheduler_id failure_handler_id attempt_id",
-     "command name workflow_id", "env priority label compute_node_id"},
+     "command name workflow_id",
+     "env priority label origin spawned_by_job_id compute_node_id"},
     {"file_model", "id workflow_id name path st_mtime", "name path workflow_id"},
     {"user_data_model", "id workflow_id is_ephemeral name data", "name workflow_id"},
     {"resource_requirements_model",

@@ -441,9 +441,6 @@ std::vector<key_case> const refusals{
     {"slurm_config removed", "w.yaml", "name: w\njobs: []\nslurm_config: {}\n",
      "w.yaml:3:1: workflow: field \"slurm_config\" was removed from Torc; use "
      "\"execution_config\" (mode, srun_termination_signal, enable_cpu_bind, ...)"},
-    {"dynamic_jobs", "w.yaml", "name: w\njobs: []\ndynamic_jobs: {max_iterations: 3}\n",
-     "w.yaml:3:1: workflow: field \"dynamic_jobs\" (newer Torc: jobs that spawn jobs) is "
-     "not supported by torcrun"},
     {"enable_ro_crate not a boolean", "t.json5", "{name:'w', jobs:[], enable_ro_crate:'yes'}",
      "t.json5:1:37: workflow: field \"enable_ro_crate\" must be true or false, found \"yes\""},
     // access_groups (0.23) and job label (torcrun extension): malformed values

@@ -31,6 +31,15 @@ core::claimed_job with_outputs(core::claimed_job j)
     return j;
 }
 
+// Slurm's line for a step stopped by the worker's drain (scancel of the step), and its verdict.
+std::string const canceled_line =
+    "slurmstepd-n0: error: *** STEP 3.1 ON n0 CANCELLED AT 2026-12-02T08:42:18 ***";
+core::step_exit step_canceled(int rc)
+{
+    return {rc, rc == 0 ? core::result_status::completed : core::result_status::terminated,
+            core::step_cause::canceled, false, canceled_line};
+}
+
 auto const start = opening(n0_node, n0_claim);
 std::string const claim7 = "claim_jobs limit=7 cpus=7 memory=16g gpus=4 nodes=1";
 
@@ -91,6 +100,32 @@ std::vector<scenario> const scenarios{
          {2.55, sig(SIGTERM), {"info: worker: SIGTERM received; already stopping"}},
          {2.6, claimed({}), {}},
          {2.7, batch_ok({42}), {"deactivate_node after=2.7"}},
+     }},
+    // Slurm mode: SIGUSR1 is the allocation's end warning (--signal=B:USR1@lead), so a step the
+    // stop ends gets Torc's time-limit verdict, 152 terminated, as Slurm's TIMEOUT at the step's
+    // `srun --time` would have given it in Torc; SIGTERM (a cancel from outside) keeps its code.
+    {"SIGUSR1 in slurm mode: a step the stop ends is terminated 152, one exiting 0 completed",
+     test_config(), n0_pool(),
+     start + launched(1, job(42), needs(1)) + launched(1.1, job(43), std::nullopt) +
+         std::vector<step>{
+             {2, sig(SIGUSR1),
+              {"info: worker: SIGUSR1 received; stopping", "signal_job 42 SIGTERM",
+               "signal_job 43 SIGTERM", "arm_timer 32"}},
+             {2.5, ev(worker::job_exited{42, exited(143), std::nullopt, step_canceled(143)}),
+              {"warning: job 42: terminated rc=152 (exited with 143; " + canceled_line + ")",
+               "complete_jobs 42#1 terminated rc=152"}},
+             {2.55, batch_ok({42}), {}},
+             {2.6, ev(worker::job_exited{43, exited(0), std::nullopt, step_canceled(0)}),
+              {"info: job 43: completed rc=0 (exited with 0; " + canceled_line + ")",
+               "complete_jobs 43#1 completed rc=0", "arm_timer 37"}},
+         }},
+    {"SIGTERM in slurm mode: a step the stop ends keeps its own code", test_config(), n0_pool(),
+     start + launched(1, job(42), needs(1)) + std::vector<step>{
+         {2, sig(SIGTERM),
+          {"info: worker: SIGTERM received; stopping", "signal_job 42 SIGTERM", "arm_timer 32"}},
+         {2.5, ev(worker::job_exited{42, exited(143), std::nullopt, step_canceled(143)}),
+          {"warning: job 42: terminated rc=143 (exited with 143; " + canceled_line + ")",
+           "complete_jobs 42#1 terminated rc=143", "arm_timer 37"}},
      }},
     {"a canceled workflow: running jobs are stopped and reported canceled", test_config(),
      n0_pool(),

@@ -31,6 +31,7 @@ void add_job_lifecycle_routes(server_api& api);   // start, complete, manage, re
 void add_claim_routes(server_api& api);           // claim_jobs_based_on_resources, claim_next
 void add_action_routes(server_api& api);          // pending actions, claim an action
 void add_lease_routes(server_api& api);           // heartbeat
+void add_spawn_routes(server_api& api);           // spawn_jobs (dynamic jobs)
 
 struct lease_sweep {
     std::vector<std::int64_t> lost_workers;      // compute nodes marked inactive, sorted

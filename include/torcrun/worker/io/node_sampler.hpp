@@ -6,7 +6,7 @@
 // deactivation's PUT and, for time_series, the series into node_usage_<id>.json.
 #pragma once
 
-#include "torcrun/config/execution_config.hpp"
+#include "torcrun/config/execution_config_merge.hpp"
 #include "torcrun/common/error.hpp"
 #include "torcrun/worker/node_usage.hpp"
 

@@ -8,7 +8,7 @@
 #pragma once
 
 #include "torcrun/config/config.hpp"
-#include "torcrun/config/execution_config.hpp"
+#include "torcrun/config/execution_config_merge.hpp"
 #include "torcrun/common/env_map.hpp"
 #include "torcrun/slurm/mode_choice.hpp"
 #include "torcrun/worker/resource_pool.hpp"

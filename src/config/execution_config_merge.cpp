@@ -1,8 +1,8 @@
 // The combine rule of a workflow's execution_config with the worker's configuration, and Torc's
-// checks that depend on the effective mode (execution_config.hpp). Each workflow value goes
+// checks that depend on the effective mode (execution_config_merge.hpp). Each workflow value goes
 // through the torcrun key's own rule (apply_override), so a bad value gets the same check and
 // wording as in a configuration file, named by its execution_config key.
-#include "torcrun/config/execution_config.hpp"
+#include "torcrun/config/execution_config_merge.hpp"
 
 #include "config_values.hpp"
 

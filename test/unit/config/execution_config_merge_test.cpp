@@ -2,7 +2,7 @@
 // key's torcrun key, default < workflow < file < --set / flags with the source of every value,
 // the headroom turned into the drain buffer, stdio and per-job overrides, the string form of API
 // 0.17, every error verbatim, and Torc's mode-dependent checks.
-#include "torcrun/config/execution_config.hpp"
+#include "torcrun/config/execution_config_merge.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/test/unit_test.hpp>
