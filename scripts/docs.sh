@@ -42,6 +42,9 @@ help_block() {
             config) help_block "torcrun config worker" config worker
                     help_block "torcrun config server" config server ;;
             workflows) help_block "torcrun workflows sync-status" workflows sync-status ;;
+            ro-crate) help_block "torcrun ro-crate export" ro-crate export
+                      help_block "torcrun ro-crate create" ro-crate create
+                      help_block "torcrun ro-crate list" ro-crate list ;;
         esac
     done
 } >"$work/commands.md"

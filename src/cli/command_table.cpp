@@ -17,6 +17,7 @@ constexpr subcommand table[] = {
     {"server", cmd_server, "serve the Torc REST API from a SQLite database"},
     {"submit", cmd_submit, "create and initialize a workflow from a Torc spec"},
     {"status", cmd_status, "show a workflow's run, completion and job counts"},
+    {"ro-crate", cmd_ro_crate, "write a workflow's ro-crate-metadata.json, or record an entity"},
     {"jobs", cmd_jobs, "list a workflow's jobs with their latest return codes"},
     {"logs", cmd_logs, "print a job's stdout or stderr (by job name or id; --follow while it runs)"},
     {"workflows", cmd_workflows, "list the server's workflows with their status"},

@@ -540,6 +540,21 @@ model_spec const workflow_access_group_model{"workflow_access_group_model",
 
 model_spec const task_model{"task_model", "task", task_fields};
 
+namespace {
+// 0.23's RoCrateEntityModel: one JSON-LD entity of a workflow's RO-Crate.
+constexpr field_spec ro_crate_entity_fields[] = {
+    id_field,
+    workflow_ref,
+    {.name = "file_id", .kind = k::integer, .references = "file"},
+    {.name = "entity_id", .required = true},
+    {.name = "entity_type", .required = true},
+    {.name = "metadata", .kind = k::json_object, .required = true},
+};
+}  // namespace
+
+model_spec const ro_crate_entity_model{"ro_crate_entity_model", "ro_crate_entity",
+                                       ro_crate_entity_fields};
+
 std::span<model_spec const* const> all_models()
 {
     static model_spec const* const models[] = {&workflow_model,
@@ -563,7 +578,8 @@ std::span<model_spec const* const> all_models()
                                                &access_group_model,
                                                &user_group_membership_model,
                                                &workflow_access_group_model,
-                                               &task_model};
+                                               &task_model,
+                                               &ro_crate_entity_model};
     return models;
 }
 

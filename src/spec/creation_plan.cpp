@@ -277,6 +277,7 @@ planned_workflow plan_workflow(workflow_spec const& spec, plan_options const& op
     }
     if (spec.slurm_defaults) w.slurm_defaults = compact_json(*spec.slurm_defaults);
     w.use_pending_failed = spec.use_pending_failed;
+    w.enable_ro_crate = spec.enable_ro_crate;
     w.project = spec.project;
     w.dynamic_jobs = spec.dynamic_jobs;
     w.access_groups = spec.access_groups;
@@ -365,6 +366,7 @@ result<creation_plan> plan_creation(workflow_spec const& spec, expanded_workflow
     plan.job_batches = batches_of(topological_levels(workflow.jobs));
     plan.files = std::move(workflow.files);
     plan.user_data = std::move(workflow.user_data);
+    plan.datasets = plan_datasets(spec, workflow.jobs);
     plan.jobs = std::move(workflow.jobs);
     plan.resource_requirements = spec.resource_requirements;
     plan.slurm_schedulers = spec.slurm_schedulers;

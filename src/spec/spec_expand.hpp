@@ -65,6 +65,7 @@ result<std::vector<job_instance>> expand_job_templates(workflow_spec const& spec
 struct variable_sources {
     std::unordered_map<std::string, std::string> file_paths;
     std::unordered_map<std::string, std::optional<std::string>> user_data_text;
+    std::unordered_map<std::string, std::string> dataset_paths;
 };
 
 variable_sources make_variable_sources(std::vector<expanded_file> const& files,
@@ -84,6 +85,9 @@ result<std::vector<expanded_job>> link_jobs(std::vector<job_instance> instances,
 
 // Explicit plus implied edges past `max_edges` are an error naming the job whose inputs crossed
 // the limit; a cycle through explicit or implied edges is an error naming the jobs on it.
+// Every dataset a job names is a `datasets` entry, and none is both its input and output.
+result<void> check_dataset_names(std::vector<expanded_job> const& jobs, workflow_spec const& spec);
+
 result<void> check_graph(expanded_workflow const& workflow, workflow_spec const& spec,
                          std::size_t max_edges);
 

@@ -105,6 +105,8 @@ job_spec expand_job(job_spec const& t, combination const& c, std::string const& 
     j.input_user_data_regexes = apply_all(t.input_user_data_regexes, c, label, w);
     j.output_user_data = apply_all(t.output_user_data, c, label, w);
     j.output_user_data_regexes = apply_all(t.output_user_data_regexes, c, label, w);
+    j.input_datasets = apply_all(t.input_datasets, c, label, w);
+    j.output_datasets = apply_all(t.output_datasets, c, label, w);
     for (auto const& [name, value] : t.env) j.env.emplace_back(name, apply(value, c, label, w));
     j.priority = t.priority;
     if (t.label) j.label = apply(*t.label, c, label, w);
@@ -248,7 +250,7 @@ result<std::vector<expanded_file>> expand_files(workflow_spec const& spec, warni
         warn_if_empty(*combos, label, "files", warnings);
         for (auto const& c : *combos) {
             expanded_file file{apply(f.name, c, label, warnings), apply(f.path, c, label, warnings),
-                               i};
+                               i, f.mtime};
             auto added = names.add(
                 file.name, instance_prefix(f.where, "files", i, f.name, file.name), i, f.name);
             if (!added) return added.error();

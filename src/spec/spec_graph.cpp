@@ -264,11 +264,13 @@ result<expanded_workflow> expand_workflow(workflow_spec const& spec, expansion_l
     if (!user_data) return user_data.error();
     auto instances = detail::expand_job_templates(spec, warnings);
     if (!instances) return instances.error();
-    auto const sources = detail::make_variable_sources(*files, *user_data);
+    auto sources = detail::make_variable_sources(*files, *user_data);
+    for (auto const& d : spec.datasets) sources.dataset_paths.emplace(d.name, d.path);
     for (auto& i : *instances) detail::substitute_variables(i, sources, warnings);
     auto jobs = detail::link_jobs(std::move(*instances), spec, *files, *user_data, limits.edges,
                                   warnings);
     if (!jobs) return jobs.error();
+    if (auto checked = detail::check_dataset_names(*jobs, spec); !checked) return checked.error();
     expanded_workflow out{std::move(*files), std::move(*user_data), std::move(*jobs), {}};
     if (auto checked = detail::check_graph(out, spec, limits.edges); !checked)
         return checked.error();

@@ -307,7 +307,9 @@ expanded_job first_copy(job_instance&& i)
             std::move(j.label),
             j.stdio,
             i.source,
-            1};
+            1,
+            std::move(j.input_datasets),
+            std::move(j.output_datasets)};
 }
 
 // Only specs without newer Torc's keys get here (check_distinct_names), so env, priority and

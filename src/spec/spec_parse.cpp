@@ -163,7 +163,9 @@ void read_job(field_reader& r, job_spec& job, std::string& newer_form)
                   "env",
                   "priority",
                   "stdio",
-                  "label"}))
+                  "label",
+                  "input_datasets",
+                  "output_datasets"}))
         return;
     job.name = r.string("name");
     job.command = r.string("command");
@@ -183,7 +185,10 @@ void read_job(field_reader& r, job_spec& job, std::string& newer_form)
     job.input_user_data_regexes = r.strings("input_user_data_regexes");
     job.output_user_data = r.strings("output_user_data");
     job.output_user_data_regexes = r.strings("output_user_data_regexes");
-    note_newer(r, newer_form, {"env", "priority", "stdio", "label"});
+    note_newer(r, newer_form, {"env", "priority", "stdio", "label", "input_datasets",
+                               "output_datasets"});
+    job.input_datasets = r.strings("input_datasets");
+    job.output_datasets = r.strings("output_datasets");
     job.env = r.env("env");
     job.priority = r.integer_or("priority", 0, 0, int64_max);
     job.label = r.optional_string("label");
@@ -245,7 +250,8 @@ void read_workflow_fields(field_reader& r, workflow_spec& spec)
                "field \"slurm_config\" was removed from Torc; use \"execution_config\" "
                "(mode, srun_termination_signal, enable_cpu_bind, ...)",
                true);
-    refuse_unsupported(r, {{"enable_ro_crate", "RO-Crate provenance records"}});
+    note_newer(r, spec.newer_form, {"enable_ro_crate"});
+    spec.enable_ro_crate = r.boolean("enable_ro_crate", false);
     spec.dynamic_jobs = read_dynamic_jobs(r);
     spec.name = r.string("name");
     spec.user = r.optional_string("user");
@@ -297,13 +303,42 @@ void read_files(field_reader& workflow, std::vector<file_spec>& out, std::string
         if (!r.begin({"name", "path", "parameters", "parameter_mode", "use_parameters",
                       "parameters_file", "use_parameters_file", "identifier", "st_mtime"}))
             return;
-        refuse_unsupported(r, {{"identifier", "RO-Crate identifiers"},
-                               {"st_mtime", "a modification time given in the spec"}});
+        refuse_unsupported(r, {{"identifier", "RO-Crate identifiers"}});
+        note_newer(r, newer_form, {"st_mtime"});
         auto& file = out.emplace_back();
         file.name = r.string("name");
         file.path = r.string("path");
+        if (auto const* t = r.get("st_mtime")) {
+            if (t->is_number())
+                file.mtime = t->to_number<double>();
+            else
+                r.fail("st_mtime", concat({"field \"st_mtime\" must be a number (seconds since "
+                                           "the epoch), found ", describe_value(*t)}));
+        }
         file.params = read_template_parameters(r, newer_form);
         file.where = r.where();
+    });
+}
+
+void read_datasets(field_reader& workflow, std::vector<dataset_spec>& out, std::string& newer_form)
+{
+    note_newer(workflow, newer_form, {"datasets"});
+    for_each_entry(workflow, "datasets", [&](field_reader& r) {
+        if (!r.begin({"name", "path", "description", "hash_mode"})) return;
+        auto& d = out.emplace_back();
+        d.name = r.string("name");
+        d.path = r.string("path");
+        d.description = r.optional_string("description");
+        d.hash_mode = r.optional_string("hash_mode").value_or("manifest");
+        if (d.hash_mode != "manifest" && d.hash_mode != "content" && d.hash_mode != "none")
+            r.fail("hash_mode", concat({"field \"hash_mode\" is ", quoted(d.hash_mode),
+                                        ": use \"manifest\", \"content\" or \"none\""}));
+        if (d.path.empty()) r.fail("path", "field \"path\" is empty: name the dataset's directory");
+        for (auto const& other : out) {
+            if (&other != &d && other.name == d.name)
+                r.fail("name", concat({"dataset ", quoted(d.name), " is defined twice"}));
+        }
+        d.where = r.where();
     });
 }
 
@@ -654,11 +689,12 @@ result<workflow_spec> parse_spec(spec_document const& document, table_loader loa
                  "compute_node_wait_for_healthy_database_minutes", "jobs_sort_method",
                  "project", "metadata", "env", "execution_config", "slurm_config", "variables",
                  "parameters_file",
-                 "dynamic_jobs", "enable_ro_crate", "access_groups"})) {
+                 "dynamic_jobs", "enable_ro_crate", "access_groups", "datasets"})) {
         detail::read_workflow_fields(r, spec);
         detail::read_jobs(r, spec.jobs, spec.newer_form);
         detail::read_files(r, spec.files, spec.newer_form);
         detail::read_user_data(r, spec.user_data, spec.newer_form);
+        detail::read_datasets(r, spec.datasets, spec.newer_form);
         detail::read_resource_requirements(r, spec.resource_requirements);
         detail::read_failure_handlers(r, spec.failure_handlers);
         detail::read_slurm_schedulers(r, spec.slurm_schedulers, spec.newer_form);

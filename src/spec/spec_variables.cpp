@@ -1,5 +1,6 @@
-// `${files.input.NAME}`, `${files.output.NAME}`, `${user_data.input.NAME}` and
-// `${user_data.output.NAME}` in commands and invocation scripts (docs/TORC-COMPATIBILITY.md §4.6).
+// `${files.input.NAME}`, `${files.output.NAME}`, `${user_data.input.NAME}`,
+// `${user_data.output.NAME}` and newer Torc's `${datasets.input.NAME}` / `${datasets.output.NAME}`
+// (the dataset's path; the job becomes a consumer / producer) in commands and invocation scripts (docs/TORC-COMPATIBILITY.md §4.6).
 // torcrun adds the names found to the job's explicit lists (§4.10 item 11; Torc 0.10 lets the
 // command's names replace them) and substitutes user data without `data` by its name (item 10;
 // Torc leaves the placeholder literal and records nothing).
@@ -15,18 +16,27 @@ namespace torcrun::core::spec::detail {
 
 namespace {
 
-enum class slot { input_files, output_files, input_user_data, output_user_data };
+enum class slot {
+    input_files,
+    output_files,
+    input_user_data,
+    output_user_data,
+    input_datasets,
+    output_datasets
+};
 
 struct placeholder_kind {
     std::string_view prefix;
     slot target;
 };
 
-constexpr std::array<placeholder_kind, 4> kinds{{
+constexpr std::array<placeholder_kind, 6> kinds{{
     {"${files.input.", slot::input_files},
     {"${files.output.", slot::output_files},
     {"${user_data.input.", slot::input_user_data},
     {"${user_data.output.", slot::output_user_data},
+    {"${datasets.input.", slot::input_datasets},
+    {"${datasets.output.", slot::output_datasets},
 }};
 
 std::vector<std::string>& list_of(job_spec& job, slot s)
@@ -36,11 +46,13 @@ std::vector<std::string>& list_of(job_spec& job, slot s)
     case slot::output_files: return job.output_files;
     case slot::input_user_data: return job.input_user_data;
     case slot::output_user_data: return job.output_user_data;
+    case slot::input_datasets: return job.input_datasets;
+    case slot::output_datasets: return job.output_datasets;
     }
     return job.input_files;
 }
 
-using found_names = std::array<std::vector<std::string>, 4>;
+using found_names = std::array<std::vector<std::string>, 6>;
 
 void add_unique(std::vector<std::string>& list, std::string const& name)
 {
@@ -53,6 +65,14 @@ std::optional<std::string> replacement(placeholder_kind const& kind, std::string
                                        std::string_view placeholder, warning_list& warnings)
 {
     bool const is_file = kind.target == slot::input_files || kind.target == slot::output_files;
+    bool const is_dataset =
+        kind.target == slot::input_datasets || kind.target == slot::output_datasets;
+    if (is_dataset) {
+        auto const it = sources.dataset_paths.find(name);
+        if (it != sources.dataset_paths.end()) return it->second;
+        warnings.add(concat({label, ": ", placeholder, " names no dataset; it is left as written"}));
+        return std::nullopt;
+    }
     if (is_file) {
         auto const it = sources.file_paths.find(name);
         if (it != sources.file_paths.end()) return it->second;
@@ -128,6 +148,12 @@ void substitute_variables(job_instance& instance, variable_sources const& source
     if (job.invocation_script)
         *job.invocation_script =
             substitute_text(*job.invocation_script, sources, label, from_script, warnings);
+    // Datasets are newer Torc's: the names found join the lists, nothing to compare with 0.10.
+    for (std::size_t k = 4; k < 6; ++k) {
+        auto& list = list_of(job, static_cast<slot>(k));
+        for (auto const& n : from_command[k]) add_unique(list, n);
+        for (auto const& n : from_script[k]) add_unique(list, n);
+    }
     for (std::size_t k = 0; k < 4; ++k) {
         auto& list = list_of(job, static_cast<slot>(k));
         // Torc 0.10 lets the command's names replace the list; names only the list holds (and

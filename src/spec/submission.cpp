@@ -71,6 +71,7 @@ std::size_t submission::stage_size(stage s) const
         case stage::slurm_schedulers: return plan_.slurm_schedulers.size();
         case stage::failure_handlers: return plan_.failure_handlers.size();
         case stage::bulk_jobs: return plan_.job_batches.size();
+        case stage::datasets: return plan_.datasets.size();
         case stage::actions: return plan_.actions.size();
         case stage::initialize: return initialize_ ? 1 : 0;
         case stage::done: return 0;
@@ -128,6 +129,10 @@ client_call submission::build(stage s, std::size_t i) const
                         named("failure_handlers", h.name));
         }
         case stage::bulk_jobs: return job_batch_call(i);
+        case stage::datasets:
+            return post("/workflows/" + std::to_string(wf) + "/datasets",
+                        detail::dataset_body(plan_.datasets[i], ids_[job_ids_of]),
+                        named("datasets", plan_.datasets[i].name));
         case stage::actions: return action_call(i);
         case stage::initialize:
             return {"POST", "/workflows/" + std::to_string(wf) + "/initialize_jobs", "",
@@ -194,7 +199,7 @@ core::result<void> submission::record_jobs(std::size_t batch_index, json::value 
 core::result<void> submission::record(stage s, std::size_t index, std::string_view body,
                                       client_call const& call)
 {
-    if (s == stage::initialize || s == stage::actions) return {};
+    if (s == stage::initialize || s == stage::actions || s == stage::datasets) return {};
     boost::system::error_code ec;
     auto const answer = json::parse(body, ec);
     if (ec) return answer_error(call, "is not JSON: " + ec.message());

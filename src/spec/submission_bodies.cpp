@@ -80,6 +80,7 @@ boost::json::object workflow_body(core::spec::planned_workflow const& w, torc_co
     put_config(o, "resource_monitor_config", w.resource_monitor_config, contract);
     put_config(o, "slurm_defaults", w.slurm_defaults, contract);
     o["use_pending_failed"] = w.use_pending_failed;
+    if (w.enable_ro_crate) o["enable_ro_crate"] = true;
     detail::put(o, "project", w.project);
     detail::put(o, "metadata", w.metadata);
     detail::put(o, "env", w.env);
@@ -105,7 +106,9 @@ namespace torcrun::api::detail {
 
 json::object file_body(std::int64_t wf, spec::expanded_file const& f)
 {
-    return {{"workflow_id", wf}, {"name", f.name}, {"path", f.path}};
+    json::object o{{"workflow_id", wf}, {"name", f.name}, {"path", f.path}};
+    if (f.mtime) o["st_mtime"] = *f.mtime;
+    return o;
 }
 
 json::object user_data_body(std::int64_t wf, spec::expanded_user_data const& u)
@@ -190,6 +193,25 @@ json::object action_body(std::int64_t wf, spec::planned_action const& a, name_id
         o["job_ids"] = std::move(ids);
     }
     o["persistent"] = a.persistent;
+    return o;
+}
+
+}  // namespace torcrun::api::detail
+
+namespace torcrun::api::detail {
+
+// POST /workflows/{id}/datasets (a torcrun server's): the dataset and its jobs by id; the lists
+// are always sent, empty or not, since the server replaces the dataset's links with them.
+json::object dataset_body(spec::planned_dataset const& d, name_ids const& jobs)
+{
+    json::object o{{"name", d.name}, {"path", d.path}, {"hash_mode", d.hash_mode}};
+    if (d.description) o["description"] = *d.description;
+    json::array producers;
+    for (auto const& n : d.producers) producers.push_back(id_of(jobs, n));
+    json::array consumers;
+    for (auto const& n : d.consumers) consumers.push_back(id_of(jobs, n));
+    o["producer_job_ids"] = std::move(producers);
+    o["consumer_job_ids"] = std::move(consumers);
     return o;
 }
 

@@ -33,4 +33,6 @@ boost::json::object job_body(std::int64_t wf, spec::expanded_job const& job, job
 boost::json::object action_body(std::int64_t wf, spec::planned_action const& a,
                                 name_ids const& schedulers, name_ids const& jobs);
 
+boost::json::object dataset_body(spec::planned_dataset const& d, name_ids const& jobs);
+
 }  // namespace torcrun::api::detail

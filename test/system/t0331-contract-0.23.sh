@@ -174,6 +174,16 @@ check GET "/workflows/$wf" "" 200
 [ "$(field "$body" 'd["is_canceled"]')" = true ] || fail "workflow after cancel: $body"
 check GET "/workflows/$wf/is_complete" "" 200
 [ "$(field "$body" '[d["is_complete"], d["is_canceled"]]')" = '[true, true]' ] || fail "canceled: $body"
+# RO-Crate entities (0.23's endpoints).
+check POST /ro_crate_entities "{\"workflow_id\": $wf, \"entity_id\": \"data/in.csv\", \"entity_type\": \"File\", \"metadata\": {\"@id\": \"data/in.csv\", \"@type\": \"File\", \"name\": \"in.csv\"}}" 200
+entity=$(field "$body" 'd["id"]')
+check GET "/ro_crate_entities/$entity" "" 200
+check PUT "/ro_crate_entities/$entity" "{\"workflow_id\": $wf, \"entity_id\": \"data/in.csv\", \"entity_type\": \"File\", \"metadata\": {\"name\": \"renamed.csv\"}}" 200
+check GET "/workflows/$wf/ro_crate_entities?offset=0&limit=10" "" 200
+[ "$(field "$body" '[d["total_count"], d["items"][0]["metadata"]["name"]]')" = '[1, "renamed.csv"]' ] \
+    || fail "ro_crate_entities: $body"
+check DELETE "/workflows/$wf/ro_crate_entities" "" 200
+[ "$(field "$body" 'd["deleted_count"]')" = 1 ] || fail "deleted_count: $body"
 check POST "/workflows/$wf/reset_status?force=true" "" 200
 check POST "/workflows/$wf/reset_job_status?failed_only=false" "" 200
 check GET "/workflows/$wf/status" "" 200

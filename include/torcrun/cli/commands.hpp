@@ -19,6 +19,7 @@ int cmd_server(arguments const& args);
 int cmd_submit(arguments const& args);
 int cmd_sync_status(arguments const& args);  // `torcrun workflows sync-status`
 int cmd_status(arguments const& args);
+int cmd_ro_crate(arguments const& args);  // `torcrun ro-crate export|create|list WF`
 int cmd_jobs(arguments const& args);
 int cmd_logs(arguments const& args);
 int cmd_workflows(arguments const& args);

@@ -101,6 +101,7 @@ extern model_spec const job_user_data_relationship_model;
 extern model_spec const access_group_model;
 extern model_spec const user_group_membership_model;
 extern model_spec const workflow_access_group_model;  // no id: (workflow_id, group_id) is the key
+extern model_spec const ro_crate_entity_model;  // 0.23's RoCrateEntityModel
 extern model_spec const task_model;  // 0.23's TaskModel: an asynchronous initialize_jobs
 
 // Every table above, for tests that walk them all.

@@ -44,6 +44,7 @@ struct planned_workflow {
     bool default_monitor = false;  // resource_monitor_config is Torc's default, not the spec's
     std::optional<std::string> slurm_defaults;           // JSON text, keys sorted
     bool use_pending_failed = false;
+    bool enable_ro_crate = false;  // sent only when true
     // newer Torc's fields, sent only when the spec has them:
     std::optional<std::string> project;
     std::vector<std::string> access_groups;  // shared with at creation (0.23's WorkflowModel)
@@ -81,6 +82,17 @@ struct planned_action {
     std::string where;                   // file:line:col of the action in the spec
 };
 
+// A dataset (newer Torc) with the jobs that write and read it, by name; created after the jobs
+// (POST /workflows/{id}/datasets, a torcrun server's endpoint).
+struct planned_dataset {
+    std::string name;
+    std::string path;
+    std::optional<std::string> description;
+    std::string hash_mode;
+    std::vector<std::string> producers;
+    std::vector<std::string> consumers;
+};
+
 struct creation_plan {
     planned_workflow workflow;
     std::vector<expanded_file> files;
@@ -91,6 +103,7 @@ struct creation_plan {
     std::vector<planned_failure_handler> failure_handlers;
     std::vector<expanded_job> jobs;  // expansion order
     std::vector<job_batch> job_batches;
+    std::vector<planned_dataset> datasets;
     std::vector<planned_action> actions;
     std::vector<job_edge> explicit_edges;  // sent with the jobs
     std::vector<job_edge> implied_edges;   // added by the server at initialize_jobs
@@ -102,6 +115,10 @@ struct creation_plan {
 // `spec.json5:40:5: actions[1]: job_name_regexes "^x" selects no job`.
 result<creation_plan> plan_creation(workflow_spec const& spec, expanded_workflow workflow,
                                     plan_options const& options);
+
+// Each of the spec's datasets with its producers and consumers among `jobs`.
+std::vector<planned_dataset> plan_datasets(workflow_spec const& spec,
+                                           std::vector<expanded_job> const& jobs);
 
 // expand_workflow, then plan_creation.
 result<creation_plan> plan_spec(workflow_spec const& spec, plan_options const& options);

@@ -25,6 +25,7 @@ struct expanded_file {
     std::string name;
     std::string path;
     std::size_t source = 0;  // index in workflow_spec::files
+    std::optional<double> mtime;  // `st_mtime`: the spec's, not templated
 };
 
 struct expanded_user_data {
@@ -56,6 +57,8 @@ struct expanded_job {
     std::optional<stdio_spec> stdio;
     std::size_t source = 0;  // index in workflow_spec::jobs
     std::size_t copies = 1;  // the jobs Torc 0.10 creates under this name (§4.10 item 6)
+    std::vector<std::string> input_datasets;   // listed, then `${datasets.input.*}`
+    std::vector<std::string> output_datasets;  // listed, then `${datasets.output.*}`
 };
 
 struct expanded_workflow {

@@ -38,7 +38,18 @@ struct template_parameters {
 struct file_spec {
     std::string name;
     std::string path;
+    std::optional<double> mtime;  // newer Torc's `st_mtime`, sent as written
     template_parameters params;
+    std::string where;
+};
+
+// A dataset (newer Torc): a directory many jobs write (`output_datasets`) and others read
+// (`input_datasets`) once every writer completed and the server hashed it. Not templated.
+struct dataset_spec {
+    std::string name;
+    std::string path;
+    std::optional<std::string> description;
+    std::string hash_mode = "manifest";  // manifest, content or none
     std::string where;
 };
 
@@ -71,6 +82,8 @@ struct job_spec {
     std::vector<std::string> input_user_data_regexes;
     std::vector<std::string> output_user_data;
     std::vector<std::string> output_user_data_regexes;
+    std::vector<std::string> input_datasets;   // newer Torc; templated
+    std::vector<std::string> output_datasets;  // newer Torc; templated
     env_list env;               // newer Torc; values templated per expansion
     std::int64_t priority = 0;  // newer Torc; >= 0, higher claimed first
     // torcrun extension: only workers started with this label claim the job; templated
@@ -105,6 +118,7 @@ struct workflow_spec {
     std::vector<job_spec> jobs;
     std::vector<file_spec> files;
     std::vector<user_data_spec> user_data;
+    std::vector<dataset_spec> datasets;  // newer Torc
     std::vector<resource_requirements_spec> resource_requirements;
     std::vector<failure_handler_spec> failure_handlers;
     std::vector<slurm_scheduler_spec> slurm_schedulers;
@@ -112,6 +126,7 @@ struct workflow_spec {
     std::optional<resource_monitor_spec> resource_monitor;
     std::vector<action_spec> actions;
     bool use_pending_failed = false;
+    bool enable_ro_crate = false;  // newer Torc: the server records RO-Crate entities
     std::int64_t compute_node_expiration_buffer_seconds = 60;
     std::int64_t compute_node_wait_for_new_jobs_seconds = 90;
     bool compute_node_ignore_workflow_completion = false;

@@ -74,6 +74,7 @@ private:
         slurm_schedulers,
         failure_handlers,
         bulk_jobs,
+        datasets,
         actions,
         initialize,
         done

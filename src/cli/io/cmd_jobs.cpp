@@ -5,11 +5,14 @@
 // the run time), duration, the compute node's hostname, peak memory and CPU, and the attempt's
 // log directory under the worker's output directory (worker_output_dirs.hpp), and the GPU ids the
 // attempt held as its result.json there records them (the server's result has no such field).
+// After the table, the workflow's datasets (dataset_listing.hpp).
 #include "torcrun/cli/commands.hpp"
 
 #include "attempt_records.hpp"
 #include "json_fields.hpp"
+#include "dataset_records.hpp"
 #include "torc_client.hpp"
+#include "torcrun/cli/dataset_listing.hpp"
 #include "worker_output_dirs.hpp"
 #include "torcrun/cli/job_listing.hpp"
 #include "torcrun/common/date_time.hpp"
@@ -255,6 +258,9 @@ int cmd_jobs(arguments const& args)
         std::cout << json::serialize(to_json(*rows)) << "\n";
     } else {
         print_table(std::cout, *rows);
+        auto datasets = workflow_datasets(client, command.workflow_id);
+        if (!datasets) return fail(datasets.error().message, 1);
+        std::cout << dataset_lines(*datasets);
     }
     return 0;
 }

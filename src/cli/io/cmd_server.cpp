@@ -11,6 +11,7 @@
 
 #include "config_options.hpp"
 #include "torcrun/server/io/htpasswd.hpp"
+#include "torcrun/server/io/dataset_finalizer.hpp"
 #include "torcrun/server/io/http_server.hpp"
 #include "torcrun/server/io/job_lifecycle.hpp"
 #include "torcrun/common/io/logger.hpp"
@@ -24,6 +25,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -154,6 +156,12 @@ int serve(core::server_config const& config, io::tls_context tls)
     };
     hooks.tick_interval = sweep_interval(config.worker_lease_seconds);
     hooks.on_tick = [&api, &log] { sweep_leases(api, log); };
+    std::unique_ptr<io::dataset_pump> pump;
+    hooks.on_reactor = [&](boost::asio::io_context& ioc) -> std::function<void()> {
+        pump = std::make_unique<io::dataset_pump>(ioc, api, log);
+        pump->start();
+        return [&pump] { pump->stop(); };
+    };
     return io::run_http_server(http_settings(config, std::move(tls)), api, log, std::move(hooks));
 }
 

@@ -1,13 +1,16 @@
 // `torcrun status WF [--json] [--url URL | --output-dir D]`: a workflow's name, user, run id,
 // whether it is complete or canceled, and how many jobs are in each status, the ready ones by
-// label when any has one, how many jobs spawn_jobs added when any (workflow_summary.hpp), and
-// its Slurm allocations by state (queued, running, done, failed, cancelled; `torcrun
-// allocations` lists them) when it has any.
+// label when any has one, how many jobs spawn_jobs added when any (workflow_summary.hpp), its
+// Slurm allocations by state (queued, running, done, failed, cancelled; `torcrun allocations`
+// lists them) when it has any, and its datasets when it has any (dataset_listing.hpp;
+// `datasets` in the JSON).
 #include "torcrun/cli/commands.hpp"
 
 #include "allocation_records.hpp"
+#include "dataset_records.hpp"
 #include "torc_client.hpp"
 #include "workflow_summary.hpp"
+#include "torcrun/cli/dataset_listing.hpp"
 #include "torcrun/cli/ready_labels.hpp"
 #include "torcrun/server/job_status.hpp"
 
@@ -55,6 +58,8 @@ void print_summary(std::ostream& out, json::object const& s)
             if (auto const* n = counts.if_contains(state)) out << "  " << state << ": " << n->as_int64() << "\n";
         }
     }
+    if (auto const* sets = s.if_contains("datasets"); sets && sets->is_array())
+        out << dataset_lines(sets->as_array());
 }
 
 }  // namespace
@@ -79,6 +84,9 @@ int cmd_status(arguments const& args)
         for (auto const& [state, n] : core::allocation_counts(rows)) counts[state] = n;
         (*summary)["allocations"] = std::move(counts);
     }
+    auto datasets = workflow_datasets(client, command.workflow_id);
+    if (!datasets) return fail(datasets.error().message, 1);
+    if (!datasets->empty()) (*summary)["datasets"] = std::move(*datasets);
     if (flags.count("json")) {
         std::cout << json::serialize(*summary) << "\n";
     } else {

@@ -3,6 +3,7 @@
 // so the single-threaded store and server need no locks.
 #include "embedded_server.hpp"
 
+#include "torcrun/server/io/dataset_finalizer.hpp"
 #include "torcrun/server/io/http_server.hpp"
 #include "torcrun/server/io/job_lifecycle.hpp"
 #include "torcrun/server/io/server_api.hpp"
@@ -22,7 +23,8 @@ namespace net = boost::asio;
 
 struct embedded_server::state {
     state(io::store store, io::logger const& log, std::uint16_t port)
-        : db(std::move(store)), api(db), server(ioc, settings(port), api, log), timer(ioc)
+        : db(std::move(store)), api(db), server(ioc, settings(port), api, log), timer(ioc),
+          pump(ioc, api, log)
     {
     }
 
@@ -59,6 +61,7 @@ struct embedded_server::state {
     io::server_api api;
     io::http_server server;
     net::steady_timer timer;
+    io::dataset_pump pump;  // hashes finalizing datasets on this thread
     std::thread thread;
     bool stopped = false;
     // The watch, touched only on the server thread.
@@ -80,6 +83,7 @@ core::result<std::unique_ptr<embedded_server>> embedded_server::start(std::strin
     auto s = std::make_unique<state>(std::move(*db), log, port);
     auto bound = s->server.start();
     if (!bound) return bound.error();
+    s->pump.start();
     s->thread = std::thread([st = s.get()] { st->ioc.run(); });
     std::unique_ptr<embedded_server> out(new embedded_server(std::move(s)));
     out->url_ = "http://127.0.0.1:" + std::to_string(*bound) + "/torc-service/v1";
@@ -120,7 +124,10 @@ void embedded_server::stop()
     if (state_->stopped) return;
     unwatch();
     state_->stopped = true;
-    net::post(state_->ioc, [st = state_.get()] { st->server.stop(); });
+    net::post(state_->ioc, [st = state_.get()] {
+        st->pump.stop();
+        st->server.stop();
+    });
     state_->thread.join();
 }
 

@@ -6,6 +6,8 @@
 //
 // Also 0.23's asynchronous form (async=true: 202 and a task record) and its task endpoints,
 // GET /tasks/{id} and GET /workflows/{id}/active_task.
+#include "dataset_gate.hpp"
+#include "ro_crate_records.hpp"
 #include "lifecycle_detail.hpp"
 
 #include <boost/json/parse.hpp>
@@ -77,7 +79,10 @@ api_result<std::size_t> add_implied_edges(store& db, std::int64_t wf,
     auto file_out = links(db, "job_output_file", "file_id", wf, what);
     auto data_in = links(db, "job_input_user_data", "user_data_id", wf, what);
     auto data_out = links(db, "job_output_user_data", "user_data_id", wf, what);
-    for (auto const* r : {&file_in, &file_out, &data_in, &data_out}) {
+    // Datasets: a consumer waits for every producer (and, beyond the edges, for the hash).
+    auto set_in = links(db, "job_dataset_input", "dataset_id", wf, what);
+    auto set_out = links(db, "job_dataset_output", "dataset_id", wf, what);
+    for (auto const* r : {&file_in, &file_out, &data_in, &data_out, &set_in, &set_out}) {
         if (!*r) return r->error();
     }
     auto added = core::implied_edges(*file_in, *file_out, existing);
@@ -85,6 +90,9 @@ api_result<std::size_t> add_implied_edges(store& db, std::int64_t wf,
     auto more = core::implied_edges(*data_in, *data_out, existing);
     existing.insert(existing.end(), more.begin(), more.end());
     added.insert(added.end(), more.begin(), more.end());
+    auto by_sets = core::implied_edges(*set_in, *set_out, existing);
+    existing.insert(existing.end(), by_sets.begin(), by_sets.end());
+    added.insert(added.end(), by_sets.begin(), by_sets.end());
     auto stmt = db.db().cached(
         "INSERT OR IGNORE INTO job_depends_on (job_id, depends_on_job_id) VALUES (?, ?)");
     if (!stmt) return detail::to_api_error(stmt.error(), what);
@@ -111,6 +119,24 @@ api_result<std::vector<core::job_node>> jobs(store& db, std::int64_t wf, std::st
                        (*stmt)->int64(2) != 0});
     }
     return out;
+}
+
+// Jobs initialize_jobs would make ready that read an unfinalized dataset stay (or become)
+// blocked instead; the finalizer releases them (dataset_gate.hpp).
+api_result<void> hold_dataset_consumers(store& db, std::vector<core::status_update>& updates,
+                                        std::string_view what)
+{
+    std::vector<std::int64_t> ready;
+    for (auto const& u : updates)
+        if (u.to == job_status::ready) ready.push_back(u.job_id);
+    auto held = detail::held_by_datasets(db, ready, what);
+    if (!held) return held.error();
+    if (held->empty()) return {};
+    for (auto& u : updates)
+        if (std::find(held->begin(), held->end(), u.job_id) != held->end())
+            u.to = job_status::blocked;
+    std::erase_if(updates, [](core::status_update const& u) { return u.from == u.to; });
+    return {};
 }
 
 bool job_gated(std::string_view trigger)
@@ -231,7 +257,9 @@ api::response initialize(server_api& api, request const& req, std::int64_t wf)
     auto nodes = jobs(api.db(), wf, what);
     if (!nodes) return api::error_response(nodes.error());
 
-    auto const updates = core::initialize_jobs(*nodes, *all_edges, *partial);
+    auto updates = core::initialize_jobs(*nodes, *all_edges, *partial);
+    if (auto ok = hold_dataset_consumers(api.db(), updates, what); !ok)
+        return api::error_response(ok.error());
     std::unordered_map<std::int64_t, job_status> status;
     for (auto const& n : *nodes) status[n.id] = n.status;
     std::vector<std::int64_t> ready, rerun;
@@ -251,6 +279,8 @@ api::response initialize(server_api& api, request const& req, std::int64_t wf)
         if (!cleared) done = api_result<void>(cleared.error());
     }
     if (done) done = reset_actions(api.db(), wf, *partial, status, what);
+    if (done) done = detail::settle_datasets(changes, wf);
+    if (done) done = detail::record_input_files(api.db(), wf, what);
     if (done) done = changes.check_workflow_complete(wf);
     if (!done) return api::error_response(done.error());
     api.notify(wf);

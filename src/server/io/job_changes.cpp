@@ -3,6 +3,9 @@
 // indexes, so a completion touches only its neighbourhood, never the whole workflow.
 #include "lifecycle_detail.hpp"
 
+#include "dataset_gate.hpp"
+#include "ro_crate_records.hpp"
+
 #include <boost/json/parse.hpp>
 
 #include <algorithm>
@@ -267,6 +270,11 @@ api_result<core::unblock_outcome> job_changes::finished(std::int64_t workflow_id
     store_view view(db().db());
     auto out = core::resolve_completions(ids, view);
     if (view.failed()) return to_api_error(*view.failed(), source_);
+    auto held = held_by_datasets(db(), out.ready, source_);  // stay blocked until finalized
+    if (!held) return held.error();
+    std::erase_if(out.ready, [&](std::int64_t id) {
+        return std::find(held->begin(), held->end(), id) != held->end();
+    });
     for (auto id : out.ready) {
         if (auto ok = set_status(workflow_id, id, job_status::blocked, job_status::ready); !ok)
             return ok.error();
@@ -275,6 +283,7 @@ api_result<core::unblock_outcome> job_changes::finished(std::int64_t workflow_id
         if (auto ok = set_status(workflow_id, id, job_status::blocked, job_status::canceled); !ok)
             return ok.error();
     }
+    if (auto ok = record_completed_jobs(db(), workflow_id, ids, source_); !ok) return ok.error();
     std::vector<std::int64_t> complete(ids.begin(), ids.end());
     complete.insert(complete.end(), out.canceled.begin(), out.canceled.end());
     if (auto ok = count_triggers(workflow_id, "on_jobs_complete", complete); !ok) return ok.error();
@@ -287,6 +296,7 @@ api_result<core::unblock_outcome> job_changes::finished(std::int64_t workflow_id
         if (!unfinished) return unfinished.error();
         if (!*unfinished) api_.notify(workflow_id);
     }
+    if (auto ok = settle_datasets(*this, workflow_id); !ok) return ok.error();
     if (auto ok = check_workflow_complete(workflow_id); !ok) return ok.error();
     return out;
 }

@@ -45,6 +45,7 @@ private:
 struct on_signal {
     http_server* server;
     ticker* tick;
+    std::function<void()>* stop_work;
     net::signal_set* signals;
     logger const* log;
     void operator()(boost::system::error_code ec, int signal_number) const
@@ -56,6 +57,7 @@ struct on_signal {
         boost::system::error_code ignored;
         signals->clear(ignored);
         tick->cancel();
+        if (*stop_work) (*stop_work)();
         server->stop();
     }
 };
@@ -74,7 +76,9 @@ int run_http_server(server_settings settings, api::request_handler& handler, log
         return 1;
     }
     ticker tick(ioc, hooks);
-    signals.async_wait(on_signal{&server, &tick, &signals, &log});
+    std::function<void()> stop_work;
+    if (hooks.on_reactor) stop_work = hooks.on_reactor(ioc);
+    signals.async_wait(on_signal{&server, &tick, &stop_work, &signals, &log});
     if (hooks.on_listening) hooks.on_listening(*port);
     tick.start();
     ioc.run();

@@ -4,7 +4,9 @@
 #include "torcrun/server/io/server_api.hpp"
 
 #include "torcrun/server/event_stream.hpp"
+#include "torcrun/server/io/dataset_finalizer.hpp"
 #include "torcrun/server/io/job_lifecycle.hpp"
+#include "ro_crate_records.hpp"
 
 #include <sqlite3.h>
 
@@ -35,6 +37,8 @@ server_api::server_api(store& db, server_options options)
     add_lease_routes(*this);
     add_spawn_routes(*this);
     add_access_group_routes(*this);
+    add_dataset_routes(*this);
+    add_ro_crate_routes(*this);
     // The stream itself is the HTTP server's; this route only checks the workflow exists.
     add_route("GET", "/workflows/{id}/events/stream", api::access::workflow_in_path(),
               [this](api::request const&, api::path_params const& p) -> api::outcome {

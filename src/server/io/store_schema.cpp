@@ -358,11 +358,58 @@ ALTER TABLE scheduled_compute_node ADD COLUMN node TEXT;
 ALTER TABLE scheduled_compute_node ADD COLUMN end_reason TEXT;
 )sql";
 
+// -- newer Torc's datasets (docs/TORC-COMPATIBILITY.md §5, "Datasets"): a directory its
+// producers write and its consumers read once the server hashed it. `generation` counts the
+// claims for finalization, so a hash computed for an earlier claim is never recorded. And 0.23's
+// RO-Crate entities (§5, "RO-Crate").
+constexpr std::string_view schema_v13 = R"sql(
+CREATE TABLE dataset (
+    id INTEGER PRIMARY KEY,
+    workflow_id INTEGER NOT NULL REFERENCES workflow(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    path TEXT NOT NULL,
+    description TEXT,
+    hash_mode TEXT NOT NULL DEFAULT 'manifest',
+    status TEXT NOT NULL DEFAULT 'pending',
+    generation INTEGER NOT NULL DEFAULT 0,
+    claimed_at TEXT,
+    file_count INTEGER,
+    total_size_bytes INTEGER,
+    manifest_hash TEXT,
+    finalized_at TEXT,
+    error TEXT,
+    UNIQUE (workflow_id, name)
+);
+CREATE TABLE job_dataset_output (
+    job_id INTEGER NOT NULL REFERENCES job(id) ON DELETE CASCADE,
+    dataset_id INTEGER NOT NULL REFERENCES dataset(id) ON DELETE CASCADE,
+    PRIMARY KEY (job_id, dataset_id)
+);
+CREATE TABLE job_dataset_input (
+    job_id INTEGER NOT NULL REFERENCES job(id) ON DELETE CASCADE,
+    dataset_id INTEGER NOT NULL REFERENCES dataset(id) ON DELETE CASCADE,
+    PRIMARY KEY (job_id, dataset_id)
+);
+CREATE INDEX job_dataset_output_dataset ON job_dataset_output(dataset_id);
+CREATE INDEX job_dataset_input_dataset ON job_dataset_input(dataset_id);
+CREATE INDEX dataset_status ON dataset(status);
+CREATE TABLE ro_crate_entity (
+    id INTEGER PRIMARY KEY,
+    workflow_id INTEGER NOT NULL REFERENCES workflow(id) ON DELETE CASCADE,
+    file_id INTEGER REFERENCES file(id) ON DELETE SET NULL,
+    entity_id TEXT NOT NULL,
+    entity_type TEXT NOT NULL,
+    metadata TEXT NOT NULL
+);
+CREATE INDEX ro_crate_entity_workflow ON ro_crate_entity(workflow_id, entity_id);
+)sql";
+
 // Append new versions; never edit one that has shipped.
-constexpr std::array<std::string_view, 12> migrations{schema_v1, schema_v2, schema_v3,
+constexpr std::array<std::string_view, 13> migrations{schema_v1, schema_v2, schema_v3,
                                                       schema_v4, schema_v5, schema_v6,
                                                       schema_v7, schema_v8, schema_v9,
-                                                      schema_v10, schema_v11, schema_v12};
+                                                      schema_v10, schema_v11, schema_v12,
+                                                      schema_v13};
 
 }  // namespace
 

@@ -441,9 +441,8 @@ std::vector<key_case> const refusals{
     {"slurm_config removed", "w.yaml", "name: w\njobs: []\nslurm_config: {}\n",
      "w.yaml:3:1: workflow: field \"slurm_config\" was removed from Torc; use "
      "\"execution_config\" (mode, srun_termination_signal, enable_cpu_bind, ...)"},
-    {"enable_ro_crate", "t.json5", "{name:'w', jobs:[], enable_ro_crate:true}",
-     "t.json5:1:21: workflow: field \"enable_ro_crate\" (newer Torc: RO-Crate provenance "
-     "records) is not supported by torcrun"},
+    {"enable_ro_crate not a boolean", "t.json5", "{name:'w', jobs:[], enable_ro_crate:'yes'}",
+     "t.json5:1:37: workflow: field \"enable_ro_crate\" must be true or false, found \"yes\""},
     // access_groups (0.23) and job label (torcrun extension): malformed values
     {"access_groups not a list", "w.yaml", "name: w\njobs: []\naccess_groups: team\n",
      "w.yaml:3:16: workflow: field \"access_groups\" must be a list, found \"team\""},
@@ -475,9 +474,10 @@ std::vector<key_case> const refusals{
      "names must be unique after expansion (for a fan-in, drop the waiting job's parameters "
      "and use depends_on_regexes), as newer Torc requires of a spec with its keys (here "
      "\"priority\" at t.json5:1:42)"},
-    {"file st_mtime", "w.yaml", "name: w\njobs: []\nfiles:\n  - {name: f, path: p, st_mtime: 1.5}\n",
-     "w.yaml:4:24: files[0] \"f\": field \"st_mtime\" (newer Torc: a modification time "
-     "given in the spec) is not supported by torcrun"},
+    {"file st_mtime not a number", "w.yaml",
+     "name: w\njobs: []\nfiles:\n  - {name: f, path: p, st_mtime: soon}\n",
+     "w.yaml:4:34: files[0] \"f\": field \"st_mtime\" must be a number (seconds since the "
+     "epoch), found \"soon\""},
 };
 
 BOOST_DATA_TEST_CASE(refused_with_place_and_reason, bdata::make(refusals), c)

@@ -101,6 +101,9 @@ struct server_hooks {
     // Every `tick_interval` until the stop begins (e.g. the worker-lease sweep); 0 = never.
     std::chrono::milliseconds tick_interval{0};
     std::function<void()> on_tick;
+    // Once, before the reactor runs: work of its own on the server's io_context (the dataset
+    // finalizer); the function it returns is called when the stop begins.
+    std::function<std::function<void()>(boost::asio::io_context&)> on_reactor;
 };
 
 // `torcrun server` minus option parsing: starts the server on its own io_context, stops it
