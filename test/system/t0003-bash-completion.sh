@@ -61,11 +61,17 @@ expect_only "torcrun workflows sync-status --dr" --dry-run
 for key in $keys; do
     cmd=${key//__/ }; cmd=${cmd//_/-}  # workflows__sync_status -> "workflows sync-status"
     offered=$(sed -n "s/^_torcrun_options\[$key\]='\(.*\)'$/\1/p" "$work/completion.bash")
+    takes_value=$(sed -n "s/^_torcrun_values\[$key\]='\(.*\)'$/\1/p" "$work/completion.bash")
     for opt in $offered; do
         [ "$opt" = -h ] || [ "$opt" = --help ] && continue
+        # an option that takes a value gets one, so that --help stays the help flag and no
+        # command starts its work (a server, a run) instead of printing its help
+        value=(); [[ " $takes_value " == *" $opt "* ]] && value=(x)
         set +e
-        out=$(timeout 10 "$torcrun" $cmd "$opt" --help </dev/null 2>&1)
+        out=$(cd "$work" && timeout 10 "$torcrun" $cmd "$opt" "${value[@]}" --help </dev/null 2>&1)
+        rc=$?
         set -e
+        [ $rc -ne 124 ] || fail "'torcrun $cmd $opt ${value[*]} --help' did not answer within 10 s"
         ! grep -q "unrecognised option" <<<"$out" || fail "completion offers '$opt' for '$cmd', which refuses it: $out"
     done
     for opt in $("$torcrun" $cmd --help 2>&1 | grep -oE '^ +(-[a-z] \[ )?--[a-z][a-z0-9-]*' | grep -oE -- '--[a-z][a-z0-9-]*'); do
