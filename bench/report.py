@@ -153,7 +153,7 @@ def markdown(out):
               f"- {m.get('cores')} cores ({m.get('cpu')}), {m.get('kernel')}; "
               f"load average {m.get('load_before')} before, {m.get('load_after')} after",
               f"- work directory on {m.get('fs')}: creating one empty file there took "
-              f"{m.get('create_us')} us (torcrun creates 2 directories and 5 files per job, "
+              f"{m.get('create_us')} us (torcrun creates 2 files per job and appends 3 record lines, "
               f"xargs and parallel 1 file)",
               f"- peers: {m.get('xargs_version')}; {m.get('parallel_version')}; "
               f"bash {m.get('bash_version')}",

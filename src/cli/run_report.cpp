@@ -681,7 +681,7 @@ std::string render_report_html(report_input const& in)
         for (auto const node : lanes.assigned)
             which += (which.empty() ? "" : ", ") + node_label(nodes, node);
         out += "<p class=\"note\">GPU lanes of " + html_escape(which) +
-               ": the device ids the jobs held are not at hand (result.json in the output "
+               ": the device ids the jobs held are not at hand (the job records in the output "
                "directory records them), so the GPU jobs are laid onto lanes lowest-free-first "
                "in start order, as the worker hands out ids.</p>\n";
     } else if (used_gpus > 0) {

@@ -172,6 +172,13 @@ constexpr auto worker_keys = std::to_array<detail::key_spec<w>>({
     key<w, &w::stdio, &w::stdio_settings::delete_on_success>(
         "stdio.delete_on_success", rule(k::boolean),
         "Delete a job's stdout and stderr files once the server accepted its return code 0."),
+    key<w, &w::attempt_directory>(
+        "attempt_directory", choice(detail::attempt_directory_use_names),
+        "When a job attempt gets a directory of its own, jobs/wf<W>_j<J>/r<R>_a<A>/, with "
+        "command.txt, environment.txt, result.json, usage.json and links to its stdout and "
+        "stderr: on_failure = only an attempt that failed; always = every attempt. Every "
+        "attempt's command, environment and result are also in the worker's record, "
+        "job_records/, which torcrun jobs and report read."),
     key<w, &w::log_level>("log_level", choice(detail::log_severity_names),
                           "The least severe messages that are logged."),
 });
@@ -326,6 +333,11 @@ std::string_view to_string(run_mode mode) noexcept
 std::string_view to_string(stdio_mode mode) noexcept
 {
     return detail::stdio_mode_names[static_cast<std::size_t>(mode)];
+}
+
+std::string_view to_string(attempt_directory_use use) noexcept
+{
+    return detail::attempt_directory_use_names[static_cast<std::size_t>(use)];
 }
 
 worker_config::stdio_settings const& stdio_of(worker_config const& config,

@@ -33,6 +33,7 @@ inline constexpr std::string_view lost_lease_policy_names[] = {"stop", "finish"}
 inline constexpr std::string_view extension_use_names[] = {"auto", "true", "false"};
 inline constexpr std::string_view stdio_mode_names[] = {"separate", "combined", "no_stdout",
                                                         "no_stderr", "none"};
+inline constexpr std::string_view attempt_directory_use_names[] = {"on_failure", "always"};
 
 inline void assign(bool& m, boost::json::value const& v) { m = v.as_bool(); }
 inline void assign(double& m, boost::json::value const& v) { m = v.to_number<double>(); }

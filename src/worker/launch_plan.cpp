@@ -132,28 +132,36 @@ std::string step_name(torc_job_identity const& id)
 attempt_paths attempt_log_paths(std::string_view output_dir, torc_job_identity const& id,
                                 stdio_mode stdio)
 {
-    auto const job_dir = join_path(join_path(output_dir, "jobs"),
-                                   cat("wf", std::to_string(id.workflow_id), "_j",
-                                       std::to_string(id.job_id)));
+    auto const w = std::to_string(id.workflow_id);
+    auto const j = std::to_string(id.job_id);
+    auto const job_dir = join_path(join_path(output_dir, "jobs"), cat("wf", w, "_j", j));
     auto const dir = join_path(job_dir, cat("r", std::to_string(id.run_id), "_a",
                                       std::to_string(id.attempt_id)));
+    auto const stem = join_path(job_stdio_dir(output_dir),
+                                cat("job_wf", w, "_j", j, "_r", std::to_string(id.run_id), "_a",
+                                    std::to_string(id.attempt_id)));
     attempt_paths paths{dir,
-                        join_path(dir, "stdout"),
-                        join_path(dir, "stderr"),
+                        stem + ".o",
+                        stem + ".e",
                         join_path(dir, "command.txt"),
                         join_path(dir, "environment.txt"),
                         join_path(dir, "result.json"),
                         join_path(dir, "usage.json")};
     switch (stdio) {
         case stdio_mode::separate: break;
-        case stdio_mode::combined:
-            paths.stdout_file = paths.stderr_file = join_path(dir, "output");
-            break;
+        case stdio_mode::combined: paths.stdout_file = paths.stderr_file = stem + ".log"; break;
         case stdio_mode::no_stdout: paths.stdout_file.clear(); break;
         case stdio_mode::no_stderr: paths.stderr_file.clear(); break;
         case stdio_mode::none: paths.stdout_file.clear(), paths.stderr_file.clear(); break;
     }
     return paths;
+}
+
+std::string job_stdio_dir(std::string_view output_dir) { return join_path(output_dir, "job_stdio"); }
+
+std::string attempt_record_dir(std::string_view output_dir)
+{
+    return join_path(output_dir, "job_records");
 }
 
 std::vector<std::string> stdio_files(attempt_paths const& paths)
@@ -163,6 +171,16 @@ std::vector<std::string> stdio_files(attempt_paths const& paths)
     if (!paths.stderr_file.empty() && paths.stderr_file != paths.stdout_file)
         files.push_back(paths.stderr_file);
     return files;
+}
+
+std::vector<std::pair<std::string, std::string>> stdio_links(attempt_paths const& paths)
+{
+    std::vector<std::pair<std::string, std::string>> links;
+    if (!paths.stdout_file.empty() && paths.stdout_file == paths.stderr_file)
+        return {{paths.stdout_file, join_path(paths.dir, "output")}};
+    if (!paths.stdout_file.empty()) links.emplace_back(paths.stdout_file, join_path(paths.dir, "stdout"));
+    if (!paths.stderr_file.empty()) links.emplace_back(paths.stderr_file, join_path(paths.dir, "stderr"));
+    return links;
 }
 
 result<launch_plan> plan_launch(launch_request const& request, worker_config const& config,

@@ -8,7 +8,8 @@
 source "$(dirname "${BASH_SOURCE[0]}")/server_lib.sh"
 
 # slurm_worker_setup: the server (its EXIT clean-up joins slurm_lib's), $tmp/worker.json and
-# the recording job $tmp/record.sh SECONDS.
+# the recording job $tmp/record.sh SECONDS. The worker keeps every attempt's directory
+# (attempt_directory: always): these tests read the srun command line of each from command.txt.
 slurm_worker_setup() {
     trap 'kill_servers; slurm_cleanup' EXIT
     start_server "$tmp/db"
@@ -17,7 +18,7 @@ slurm_worker_setup() {
 {"server": {"url": "$base"}, "output_dir": "$tmp/out",
  "poll": {"interval_seconds": 0.5, "long_poll_seconds": 1},
  "termination": {"grace_seconds": 5, "drain_buffer_seconds": 5},
- "limits": {"idle_timeout_seconds": 30}}
+ "limits": {"idle_timeout_seconds": 30}, "attempt_directory": "always"}
 EOF
     mkdir -p "$tmp/rec-env"
     cat >"$tmp/record.sh" <<'EOF'

@@ -181,8 +181,12 @@ grep -q '^TORC_WORKFLOW_ID=' "$tmp/out/job-env.txt" || fail "job env not dumped"
 if grep -q '^TORC_PASSWORD=' "$tmp/out/job-env.txt" "$tmp/out/job-environ.txt"; then
     fail "a job inherited TORC_PASSWORD"
 fi
-env_txt=$(find "$tmp/out/jobs" -name environment.txt | head -1)
-grep -qx -- '- TORC_PASSWORD' "$env_txt" || fail "environment.txt does not list TORC_PASSWORD: $(cat "$env_txt")"
+# The environment change each attempt recorded (job_records/) names TORC_PASSWORD as removed.
+cat "$tmp"/out/job_records/*.jsonl | python3 -c '
+import json, sys
+envs = [r["environment"] for r in map(json.loads, sys.stdin) if r["kind"] == "attempt"]
+assert envs and all("- TORC_PASSWORD" in e.splitlines() for e in envs), envs' ||
+    fail "the recorded environment does not list TORC_PASSWORD: $(cat "$tmp"/out/job_records/*.jsonl)"
 searched=$(find "$tmp" -type f ! -name 'password*' ! -name users | wc -l)
 leaks=$(grep -rlF --exclude='password*' --exclude=users -- "$password" "$tmp" || true)
 [ -z "$leaks" ] || fail "the password is in: $leaks"

@@ -54,10 +54,10 @@ printf '{name: "p", jobs: [%s]}\n' \
     >parallel.json5
 "$torcrun" run parallel.json5 --output-dir par --max-parallel-jobs 1 -q >/dev/null 2>&1 \
     || fail "run --max-parallel-jobs 1"
-python3 - par/jobs <<'PY' || fail "--max-parallel-jobs 1: jobs overlapped"
+python3 - par/job_stdio <<'PY' || fail "--max-parallel-jobs 1: jobs overlapped"
 import glob, os, sys
 spans = sorted(tuple(map(float, open(f).read().split()))
-               for f in glob.glob(os.path.join(sys.argv[1], "*", "r0_a1", "stdout")))
+               for f in glob.glob(os.path.join(sys.argv[1], "*_r0_a1.o")))
 assert len(spans) == 3, spans
 assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), spans
 PY

@@ -5,8 +5,8 @@
 # unknown job (with the closest name), a missing attempt, a job that never ran and a log directory
 # that does not hold the files. §2: each failure printed while the run runs, with its stderr's
 # last lines, and the summary's groups by return code. Also §6: the run's worker.log lines start with an ISO 8601 UTC time
-# and name jobs beside their ids; result.json has the server's time form, and a busy job's peak CPU
-# is at least its average.
+# and name jobs beside their ids; the recorded result (job_records/) has the server's time form,
+# and a busy job's peak CPU is at least its average.
 set -euo pipefail
 torcrun=$1
 tmp=$(mktemp -d)
@@ -20,6 +20,22 @@ cleanup() {
 trap cleanup EXIT
 cd "$tmp"
 unset TORC_API_URL
+
+# recorded DIR JOB KIND: the last line of that kind about job JOB (workflow 1) in the attempt
+# records of the output directory DIR, as JSON.
+recorded() {
+    python3 - "$@" <<'PY'
+import glob, json, sys
+d, job, kind = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+last = None
+for f in glob.glob(f"{d}/job_records/*.jsonl"):
+    for line in open(f):
+        r = json.loads(line)
+        if r["kind"] == kind and r["workflow_id"] == 1 and r["job_id"] == job:
+            last = r
+print(json.dumps(last))
+PY
+}
 
 # --- a finished run: attempts, streams, names and ids ----------------------------------------
 cat >done.json5 <<JSON
@@ -60,7 +76,7 @@ expect_exit 2 'torcrun logs: --attempt: 0 is not an attempt (1 or more)' \
 expect_exit 2 'torcrun logs: a job is required (torcrun logs WF JOB)' logs 1 --output-dir D
 expect_exit 2 'torcrun logs: too many arguments: "x" (torcrun logs WF JOB [options] takes two)' \
     logs 1 hello x --output-dir D
-expect_exit 1 "torcrun logs: elsewhere/jobs/wf1_j1/r0_a1/stdout: no such file (is elsewhere the output directory of the worker that ran it? give --worker-output-dir DIR)" \
+expect_exit 1 "torcrun logs: elsewhere/job_stdio/job_wf1_j1_r0_a1.o: no such file (is elsewhere the output directory of the worker that ran it? give --worker-output-dir DIR)" \
     logs 1 hello --output-dir D --worker-output-dir elsewhere
 
 # `jobs` beside the logs: attempts, node, log directory, a --status list.
@@ -70,13 +86,18 @@ out=$("$torcrun" jobs 1 --output-dir D --status failed,canceled --json)
     || fail "jobs --status failed,canceled: $out"
 out=$("$torcrun" jobs 1 --output-dir D --json)
 [ "$(field "$out" '[(j["attempts"], j["log_dir"], j["peak_cpu_percent"] >= 0) for j in d if j["name"] == "flaky"]')" \
-    = '[[2, "D/jobs/wf1_j2/r0_a2", true]]' ] || fail "jobs flaky: $out"
+    = '[[2, "D/job_stdio/job_wf1_j2_r0_a2.o", true]]' ] || fail "jobs flaky: $out"
 
-# §6: time stamps and job names in worker.log; ISO times in result.json.
+# §6: time stamps and job names in worker.log; ISO times in the recorded result. A job that
+# completed leaves its two stdio files and no attempt directory; the one that failed has one.
+[ ! -e D/jobs/wf1_j1 ] && [ -d D/jobs/wf1_j3/r0_a1 ] || fail "attempt directories: $(find D/jobs)"
+[ "$(ls D/job_stdio | grep -c '^job_wf1_j1_')" = 2 ] || fail "hello's files: $(ls D/job_stdio)"
+[ "$(cat D/jobs/wf1_j3/r0_a1/stderr)" = broke ] && [ -f D/jobs/wf1_j3/r0_a1/command.txt ] \
+    && [ -f D/jobs/wf1_j3/r0_a1/result.json ] || fail "broken's directory: $(ls D/jobs/wf1_j3/r0_a1)"
 grep -Eq '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z info runner: job exited job=1 name=hello rc=0 ' D/worker.log \
     || fail "worker.log: $(head -5 D/worker.log)"
-grep -Eq '"completion_time":"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\.[0-9]{3}Z"' D/jobs/wf1_j1/r0_a1/result.json \
-    || fail "result.json: $(cat D/jobs/wf1_j1/r0_a1/result.json)"
+recorded D 1 result | grep -Eq '"completion_time": "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\.[0-9]{3}Z"' \
+    || fail "recorded result: $(recorded D 1 result)"
 
 # --- --follow on a running job, through a server's URL (a later job keeps the run serving) -----
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -90,8 +111,8 @@ JSON
 "$torcrun" run slow.json5 --output-dir S --port "$port" --progress-interval 60 >slow.out 2>slow.err &
 run_pid=$!
 url=http://127.0.0.1:$port/torc-service/v1
-for _ in $(seq 1 100); do [ -s S/jobs/wf1_j1/r0_a1/stdout ] && break; sleep 0.1; done
-[ -s S/jobs/wf1_j1/r0_a1/stdout ] || fail "the ticker did not start: $(cat slow.err)"
+for _ in $(seq 1 100); do [ -s S/job_stdio/job_wf1_j1_r0_a1.o ] && break; sleep 0.1; done
+[ -s S/job_stdio/job_wf1_j1_r0_a1.o ] || fail "the ticker did not start: $(cat slow.err)"
 # No --worker-output-dir, and run from elsewhere: the worker's compute node record names its
 # output directory, and logs finds the files there (the job still running: no result yet).
 mkdir -p away
@@ -128,11 +149,11 @@ cat >busy.json5 <<'JSON'
 ]}
 JSON
 "$torcrun" run busy.json5 --output-dir B -q >busy.out 2>busy.err || fail "busy run: $(cat busy.err)"
-python3 - B/jobs/wf1_j1/r0_a1/result.json <<'PY' || fail "busy result: $(cat B/jobs/wf1_j1/r0_a1/result.json)"
+python3 - "$(recorded B 1 result)" "$(recorded B 1 usage)" <<'PY' || fail "busy result: $(recorded B 1 result)"
 import json, sys
-r = json.load(open(sys.argv[1]))
+r = json.loads(sys.argv[1])
 assert r["avg_cpu_percent"] > 10, r
-usage = json.load(open(sys.argv[1].replace("result.json", "usage.json")))
+usage = json.loads(sys.argv[2])["points"]
 assert len(usage["seconds"]) >= 3, usage  # sampled every second, then the exit
 assert r["peak_cpu_percent"] >= r["avg_cpu_percent"], r
 assert r["peak_memory_bytes"] >= r["avg_memory_bytes"] > 0, r

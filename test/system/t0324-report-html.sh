@@ -5,9 +5,9 @@
 # and a job busy for 2.2 s (the jobs sampled every second) writes D/report.html; `torcrun report WF --html FILE --output-dir D`
 # writes the same page elsewhere, its log links relative to FILE; against a `torcrun server` on
 # a copy of the run's database (`--url`) with D out of reach the page has the same bars, no log
-# links, and GPU lanes 0 and 1 assigned (the ids are in the output directory's result.json files)
+# links, and GPU lanes 0 and 1 assigned (the ids are in the output directory's job records)
 # with a note saying so; with D back, the compute node's recorded output_dir leads to the files. With the output directory the GPU lanes are the ids each job echoed, the busy job's chart
-# has more than one point (its usage.json too) and the allocation's CPU chart a line of the cores
+# has more than one point (its recorded usage too) and the allocation's CPU chart a line of the cores
 # measured busy, and `torcrun jobs` shows the same GPU ids. Headless Chromium (Debian's `chromium`) opens the page: no
 # console message (the check is first shown to catch one on a page with a script error), the
 # DOM has one timeline bar per result row of the database (same job.run.attempt keys), GPU lane
@@ -105,7 +105,7 @@ grep -q 'GPU lanes are the device ids each attempt held.' "$tmp/elsewhere/url-fo
     grep -q 'class="log" href="../D/jobs/' "$tmp/elsewhere/url-found.html" ||
     fail "report --url did not find the files through the compute node's output_dir"
 
-# The GPU ids each job echoed, as recorded in result.json and shown by torcrun jobs.
+# The GPU ids each job echoed, as the worker recorded them (job_records/) and torcrun jobs shows.
 python3 - "$tmp/D" "$("$torcrun" jobs 1 --output-dir "$tmp/D" --json)" <<'PY' || fail "GPU ids (above)"
 import glob, json, os, sys
 d, jobs = sys.argv[1], json.loads(sys.argv[2])
@@ -113,14 +113,15 @@ for j in jobs:
     if j["attempts"] == 0:  # after_broken never ran
         assert j["gpu_ids"] is None, f"{j['name']}: GPU ids {j['gpu_ids']} without an attempt"
         continue
-    out = glob.glob(f"{d}/jobs/wf1_j{j['id']}/r0_a*/stdout")
+    out = glob.glob(f"{d}/job_stdio/job_wf1_j{j['id']}_r0_a*.o")
     echoed = [l[4:] for o in out for l in open(o).read().splitlines() if l.startswith("cvd=")]
     want = echoed[0].split(",") if echoed else []
     assert j["gpu_ids"] == want, f"{j['name']}: torcrun jobs says {j['gpu_ids']}, it echoed {want}"
     if j["name"].startswith("gpu_"):
         assert want and set(want) <= {"3", "5"}, f"{j['name']} echoed {want}"
 busy = next(j for j in jobs if j["name"] == "two_seconds")
-usage = json.load(open(os.path.join(busy["log_dir"], "usage.json")))
+usage = next(r["points"] for f in glob.glob(f"{d}/job_records/*.jsonl") for r in map(json.loads, open(f))
+             if r["kind"] == "usage" and r["job_id"] == busy["id"])
 assert len(usage["seconds"]) > 1, f"two_seconds' usage.json: {usage}"
 assert max(usage["cpu_percent"]) > 20, f"two_seconds was busy: {usage}"
 PY
@@ -159,7 +160,7 @@ for m in re.finditer(r'GPU ([^<]+)</text>|<rect class="gpu-bar" data-attempt="([
     else: lanes.setdefault(m.group(2), set()).add(lane)
 for key, held in lanes.items():
     j, r, a = key.split(".")
-    out = open(f"{d}/jobs/wf1_j{j}/r{r}_a{a}/stdout").read()
+    out = open(f"{d}/job_stdio/job_wf1_j{j}_r{r}_a{a}.o").read()
     echoed = set(next(l[4:] for l in out.splitlines() if l.startswith("cvd=")).split(","))
     assert held == echoed, f"attempt {key}: bars on GPU {held}, the job echoed {echoed}"
 assert "GPU lanes are the device ids each attempt held." in dom

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Issue 13 §3: `torcrun rerun` and `torcrun run --resume`, each attempt in a log directory of its
-# own. (1) A finished `torcrun run` with a job that fails until a marker file exists: a second
-# `torcrun run` into its directory is refused (exit 2) and changes nothing; `rerun
-# --failed --output-dir D` runs it and its dependent again as run 1 (r1_a1) with the run's
-# progress and summary; the first attempt's logs stay; `jobs` and `logs --run/--attempt` show
-# both. (2) `logs --follow` on a job no worker holds yet says so and waits for it to start; a
-# directory whose run still serves is refused by rerun and --resume.
-# (3) `torcrun run` killed -9 mid-job, then `run --resume`: the rest completes, each job's
-# completion once; a spec that differs is refused naming the difference. (4) Against `torcrun
-# server`: `rerun --failed --url`, refused while a compute node is active, then a new worker
-# runs the job as run 1; --job NAME reruns one job and its dependents.
+# Issue 13 §3: `torcrun rerun` and `torcrun run --resume`, each attempt in log files of its own
+# (job_stdio/job_wf<W>_j<J>_r<R>_a<A>.o and .e; a failed attempt's directory besides). (1) A
+# finished `torcrun run` with a job that fails until a marker file exists: a second `torcrun run`
+# into its directory is refused (exit 2) and changes nothing; `rerun --failed --output-dir D` runs
+# it and its dependent again as run 1 (r1_a1) with the run's progress and summary; the first
+# attempt's logs stay; `jobs` and `logs --run/--attempt` show both. (2) `logs --follow` on a job no
+# worker holds yet says so and waits for it to start; a directory whose run still serves is refused
+# by rerun and --resume. (3) `torcrun run` killed -9 mid-job, then `run --resume`: the rest
+# completes, each job's completion once; a spec that differs is refused naming the difference. (4)
+# Against `torcrun server`: `rerun --failed --url`, refused while a compute node is active, then a
+# new worker runs the job as run 1; --job NAME reruns one job and its dependents.
 set -euo pipefail
 torcrun=$1
 tmp=$(mktemp -d)
@@ -38,9 +38,9 @@ JSON
 rc=0
 "$torcrun" run wf.json5 --output-dir D -q >run1.out 2>run1.err || rc=$?
 [ "$rc" = 1 ] || fail "first run: exit $rc: $(cat run1.err)"
-first_err=D/jobs/wf1_j2/r0_a1/stderr
+first_err=D/job_stdio/job_wf1_j2_r0_a1.e
 [ "$(cat "$first_err")" = "no marker" ] || fail "first stderr: $(cat "$first_err")"
-first_sum=$(sha256sum D/jobs/wf1_j2/r0_a1/*)
+first_sum=$(sha256sum D/jobs/wf1_j2/r0_a1/* D/job_stdio/job_wf1_j2_r0_a1.*)
 touch marker
 # A second run into D without --resume: refused, nothing started, nothing overwritten.
 db_before=$(sha256sum D/torcrun.db)
@@ -56,14 +56,14 @@ grep -qx "torcrun rerun: output in $tmp/D, served at http://127.0.0.1:[0-9]*/tor
     rerun.err || fail "rerun's serving line: $(cat rerun.err)"
 head -n2 rerun.out | tail -n1 | grep -qx '  completed 3' || fail "rerun summary: $(cat rerun.out)"
 grep -qx "database:   $tmp/D/torcrun.db" rerun.out || fail "rerun summary: $(cat rerun.out)"
-[ "$(cat D/jobs/wf1_j2/r1_a1/stdout)" = "ran" ] || fail "rerun stdout: $(find D/jobs)"
-[ "$(cat D/jobs/wf1_j3/r1_a1/stdout)" = "after" ] || fail "dependent not rerun: $(find D/jobs)"
-[ ! -e D/jobs/wf1_j1/r1_a1 ] || fail "the completed job ran again"
-[ "$(sha256sum D/jobs/wf1_j2/r0_a1/*)" = "$first_sum" ] || fail "first attempt's files changed"
+[ "$(cat D/job_stdio/job_wf1_j2_r1_a1.o)" = "ran" ] || fail "rerun stdout: $(find D)"
+[ "$(cat D/job_stdio/job_wf1_j3_r1_a1.o)" = "after" ] || fail "dependent not rerun: $(find D)"
+[ ! -e D/job_stdio/job_wf1_j1_r1_a1.o ] || fail "the completed job ran again"
+[ "$(sha256sum D/jobs/wf1_j2/r0_a1/* D/job_stdio/job_wf1_j2_r0_a1.*)" = "$first_sum" ] || fail "first attempt's files changed"
 [ ! -e D/url ] || fail "D/url outlived the rerun"
 out=$("$torcrun" jobs 1 --output-dir D --json)
 [ "$(field "$out" '[[j["name"], j["status"], j["attempts"], j["log_dir"]] for j in d]')" \
-    = "[[\"ok\", \"completed\", 1, \"D/jobs/wf1_j1/r0_a1\"], [\"needs_marker\", \"completed\", 2, \"D/jobs/wf1_j2/r1_a1\"], [\"after\", \"completed\", 1, \"D/jobs/wf1_j3/r1_a1\"]]" ] \
+    = "[[\"ok\", \"completed\", 1, \"D/job_stdio/job_wf1_j1_r0_a1.o\"], [\"needs_marker\", \"completed\", 2, \"D/job_stdio/job_wf1_j2_r1_a1.o\"], [\"after\", \"completed\", 1, \"D/job_stdio/job_wf1_j3_r1_a1.o\"]]" ] \
     || fail "jobs: $out"
 [ "$("$torcrun" logs 1 needs_marker --output-dir D --run 0 --attempt 1 --stderr)" = "no marker" ] \
     || fail "logs of run 0"
@@ -92,8 +92,8 @@ JSON
 "$torcrun" run gate.json5 --output-dir G --port "$port" -q >gate.out 2>gate.err &
 run_pid=$!
 url=http://127.0.0.1:$port/torc-service/v1
-for _ in $(seq 1 100); do [ -e G/jobs/wf1_j1/r0_a1/stdout ] && break; sleep 0.1; done
-[ -e G/jobs/wf1_j1/r0_a1/stdout ] || fail "the gate did not start: $(cat gate.err)"
+for _ in $(seq 1 100); do [ -e G/job_stdio/job_wf1_j1_r0_a1.o ] && break; sleep 0.1; done
+[ -e G/job_stdio/job_wf1_j1_r0_a1.o ] || fail "the gate did not start: $(cat gate.err)"
 timeout 30 "$torcrun" logs 1 later --url "$url" --worker-output-dir G --follow >follow.out 2>follow.err &
 follow_pid=$!
 background_pids+=("$follow_pid")
@@ -126,8 +126,8 @@ cat >slow.json5 <<JSON
 JSON
 "$torcrun" run slow.json5 --output-dir R -q >slow1.out 2>slow1.err &
 run_pid=$!
-for _ in $(seq 1 100); do [ -s R/jobs/wf1_j2/r0_a1/stdout ] && break; sleep 0.1; done
-[ "$(cat R/jobs/wf1_j2/r0_a1/stdout)" = "started" ] || fail "slow did not start: $(cat slow1.err)"
+for _ in $(seq 1 100); do [ -s R/job_stdio/job_wf1_j2_r0_a1.o ] && break; sleep 0.1; done
+[ "$(cat R/job_stdio/job_wf1_j2_r0_a1.o)" = "started" ] || fail "slow did not start: $(cat slow1.err)"
 kill -9 "$run_pid"
 wait "$run_pid" 2>/dev/null || true
 run_pid=
@@ -144,17 +144,19 @@ grep -qx "torcrun run: resuming workflow 1 as run 1: 2 of its jobs to run (outpu
 head -n2 slow2.out | tail -n1 | grep -qx '  completed 3' || fail "resume summary: $(cat slow2.out)"
 # The killed run's compute node is deactivated on resume, which puts its running job back on a new
 # attempt (as a lease sweep does), so "slow" runs as attempt 2 of run 1.
-[ "$(cat R/jobs/wf1_j2/r1_a2/stdout)" = "quick" ] || fail "slow after resume: $(find R/jobs)"
-[ "$(cat R/jobs/wf1_j2/r0_a1/stdout)" = "started" ] || fail "the killed attempt's log changed"
+[ "$(cat R/job_stdio/job_wf1_j2_r1_a2.o)" = "quick" ] || fail "slow after resume: $(find R)"
+[ "$(cat R/job_stdio/job_wf1_j2_r0_a1.o)" = "started" ] || fail "the killed attempt's log changed"
 [ ! -e R/jobs/wf1_j2/r0_a1/result.json ] || fail "the killed attempt has a result"
 # Each job completed once: one result each, first's from run 0, the others' from run 1.
 out=$("$torcrun" jobs 1 --output-dir R --json)
 [ "$(field "$out" '[[j["name"], j["status"], j["attempts"]] for j in d]')" \
     = '[["first", "completed", 1], ["slow", "completed", 1], ["last", "completed", 1]]' ] \
     || fail "jobs after resume: $out"
-[ "$(find R/jobs -name result.json | sort | tr '\n' ' ')" \
-    = "R/jobs/wf1_j1/r0_a1/result.json R/jobs/wf1_j2/r1_a2/result.json R/jobs/wf1_j3/r1_a1/result.json " ] \
-    || fail "results: $(find R/jobs -name result.json)"
+results=$(cat R/job_records/*.jsonl | python3 -c '
+import json, sys
+print(" ".join(sorted("j%d_r%d_a%d" % (r["job_id"], r["run_id"], r["attempt_id"])
+                      for r in map(json.loads, sys.stdin) if r["kind"] == "result")))')
+[ "$results" = "j1_r0_a1 j2_r1_a2 j3_r1_a1" ] || fail "recorded results: $results"
 grep -c 'info runner: job exited job=1 ' R/worker.log | grep -qx 1 || fail "first ran twice: $(cat R/worker.log)"
 
 # --- (4) against torcrun server -------------------------------------------------------------------
@@ -163,7 +165,7 @@ start_server "$tmp/server.db"
 wf=$("$torcrun" submit wf.json5 --url "$base" 2>/dev/null) || fail "submit"
 rc=0
 "$torcrun" worker --url "$base" --workflow "$wf" --output-dir W >w1.out 2>w1.err || rc=$?
-[ "$(cat W/jobs/wf${wf}_j2/r0_a1/stderr)" = "no marker" ] || fail "server run: $(cat w1.err)"
+[ "$(cat W/job_stdio/job_wf${wf}_j2_r0_a1.e)" = "no marker" ] || fail "server run: $(cat w1.err)"
 touch marker
 # A compute node still active (a worker of run 0): refused, nothing reset.
 call POST /compute_nodes "$(compute_node_body straggler)"
@@ -176,15 +178,15 @@ expect PUT "/compute_nodes/$node" "$(compute_node_body straggler false)" 200
 torcrun rerun: start a worker to run them: torcrun worker --workflow $wf" ] \
     || fail "rerun on server said: $(cat srv.err)"
 "$torcrun" worker --url "$base" --workflow "$wf" --output-dir W >w2.out 2>w2.err || fail "worker 2: $(cat w2.err)"
-[ "$(cat W/jobs/wf${wf}_j2/r1_a1/stdout)" = "ran" ] || fail "server rerun: $(find W/jobs)"
-[ "$(cat W/jobs/wf${wf}_j2/r0_a1/stderr)" = "no marker" ] || fail "run 0's stderr changed"
+[ "$(cat W/job_stdio/job_wf${wf}_j2_r1_a1.o)" = "ran" ] || fail "server rerun: $(find W)"
+[ "$(cat W/job_stdio/job_wf${wf}_j2_r0_a1.e)" = "no marker" ] || fail "run 0's stderr changed"
 # --job: the one job and its dependent, as run 2.
 "$torcrun" rerun "$wf" --job needs_marker --url "$base" >/dev/null 2>job.err || fail "--job: $(cat job.err)"
 head -n1 job.err | grep -qx "torcrun rerun: workflow $wf run 2: 2 jobs to run (needs_marker, after)" \
     || fail "--job said: $(cat job.err)"
 "$torcrun" worker --url "$base" --workflow "$wf" --output-dir W >w3.out 2>w3.err || fail "worker 3: $(cat w3.err)"
-[ -e "W/jobs/wf${wf}_j3/r2_a1/stdout" ] && [ ! -e "W/jobs/wf${wf}_j1/r2_a1" ] \
-    || fail "--job ran: $(find W/jobs -maxdepth 2)"
+[ -e "W/job_stdio/job_wf${wf}_j3_r2_a1.o" ] && [ ! -e "W/job_stdio/job_wf${wf}_j1_r2_a1.o" ] \
+    || fail "--job ran: $(ls W/job_stdio)"
 expect_exit 1 "torcrun rerun: GET /workflows/99: HTTP 404: workflows: no workflow with id 99" \
     rerun 99 --url "$base"
 echo "t0326: ok"

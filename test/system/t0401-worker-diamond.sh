@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `torcrun worker` runs a diamond workflow to the end against a real `torcrun server`: every
-# job completed, each attempt's log directory holds stdout, command.txt, environment.txt and
-# result.json, the worker's first lines state the allocation, the mode and the pool, exit 0.
+# `torcrun worker` runs a diamond workflow to the end against a real `torcrun server`: every job
+# completed, each attempt has its stdout, stderr (job_stdio/) and its command, environment and
+# result in the worker's record (job_records/) and no directory of its own, the worker's first lines
+# state the allocation, the mode and the pool, exit 0.
 set -euo pipefail
 torcrun=$1
 tmp=$(mktemp -d)
@@ -36,6 +37,11 @@ for job in pre w1 w2 post; do
         '["completed", 0, 1]' ] || fail "$job result.json: $(cat "$dir/result.json")"
 done
 grep -qx "w2-err" "$(attempt_dir w2 1)/stderr" || fail "w2 stderr"
+# Every job completed: two stdio files each, their other facts in the worker's record, and no
+# attempt directory.
+[ ! -e "$tmp/out/jobs" ] || fail "attempt directories for completed jobs: $(find "$tmp/out/jobs")"
+[ "$(ls "$tmp/out/job_stdio" | wc -l)" = 8 ] || fail "stdio files: $(ls "$tmp/out/job_stdio")"
+[ "$(ls "$tmp/out/job_records" | wc -l)" = 1 ] || fail "records: $(ls "$tmp/out/job_records")"
 
 head -1 "$tmp/worker.log" | grep -q '^info worker: allocation slurm_job=none scope=machine nodes=1$' ||
     fail "first line: $(head -3 "$tmp/worker.log")"

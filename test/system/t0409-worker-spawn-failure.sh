@@ -3,8 +3,8 @@
 # bash) fails its attempt with return code 126 and a log line naming the cause, so its failure
 # rule retries it up to max_retries and the run ends; before, it was handed back and claimed
 # again by the same worker without end. The other job runs as usual.
-# A job that cannot start for the worker's own trouble (its attempt directory cannot be made: a
-# file is in its place in the worker's output directory) is not failed: it goes back to ready, the
+# A job that cannot start for the worker's own trouble (its stdout file cannot be made: a
+# directory is in its place in the worker's output directory) is not failed: it goes back to ready, the
 # worker claims nothing more and exits 5 naming the path, and a worker with another output
 # directory runs it.
 set -euo pipefail
@@ -44,18 +44,17 @@ n=$(grep -c "job $broken: failed rc=126 (its process could not start: spawn: \"b
 ! grep -q "handed back" "$tmp/worker.log" || fail "a job was handed back: $(cat "$tmp/worker.log")"
 grep -qx fine "$(attempt_dir good 1)/stdout" || fail "good's stdout"
 
-# The worker's own trouble: a file where the attempt directory goes.
+# The worker's own trouble: a directory where the attempt's stdout file goes.
 cat >"$tmp/blocked.json" <<'SPEC'
 {"name": "blocked", "jobs": [{"name": "blocked", "command": "echo ran"}]}
 SPEC
 submit_spec "$tmp/blocked.json"
 blocked=$(job_id blocked)
-mkdir -p "$tmp/out/jobs"
-echo "in the way" >"$tmp/out/jobs/wf${wf}_j${blocked}"  # no attempt directory can go there
+mkdir -p "$tmp/out/job_stdio/job_wf${wf}_j${blocked}_r0_a1.o"  # no stdout file can go there
 rc=0
 timeout 60 "$torcrun" worker "$wf" $(worker_args) 2>"$tmp/blocked.log" || rc=$?
-[ "$rc" = 5 ] || fail "worker with a blocked attempt directory: exit $rc: $(cat "$tmp/blocked.log")"
-grep -q "worker: stops claiming: it cannot start jobs (spawn: attempt directory \"$tmp/out/jobs/wf${wf}_j${blocked}/r[0-9]*_a1\": Not a directory)" "$tmp/blocked.log" ||
+[ "$rc" = 5 ] || fail "worker with a blocked stdout file: exit $rc: $(cat "$tmp/blocked.log")"
+grep -q "worker: stops claiming: it cannot start jobs (spawn: stdout \"$tmp/out/job_stdio/job_wf${wf}_j${blocked}_r0_a1.o\": Is a directory)" "$tmp/blocked.log" ||
     fail "no line naming the path: $(cat "$tmp/blocked.log")"
 [ "$(job_statuses)" = "blocked=ready" ] || fail "after the worker's own failure: $(job_statuses)"
 rc=0

@@ -15,7 +15,8 @@ slurm_worker_setup
 # No termination keys in the file: the workflow's values apply.
 cat >"$tmp/wc.json" <<EOF
 {"server": {"url": "$base"}, "output_dir": "$tmp/out",
- "poll": {"interval_seconds": 0.5, "long_poll_seconds": 1}, "limits": {"idle_timeout_seconds": 10}}
+ "poll": {"interval_seconds": 0.5, "long_poll_seconds": 1}, "limits": {"idle_timeout_seconds": 10},
+ "attempt_directory": "always"}
 EOF
 probe='scontrol show step "$SLURM_JOB_ID.$SLURM_STEP_ID" | grep -o "TimeLimit=[^ ]*"; echo "CPU_BIND=${SLURM_CPU_BIND:-unset}"'
 spec() {

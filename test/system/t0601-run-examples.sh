@@ -23,16 +23,22 @@ run_example() {
 $(cat "$tmp/$name.out" "$tmp/$name.err")"
 }
 
-# attempts OUTPUT: one JSON object per attempt directory: name, dir and what stdout said.
+# attempts OUTPUT: one JSON object per attempt the worker recorded (job_records/): name, its
+# directory (where a failed attempt has one) and what its stdout said.
 attempts() {
     python3 - "$1" <<'PY'
 import glob, json, os, re, sys
-for d in sorted(glob.glob(os.path.join(os.path.abspath(sys.argv[1]), "jobs", "*", "*"))):
-    env = open(os.path.join(d, "environment.txt")).read()
-    name = re.search(r"^\+ TORC_JOB_NAME=(.*)$", env, re.M).group(1)
-    out = open(os.path.join(d, "stdout")).read()
-    fields = dict(re.findall(r"(\w+)=(\S*)", out))
-    print(json.dumps({"name": name, "dir": d, **fields}))
+out_dir = os.path.abspath(sys.argv[1])
+for f in sorted(glob.glob(os.path.join(out_dir, "job_records", "*.jsonl"))):
+    for r in map(json.loads, open(f)):
+        if r["kind"] != "attempt":
+            continue
+        name = re.search(r"^\+ TORC_JOB_NAME=(.*)$", r["environment"], re.M).group(1)
+        key = "wf%d_j%d" % (r["workflow_id"], r["job_id"]), "r%d_a%d" % (r["run_id"], r["attempt_id"])
+        d = os.path.join(out_dir, "jobs", *key)
+        out = open(os.path.join(out_dir, "job_stdio", "job_%s_%s.o" % key)).read()
+        fields = dict(re.findall(r"(\w+)=(\S*)", out))
+        print(json.dumps({"name": name, "dir": d, **fields}))
 PY
 }
 
@@ -118,11 +124,12 @@ grep -qx '  completed 2 failed 1 canceled 1' failing_jobs.out ||
 tail -n1 failing_jobs.err | grep -Eq '^torcrun run: \[[0-9]+s\] done 2/4  running 0  failed 1  canceled 1  remaining 0  ' ||
     fail "failing_jobs progress: $(tail -n1 failing_jobs.err)"
 # flaky failed with 10 on attempt 1, the handler retried it, attempt 2 succeeded.
-flaky=$(cd failing_jobs/jobs/wf1_j2 && echo *)
-[ "$flaky" = 'r0_a1 r0_a2' ] || fail "flaky attempts: $flaky"
-grep -qx 'attempt 1' failing_jobs/jobs/wf1_j2/r0_a1/stdout || fail "flaky attempt 1 stdout"
-grep -qx 'attempt 2' failing_jobs/jobs/wf1_j2/r0_a2/stdout || fail "flaky attempt 2 stdout"
-grep -qx 'flaky succeeded in the end' failing_jobs/jobs/wf1_j4/r0_a1/stdout || fail "after_flaky"
+flaky=$(cd failing_jobs/job_stdio && echo job_wf1_j2_*.o)
+[ "$flaky" = 'job_wf1_j2_r0_a1.o job_wf1_j2_r0_a2.o' ] || fail "flaky attempts: $flaky"
+[ "$(cd failing_jobs/jobs/wf1_j2 && echo *)" = r0_a1 ] || fail "flaky's failed attempt's directory"
+grep -qx 'attempt 1' failing_jobs/job_stdio/job_wf1_j2_r0_a1.o || fail "flaky attempt 1 stdout"
+grep -qx 'attempt 2' failing_jobs/job_stdio/job_wf1_j2_r0_a2.o || fail "flaky attempt 2 stdout"
+grep -qx 'flaky succeeded in the end' failing_jobs/job_stdio/job_wf1_j4_r0_a1.o || fail "after_flaky"
 
 # --- bad input ---------------------------------------------------------------------------------
 printf '{\n  name: "x",\n  jobs: [ { name: "a" command: "true" } ]\n}\n' >bad.json5

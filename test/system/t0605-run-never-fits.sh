@@ -35,7 +35,7 @@ took=$((SECONDS - start))
 [ "$rc" = 1 ] || fail "run: exit $rc, expected 1: $(cat "$tmp/run.out" "$tmp/run.err")"
 [ "$took" -le $((15 * ${TORCRUN_TEST_TIME_FACTOR:-1})) ] ||
     fail "run: the never-fitting jobs were named after $took s"
-grep -q 'small-out' "$tmp"/run/jobs/*/r*_a1/stdout || fail "the small job did not run"
+grep -q 'small-out' "$tmp"/run/job_stdio/*_a1.o || fail "the small job did not run"
 python3 - "$tmp/run/torcrun.db" <<'PY' || fail "statuses in the database"
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])

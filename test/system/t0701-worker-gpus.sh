@@ -46,11 +46,11 @@ grep -q '^info worker: pool node=.* gpus=0,1,2,3' "$tmp/worker.log" ||
 left=$(job_statuses | tr ' ' '\n' | grep -v '=completed$' || true)
 [ -z "$left" ] || fail "not completed: $left"
 
-python3 - "$tmp/out/jobs" "${TORCRUN_T0701_SLACK:-0.5}" <<'PY' || fail "GPU schedule (above)"
+python3 - "$tmp/out/job_stdio" "${TORCRUN_T0701_SLACK:-0.5}" <<'PY' || fail "GPU schedule (above)"
 import glob, sys
 root, slack = sys.argv[1], float(sys.argv[2])
 jobs = []
-for out in glob.glob(root + "/*/r*_a1/stdout"):
+for out in glob.glob(root + "/*_a1.o"):
     f = dict(line.split("=", 1) for line in open(out).read().splitlines() if "=" in line)
     jobs.append({"dir": out, "want": int(f["want"]), "start": float(f["start"]),
                  "end": float(f["end"]), "ids": [i for i in f["cvd"].split(",") if i]})

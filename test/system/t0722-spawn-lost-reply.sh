@@ -58,7 +58,7 @@ grep -q '^dropped the reply (HTTP/1.1 200 OK).*POST /torc-service/v1/jobs/1/spaw
     fail "jobs: $(job_statuses)"
 [ "$(sort "$tmp/ran.txt" | tr '\n' ' ')" = "child_a child_b " ] ||
     fail "runs: $(cat "$tmp/ran.txt")"
-stderr=$(cat "$tmp"/out/jobs/wf"$wf"_j1/r*_a1/stderr)
+stderr=$(cat "$tmp"/out/job_stdio/job_wf"$wf"_j1_r*_a1.e)
 [[ $stderr == *"sending it again"* ]] || fail "the spawn was not sent again: $stderr"
 ids=$(field "$(cat "$tmp/reply.json")" 'd["spawned_job_ids"]')
 iteration=$(field "$(cat "$tmp/reply.json")" 'd["iteration"]')

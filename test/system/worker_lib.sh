@@ -28,13 +28,56 @@ job_id() {
         python3 -c 'import json,sys; print([j["id"] for j in json.load(sys.stdin) if j["name"] == sys.argv[1]][0])' "$1"
 }
 
-# attempt_dir JOB_NAME ATTEMPT: the log directory of that attempt (one run).
+# attempt_dir JOB_NAME ATTEMPT: a directory with that attempt's files (one run) under the names
+# an attempt directory gives them (stdout, stderr or output, command.txt, environment.txt,
+# result.json, usage.json): the attempt directory where the worker wrote one (the attempt failed,
+# or attempt_directory: always), else a view made here of its flat stdio files (job_stdio/) and
+# of what the worker's record (job_records/) says of it, as `torcrun jobs` and the report read it.
 attempt_dir() {
     local id
     id=$(job_id "$1")
     local dirs=("$tmp/out/jobs/wf${wf}_j${id}"/r*_a"$2")
-    [ -d "${dirs[0]}" ] || fail "no log directory for $1 attempt $2: $(find "$tmp/out" | head -50)"
-    echo "${dirs[0]}"
+    if [ -d "${dirs[0]}" ]; then
+        echo "${dirs[0]}"
+        return
+    fi
+    local view="$tmp/attempt_view/wf${wf}_j${id}_a$2"
+    attempt_view "$tmp/out" "$wf" "$id" "$2" "$view" ||
+        fail "no files for $1 attempt $2: $(find "$tmp/out" | head -50)"
+    echo "$view"
+}
+
+# attempt_view OUTPUT_DIR WF JOB_ID ATTEMPT VIEW: writes VIEW from the flat files and the records;
+# fails when neither has the attempt.
+attempt_view() {
+    python3 - "$@" <<'PY'
+import glob, json, os, shutil, sys
+out, wf, job, attempt, view = sys.argv[1:]
+os.makedirs(view, exist_ok=True)
+found = False
+for ext, name in ((".o", "stdout"), (".e", "stderr"), (".log", "output")):
+    for f in sorted(glob.glob(f"{out}/job_stdio/job_wf{wf}_j{job}_r*_a{attempt}{ext}")):
+        shutil.copyfile(f, os.path.join(view, name))
+        found = True
+for f in sorted(glob.glob(f"{out}/job_records/*.jsonl")):
+    for line in open(f):
+        try:
+            d = json.loads(line)
+        except ValueError:
+            continue
+        if (d.get("workflow_id"), d.get("job_id"), d.get("attempt_id")) != (int(wf), int(job), int(attempt)):
+            continue
+        found = True
+        kind = d.pop("kind")
+        if kind == "attempt":
+            open(os.path.join(view, "command.txt"), "w").write(d["command"])
+            open(os.path.join(view, "environment.txt"), "w").write(d["environment"])
+        elif kind == "usage":
+            open(os.path.join(view, "usage.json"), "w").write(json.dumps(d["points"]) + "\n")
+        elif kind == "result":
+            open(os.path.join(view, "result.json"), "w").write(json.dumps(d) + "\n")
+sys.exit(0 if found else 1)
+PY
 }
 
 # job_statuses: "name=status ..." sorted by name.

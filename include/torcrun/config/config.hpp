@@ -29,6 +29,10 @@ enum class extension_use { automatic, on, off };  // "auto", "true", "false"
 // Where a job's stdout and stderr go (Torc's execution_config.stdio modes): separate files, one
 // file for both, only one of them, or neither (/dev/null).
 enum class stdio_mode { separate, combined, no_stdout, no_stderr, none };
+// When a job attempt gets its own directory (command.txt, environment.txt, result.json,
+// usage.json and links to its stdout and stderr) beside the flat stdio files: only when it
+// failed (the default), or for every attempt.
+enum class attempt_directory_use { on_failure, always };  // "on_failure", "always"
 
 std::string_view to_string(run_mode mode) noexcept;
 std::string_view to_string(log_severity level) noexcept;
@@ -36,6 +40,7 @@ std::string_view to_string(lost_job_policy policy) noexcept;
 std::string_view to_string(lost_lease_policy policy) noexcept;
 std::string_view to_string(extension_use use) noexcept;
 std::string_view to_string(stdio_mode mode) noexcept;  // "separate", "no_stdout", ...
+std::string_view to_string(attempt_directory_use use) noexcept;
 // List defaults are functions: a braced list in a member initialiser crashes GCC 12 (ICE in
 // check_noexcept_r) on `worker_config{}` in a template. CUDA_, ROCR_, HIP_VISIBLE_DEVICES and
 // ZE_AFFINITY_MASK:
@@ -141,6 +146,7 @@ struct worker_config {
     // Not a configuration key: the workflow's per-job stdio (execution_config.
     // job_stdio_overrides, job name -> settings), each replacing `stdio` whole for that job.
     std::map<std::string, stdio_settings> job_stdio;
+    attempt_directory_use attempt_directory = attempt_directory_use::on_failure;
     log_severity log_level = log_severity::info;
     bool operator==(worker_config const&) const = default;
 };

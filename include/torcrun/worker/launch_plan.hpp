@@ -44,21 +44,29 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace torcrun::core {
 
 // Where one attempt's files go. The only place the layout is decided: the worker, `torcrun
 // logs` and the tests all call attempt_log_paths().
-//   <output_dir>/jobs/wf<wf>_j<job>/r<run>_a<attempt>/{stdout,stderr,command.txt,
-//                                                     environment.txt,result.json}
-// The job's streams by stdio mode: separate: stdout and stderr; combined: one file `output`
-// for both (stdout_file == stderr_file); no_stdout: stderr only; no_stderr: stdout only;
-// none: neither. A stream not written has an empty path (the launcher gives it /dev/null).
+//   <output_dir>/job_stdio/job_wf<wf>_j<job>_r<run>_a<attempt>.{o,e,log}   (Torc's names)
+//   <output_dir>/jobs/wf<wf>_j<job>/r<run>_a<attempt>/{command.txt,environment.txt,
+//                                                     result.json,usage.json,stdout,stderr}
+// Every attempt writes its streams as flat files in job_stdio/ (two entries per attempt). The
+// attempt directory is written only for an attempt that failed, or for every attempt with
+// `attempt_directory: always`; its stdout, stderr (or output) are hard links to the flat files.
+// The command, environment, result and usage of every attempt are also in the worker's
+// append-only record (attempt_record_dir, io/attempt_record.hpp), which `torcrun jobs` and the
+// report read where the directory is absent.
+// The job's streams by stdio mode: separate: .o and .e; combined: one file .log for both
+// (stdout_file == stderr_file); no_stdout: stderr only; no_stderr: stdout only; none: neither.
+// A stream not written has an empty path (the launcher gives it /dev/null).
 // The run and the workflow are in the names because attempt ids start again at 1 in each run
 // and several workflows may share one output directory (Torc's job_stdio names carry both).
 struct attempt_paths {
-    std::string dir;
+    std::string dir;  // the attempt directory (on failure, or attempt_directory: always)
     std::string stdout_file;
     std::string stderr_file;
     std::string command_file;      // command.txt: render_command_line(argv)
@@ -72,8 +80,17 @@ struct attempt_paths {
 attempt_paths attempt_log_paths(std::string_view output_dir, torc_job_identity const& id,
                                 stdio_mode stdio = stdio_mode::separate);
 
-// The stdio files of an attempt that exist on disk (no empty path, `output` once).
+// <output_dir>/job_stdio: where every attempt's stdio files are.
+std::string job_stdio_dir(std::string_view output_dir);
+// <output_dir>/job_records: the workers' append-only records of their attempts.
+std::string attempt_record_dir(std::string_view output_dir);
+
+// The stdio files of an attempt that exist on disk (no empty path, the combined file once).
 std::vector<std::string> stdio_files(attempt_paths const& paths);
+
+// Each stdio file of the attempt and the name of its link in the attempt directory: "stdout",
+// "stderr", or "output" for the combined file (the names an attempt directory always had).
+std::vector<std::pair<std::string, std::string>> stdio_links(attempt_paths const& paths);
 
 // "wf5_j42_r1_a2": the srun --job-name, as Torc names its steps.
 std::string step_name(torc_job_identity const& id);

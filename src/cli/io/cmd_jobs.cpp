@@ -3,14 +3,15 @@
 // the facts of each job's latest result (the highest run id, then the latest row; GET /results
 // with all_runs, whose rows also count the attempts): return code, start (completion time less
 // the run time), duration, the compute node's hostname, peak memory and CPU, and the attempt's
-// log directory under the worker's output directory (worker_output_dirs.hpp), and the GPU ids the
-// attempt held as its result.json there records them (the server's result has no such field).
-// After the table, the workflow's datasets (dataset_listing.hpp).
+// logs under the worker's output directory (worker_output_dirs.hpp: its directory where it has
+// one, else its stdout file), and the GPU ids the attempt held as the worker recorded them there
+// (attempt_records.hpp; the server's result has no such field). After the table, the
+// workflow's datasets (dataset_listing.hpp).
 #include "torcrun/cli/commands.hpp"
 
 #include "attempt_records.hpp"
-#include "json_fields.hpp"
 #include "dataset_records.hpp"
+#include "json_fields.hpp"
 #include "torc_client.hpp"
 #include "torcrun/cli/dataset_listing.hpp"
 #include "worker_output_dirs.hpp"
@@ -161,7 +162,8 @@ json::array to_json(std::vector<job_row> const& rows)
 core::result<core::attempt_facts> facts_of(job_results const& results, std::int64_t wf,
                                            job_row const& job,
                                            std::map<std::int64_t, std::string> const& hosts,
-                                           worker_output_dirs const& dirs)
+                                           worker_output_dirs const& dirs,
+                                           recorded_attempts& records)
 {
     core::attempt_facts f;
     f.attempts = results.count;
@@ -179,12 +181,12 @@ core::result<core::attempt_facts> facts_of(job_results const& results, std::int6
         f.avg_memory_bytes = m->to_number<std::uint64_t>();
     if (auto const* c = field(r, "avg_cpu_percent"); c && c->is_number())
         f.avg_cpu_percent = c->to_number<double>();
-    auto const paths = core::attempt_log_paths(
-        dirs.of_node(integer_of(r, "compute_node_id")),
-        {wf, job.id, job.name, integer_of(r, "run_id"), integer_of(r, "attempt_id", 1),
-         std::nullopt});
-    f.log_dir = paths.dir;
-    auto recorded = read_recorded_attempt(paths.result_file);
+    auto const root = dirs.of_node(integer_of(r, "compute_node_id"));
+    core::torc_job_identity const id{wf, job.id, job.name, integer_of(r, "run_id"),
+                                     integer_of(r, "attempt_id", 1), std::nullopt};
+    auto const paths = core::attempt_log_paths(root, id);
+    f.log_dir = log_location(paths);
+    auto recorded = read_recorded_attempt(paths.result_file, records.find(root, id));
     if (!recorded) return recorded.error();
     f.gpu_ids = std::move(recorded->gpu_ids);
     // slurm mode: the step's own node(s), not the host of the worker that started it.
@@ -207,6 +209,7 @@ core::result<std::vector<job_row>> job_rows(torc_client& client, std::int64_t wf
     for (auto const& n : *nodes) hosts[integer_of(n, "id")] = text_of(field(n, "hostname"));
     dirs.add_nodes(*nodes);
     auto const by_job = results_by_job(*results);
+    recorded_attempts records;
     std::vector<job_row> rows;
     for (auto const& j : *jobs) {
         job_row row{integer_of(j, "id"), text_of(field(j, "name")), text_of(field(j, "status")),
@@ -222,12 +225,14 @@ core::result<std::vector<job_row>> job_rows(torc_client& client, std::int64_t wf
         }
         if (auto it = by_job.find(row.id); it != by_job.end()) {
             row.return_code = integer_of(*it->second.latest, "return_code");
-            auto facts = facts_of(it->second, wf, row, hosts, dirs);
+            auto facts = facts_of(it->second, wf, row, hosts, dirs, records);
             if (!facts) return facts.error();
             row.attempt = std::move(*facts);
         }
         rows.push_back(std::move(row));
     }
+    for (auto const& why : records.skipped())
+        std::cerr << "torcrun jobs: warning: a job record line was skipped: " << why << "\n";
     return rows;
 }
 

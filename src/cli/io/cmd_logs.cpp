@@ -1,8 +1,8 @@
 // `torcrun logs WF JOB [--stderr] [--follow] [--attempt N] [--run R] [--url URL | --output-dir D]
 // [--worker-output-dir D]`: the stdout (or stderr) of one attempt of a job, named by id or name.
-// The files are where the worker wrote them, <worker output dir>/jobs/wf<W>_j<J>/r<R>_a<A>/
-// (core::attempt_log_paths), under the worker output directory worker_output_dirs.hpp finds
-// for the attempt. --follow prints what the job
+// The files are where the worker wrote them, <worker output dir>/job_stdio/job_wf<W>_j<J>_r<R>_a<A>
+// .o, .e or .log (core::attempt_log_paths; an older worker's attempt directory's stdout, stderr
+// or output), under the worker output directory worker_output_dirs.hpp finds for the attempt. --follow prints what the job
 // writes until it is no longer pending or running, polling the file and the job's status; on a
 // job that has not started yet it first says so and waits for a worker to start it.
 #include "torcrun/cli/commands.hpp"
@@ -63,18 +63,43 @@ struct chosen_log {
     std::string root;  // the output directory of the worker that ran it, as found
 };
 
-// The output directory that holds the attempt's directory: the one its node recorded (or the
+// Whether anything of the attempt is under its output directory: its stdio files or its
+// directory.
+bool attempt_present(core::attempt_paths const& paths)
+{
+    std::error_code ec;
+    return std::filesystem::exists(paths.stdout_file, ec) ||
+           std::filesystem::exists(paths.stderr_file, ec) ||
+           std::filesystem::is_directory(paths.dir, ec);
+}
+
+// The file that holds the stream: the flat file of the attempt's stdio mode (.o, .e, or the
+// combined .log), else, from an older worker, its directory's stdout, stderr or output.
+std::string stream_file(std::string const& root, core::torc_job_identity const& ids,
+                        bool want_stderr)
+{
+    auto const paths = core::attempt_log_paths(root, ids);
+    auto const combined = core::attempt_log_paths(root, ids, core::stdio_mode::combined);
+    auto const own = want_stderr ? paths.stderr_file : paths.stdout_file;
+    std::error_code ec;
+    for (auto const& candidate :
+         {own, combined.stdout_file, paths.dir + (want_stderr ? "/stderr" : "/stdout"),
+          paths.dir + "/output"})
+        if (std::filesystem::is_regular_file(candidate, ec)) return candidate;
+    return own;
+}
+
+// The output directory that holds the attempt's files: the one its node recorded (or the
 // one named), else, for an attempt no result names (in flight), the first candidate where its
-// directory exists, else the first candidate.
+// files exist, else the first candidate.
 std::string attempt_root(worker_output_dirs const& dirs, std::optional<std::int64_t> node,
                          core::torc_job_identity const& ids)
 {
     if (node)
         if (auto known = dirs.known(*node)) return *known;
     auto const candidates = dirs.candidates();
-    std::error_code ec;
     for (auto const& root : candidates)
-        if (std::filesystem::is_directory(core::attempt_log_paths(root, ids).dir, ec)) return root;
+        if (attempt_present(core::attempt_log_paths(root, ids))) return root;
     return candidates.front();
 }
 
@@ -116,9 +141,7 @@ core::result<chosen_log> choose_log(torc_client& client, std::int64_t wf, std::s
         core::attempt_key const current{*current_run, integer_of(*record, "attempt_id", 1)};
         auto const paths = core::attempt_log_paths(
             attempt_root(dirs, std::nullopt, ids_of(current)), ids_of(current));
-        std::error_code ec;
-        if (in_flight(status) || std::filesystem::is_directory(paths.dir, ec))
-            attempts.push_back(current);
+        if (in_flight(status) || attempt_present(paths)) attempts.push_back(current);
     }
     auto const label = "\"" + job->name + "\" (job " + std::to_string(job->id) + ")";
     auto picked = core::pick_attempt(std::move(attempts), attempt, label, status, run);
@@ -127,13 +150,7 @@ core::result<chosen_log> choose_log(torc_client& client, std::int64_t wf, std::s
     if (auto it = node_of.find({picked->run_id, picked->attempt_id}); it != node_of.end())
         node = it->second;
     auto root = attempt_root(dirs, node, ids_of(*picked));
-    auto const paths = core::attempt_log_paths(root, ids_of(*picked));
-    auto path = want_stderr ? paths.stderr_file : paths.stdout_file;
-    std::error_code ec;
-    // A job whose stdio is combined wrote both streams to one file.
-    if (auto const combined = paths.dir + "/output";
-        !std::filesystem::exists(path, ec) && std::filesystem::exists(combined, ec))
-        path = combined;
+    auto path = stream_file(root, ids_of(*picked), want_stderr);
     return chosen_log{std::move(*job), std::move(path), std::move(root)};
 }
 

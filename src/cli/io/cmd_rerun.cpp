@@ -34,8 +34,9 @@ constexpr char const* usage =
     "usage: torcrun rerun WF [--failed] [--job NAME ...] [--url URL | --output-dir D]\n\n"
     "Runs a workflow's jobs again as a new run (every job; --failed: the failed, canceled and\n"
     "terminated ones; --job: the named ones), with the jobs that depend on them. Each attempt\n"
-    "logs to a new r<run>_a<attempt> directory; earlier logs stay. Against a server the jobs\n"
-    "wait for a torcrun worker; with --output-dir D (a finished torcrun run) they run here.\n";
+    "logs to new job_stdio/job_wf<W>_j<J>_r<run>_a<attempt> files; earlier logs stay. Against a\n"
+    "server the jobs wait for a torcrun worker; with --output-dir D (a finished torcrun run)\n"
+    "they run here.\n";
 
 int fail(std::string const& message, int status)
 {

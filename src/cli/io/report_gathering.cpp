@@ -14,6 +14,7 @@
 #include <boost/json.hpp>
 
 #include <filesystem>
+#include <iostream>
 #include <map>
 
 namespace torcrun::apps {
@@ -57,14 +58,16 @@ core::attempt_paths paths_of(std::string const& output_dir, core::report_attempt
 
 // The GPU ids, the step's nodes and the series the worker wrote into the attempt's directory, where they are.
 core::result<void> read_attempt_files(std::string const& output_dir, core::report_attempt& a,
-                                      std::int64_t workflow_id)
+                                      std::int64_t workflow_id, recorded_attempts& records)
 {
     auto const paths = paths_of(output_dir, a, workflow_id);
-    auto recorded = read_recorded_attempt(paths.result_file);
+    auto const* facts = records.find(
+        output_dir, {workflow_id, a.job_id, a.job_name, a.run_id, a.attempt_id, std::nullopt});
+    auto recorded = read_recorded_attempt(paths.result_file, facts);
     if (!recorded) return recorded.error();
     if (recorded->gpu_ids) a.gpu_ids = std::move(*recorded->gpu_ids);
     a.step_nodes = std::move(recorded->nodes);
-    auto series = read_usage_series(paths.usage_file);
+    auto series = read_usage_series(paths.usage_file, facts);
     if (!series) return series.error();
     if (*series) a.series = std::move(**series);
     return {};
@@ -139,6 +142,7 @@ core::result<core::report_input> gather_report(torc_client& client, std::int64_t
 
     auto results = client.list_all("/results?workflow_id=" + wf + "&all_runs=true");
     if (!results) return results.error();
+    recorded_attempts records;
     for (auto const& r : *results) {
         core::report_attempt a;
         a.job_id = integer_of(r, "job_id");
@@ -167,12 +171,14 @@ core::result<core::report_input> gather_report(torc_client& client, std::int64_t
         a.peak_cpu_percent = real_of(r, "peak_cpu_percent");
         a.avg_cpu_percent = real_of(r, "avg_cpu_percent");
         if (auto const dir = dirs.known(a.compute_node_id)) {
-            if (auto read = read_attempt_files(*dir, a, workflow_id); !read)
+            if (auto read = read_attempt_files(*dir, a, workflow_id, records); !read)
                 return read.error();
             if (a.status != "completed") link_logs(*dir, html_path, a, workflow_id);
         }
         in.attempts.push_back(std::move(a));
     }
+    for (auto const& why : records.skipped())
+        std::cerr << "torcrun report: warning: a job record line was skipped: " << why << "\n";
     return in;
 }
 

@@ -2,8 +2,9 @@
 // result (all runs), the jobs' names and resource requirements, the compute nodes, the job
 // counts; and the page written to a file. Where an attempt's files are at hand (the output
 // directory given, else the one its compute node recorded: worker_output_dirs.hpp), its GPU
-// ids (result.json) and CPU and memory series (usage.json) are read from its directory there,
-// and a failed attempt's log directory that exists there is linked, relative to the page.
+// ids and CPU and memory series are read there (its directory's result.json and usage.json, else
+// the workers' attempt records: attempt_records.hpp), and a failed attempt's log directory that
+// exists there is linked, relative to the page.
 #pragma once
 
 #include "torc_client.hpp"

@@ -8,16 +8,22 @@
 //   srun, reads each step from Slurm (step_sampler: squeue, sstat), no more often than every
 //   step_sample_interval.
 // - One job attempt, from the spawn action to job_exited: the launch plan (core decides argv,
-//   environment and paths), the attempt directory with command.txt and environment.txt, the
-//   non-blocking launch, /proc tracking, and the exit with the usage of the whole tree (its
-//   bounded series of samples written to the attempt's usage.json, once).
+//   environment and paths), its command and environment change in the worker's attempt record,
+//   the non-blocking launch with the streams in job_stdio/ (created once per worker), /proc
+//   tracking, and the exit with the usage of the whole tree (its bounded series of samples
+//   recorded once). The attempt directory (command.txt, environment.txt, usage.json, hard links
+//   to the streams) only for an attempt that failed, or for each with attempt_directory: always:
+//   two files per attempt instead of two directories and five files.
 // - Failure-rule recovery scripts (docs/TORC-COMPATIBILITY.md §3.3; the result is only logged:
 //   as in Torc, a failing script does not undo the retry) and run_commands actions (each command in order with `bash -c` in the
 //   output directory, the first failure stops them). Both run as helper processes: launched
 //   like jobs, killed with them by kill_all().
 #include "torcrun/worker/io/job_runner.hpp"
 
+#include "attempt_record_file.hpp"
+
 #include "torcrun/common/concat.hpp"
+#include "torcrun/worker/attempt_record.hpp"
 #include "torcrun/worker/env_policy.hpp"
 #include "torcrun/worker/launch_plan.hpp"
 #include "torcrun/worker/step_exit.hpp"
@@ -35,6 +41,8 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -73,7 +81,22 @@ struct job_runner::impl : std::enable_shared_from_this<impl> {
     void spawn_task(boost::asio::awaitable<void> co, std::string what);
 
     core::result<core::launch_plan> plan(core::worker::spawn const& action) const;
-    core::result<void> write_attempt_files(core::launch_plan const& plan) const;
+    // The record's attempt line, the stdio directory once, and with attempt_directory: always
+    // the attempt directory's command.txt and environment.txt.
+    core::result<void> prepare_attempt(core::worker::spawn const& action,
+                                       core::launch_plan const& plan, std::string const& command,
+                                       std::string const& environment);
+    // The attempt directory of an attempt that failed (or of every one, by configuration):
+    // command.txt, environment.txt, usage.json when there is a series, and links to the
+    // streams. Problems are logged: the job's outcome does not depend on them.
+    void write_attempt_directory(std::int64_t job_id, core::attempt_paths const& paths,
+                                 std::string const& command, std::string const& environment,
+                                 std::vector<core::usage_point> const* series) const;
+    void record(std::int64_t job_id, std::string line) const;  // failures logged
+    bool always_directory() const
+    {
+        return settings_.config.attempt_directory == core::attempt_directory_use::always;
+    }
     void spawn_failed(std::int64_t job_id, std::string message, bool worker_fault = false);
     // slurm mode: Slurm's verdict on an ended step from srun's exit and its stderr's tail; a
     // step that queued for resources is logged as an error.
@@ -115,6 +138,7 @@ struct job_runner::impl : std::enable_shared_from_this<impl> {
     std::map<std::int64_t, job_entry> jobs_;            // spawned and not yet exited
     std::set<std::shared_ptr<child_process>> helpers_;  // running recovery scripts, commands
     std::int64_t last_run_id_ = 0;  // run_recovery carries none; the run of the last spawn
+    bool stdio_dir_made_ = false;   // job_stdio/ exists (made at the first spawn)
 };
 
 namespace {
@@ -362,20 +386,67 @@ core::result<core::launch_plan> job_runner::impl::plan(core::worker::spawn const
     return core::plan_launch(request, settings_.config, settings_.worker_env);
 }
 
-// The attempt directory and its command and environment files: what fails here is the worker's
-// own output directory (full, read-only, gone), never the job.
-core::result<void> job_runner::impl::write_attempt_files(core::launch_plan const& plan) const
+// What fails here is the worker's own output directory (full, read-only, gone), never the job.
+core::result<void> job_runner::impl::prepare_attempt(core::worker::spawn const& action,
+                                                     core::launch_plan const& plan,
+                                                     std::string const& command,
+                                                     std::string const& environment)
 {
+    if (!stdio_dir_made_) {
+        auto const dir = core::job_stdio_dir(settings_.config.output_dir);
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+        if (ec)
+            return core::error{
+                detail::cat("spawn: stdio directory \"", dir, "\": ", ec.message())};
+        stdio_dir_made_ = true;
+    }
+    if (settings_.record)
+        if (auto ok = settings_.record->append(
+                core::attempt_line(identity_of(action, settings_), command, environment));
+            !ok)
+            return core::error{"spawn: " + ok.error().message};
+    if (!always_directory()) return {};
     std::error_code ec;
     std::filesystem::create_directories(plan.paths.dir, ec);
     if (ec)
         return core::error{
             detail::cat("spawn: attempt directory \"", plan.paths.dir, "\": ", ec.message())};
-    if (auto ok = write_text(plan.paths.command_file,
-                             core::render_command_line(plan.argv) + "\n");
-        !ok)
-        return ok.error();
-    return write_text(plan.paths.environment_file, core::render_env_change(plan.env_changes));
+    if (auto ok = write_text(plan.paths.command_file, command); !ok) return ok.error();
+    return write_text(plan.paths.environment_file, environment);
+}
+
+void job_runner::impl::write_attempt_directory(std::int64_t job_id,
+                                               core::attempt_paths const& paths,
+                                               std::string const& command,
+                                               std::string const& environment,
+                                               std::vector<core::usage_point> const* series) const
+{
+    auto const warn = [&](std::string const& what) {
+        log_.write(log_level::warning, "runner", "attempt directory incomplete",
+                   {{"job", std::to_string(job_id)}, {"dir", paths.dir}, {"error", what}});
+    };
+    std::error_code ec;
+    std::filesystem::create_directories(paths.dir, ec);
+    if (ec) return warn(ec.message());
+    for (auto const& [file, text] : {std::pair{&paths.command_file, &command},
+                                     std::pair{&paths.environment_file, &environment}})
+        if (auto ok = write_text(*file, *text); !ok) warn(ok.error().message);
+    if (series && !series->empty())
+        if (auto ok = write_text(paths.usage_file, core::usage_series_json(*series) + "\n"); !ok)
+            warn(ok.error().message);
+    // Hard links: the directory shows the streams under the names it always had, at no copy.
+    for (auto const& [target, link] : core::stdio_links(paths))
+        if (::link(target.c_str(), link.c_str()) != 0 && errno != EEXIST && errno != ENOENT)
+            warn(detail::cat("link \"", link, "\": ", std::strerror(errno)));
+}
+
+void job_runner::impl::record(std::int64_t job_id, std::string line) const
+{
+    if (!settings_.record) return;
+    if (auto ok = settings_.record->append(std::move(line)); !ok)
+        log_.write(log_level::warning, "runner", "job record not written",
+                   {{"job", std::to_string(job_id)}, {"error", ok.error().message}});
 }
 
 core::step_exit job_runner::impl::judge_step(std::int64_t job_id, core::exit_status const& srun,
@@ -422,14 +493,15 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
         self->spawn_failed(id, plan.error().message);
         co_return;
     }
-    if (auto written = self->write_attempt_files(*plan); !written) {
+    // Kept for the attempt directory, should the attempt fail: the command line and the
+    // environment change, a few hundred bytes (the full environment goes to the launcher).
+    auto const command = core::render_command_line(plan->argv) + "\n";
+    auto const environment = core::render_env_change(plan->env_changes);
+    if (auto prepared = self->prepare_attempt(action, *plan, command, environment); !prepared) {
         self->jobs_.erase(id);
-        self->spawn_failed(id, written.error().message, true);
+        self->spawn_failed(id, prepared.error().message, true);
         co_return;
     }
-    // The argv and environment move into the request and the environment change is on disk:
-    // what stays in this frame for the job's whole run is the paths (500 sleeping jobs held a
-    // copy of the environment each).
     spawn_request request{std::move(plan->argv), std::move(plan->env), plan->working_dir,
                           plan->paths.stdout_file, plan->paths.stderr_file};
     plan->env_changes = {};
@@ -442,12 +514,13 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
     if (!launched) {
         if (guardian && !step.empty()) guardian->forget_step(self->settings_.slurm_job_id, step);
         self->jobs_.erase(id);
-        // The attempt directory exists: its stderr says why nothing ran (torcrun logs shows it).
+        // Its stderr says why nothing ran (torcrun logs shows it), in its attempt directory.
         if (!plan->paths.stderr_file.empty()) {
             std::ofstream err(plan->paths.stderr_file, std::ios::app);
             err << "torcrun: the job's process could not start: " << launched.error().message
                 << "\n";
         }
+        self->write_attempt_directory(id, plan->paths, command, environment, nullptr);
         self->spawn_failed(id, launched.error().message,
                            launcher::is_worker_fault(launched.error()));
         co_return;
@@ -461,13 +534,16 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
     else
         self->sampler_.track(child->pid(), child->started());
     self->start_sampling();
+    if (self->always_directory())  // the streams exist now (the launch opened them)
+        for (auto const& [target, link] : core::stdio_links(plan->paths))
+            (void)::link(target.c_str(), link.c_str());
     auto const gpus = gpu_list(action.placement);
     self->log_.write(log_level::info, "runner", "job started",
                      {{"job", std::to_string(id)},
                       {"name", action.job.name},
                       {"pid", std::to_string(child->pid())},
                       {"gpus", gpus.empty() ? "none" : gpus},
-                      {"dir", plan->paths.dir}});
+                      {"stdout", plan->paths.stdout_file}});
     self->deliver(core::worker::job_spawned{id});
     if (self->closed_) job.pending_signal = SIGKILL;
     if (job.pending_signal) self->signal_job(id, *job.pending_signal);
@@ -496,14 +572,12 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
     auto const usage = measured.value_or(core::usage_summary{});
     self->jobs_.erase(id);
     // Once per attempt, a few kilobytes at most (the series is bounded); none for a job that
-    // ended before its first sample, which keeps short jobs to the files they had.
-    if (auto written = finished.series.empty()
-                           ? core::result<void>{}
-                           : write_text(plan->paths.usage_file,
-                                        core::usage_series_json(finished.series) + "\n");
-        !written)
-        self->log_.write(log_level::warning, "runner", "usage series not written",
-                         {{"job", std::to_string(id)}, {"error", written.error().message}});
+    // ended before its first sample, which keeps short jobs to their attempt line.
+    if (!finished.series.empty())
+        self->record(id, core::usage_line(identity_of(action, self->settings_), finished.series));
+    bool const failed = report.status.how != core::exit_status::kind::exited || report.status.code != 0;
+    if (failed || self->always_directory())
+        self->write_attempt_directory(id, plan->paths, command, environment, &finished.series);
     auto const seconds = std::chrono::duration<double>(report.ended - report.started).count();
     self->log_.write(log_level::info, "runner", "job exited",
                      {{"job", std::to_string(id)},

@@ -210,11 +210,27 @@ core::result<std::shared_ptr<child_process>> launcher::spawn(spawn_request const
     return adopt(*pid, started, early_reaper);
 }
 
+std::string const* launcher::find_executable(spawn_request const& request)
+{
+    if (request.argv.empty() || request.argv.front().find('/') != std::string::npos)
+        return nullptr;
+    auto key = request.argv.front();
+    key += '\0';
+    key += core::lookup(request.environment, "PATH").value_or("\x01 unset");
+    key += '\0';
+    key += request.working_directory;
+    if (auto const it = found_.find(key); it != found_.end()) return &it->second;
+    auto found = detail::resolve_executable(request);
+    if (!found) return nullptr;  // fork_child says why
+    return &found_.emplace(std::move(key), std::move(*found)).first->second;
+}
+
 net::awaitable<core::result<std::shared_ptr<child_process>>> launcher::launch(spawn_request request)
 {
+    auto const* const executable = find_executable(request);
     auto const early_reaper = watch_ == exit_watch::sigchld ? reaper() : nullptr;
     auto const started = steady_clock::now();
-    auto const forked = detail::fork_child(request);
+    auto const forked = detail::fork_child(request, executable);
     if (!forked) co_return forked.error();
     // From the fork on: should the worker die while the child sets itself up, the group it
     // is about to lead is the guardian's.

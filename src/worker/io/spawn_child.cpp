@@ -127,8 +127,10 @@ bool is_executable_file(std::string const& path)
            ::access(path.c_str(), X_OK) == 0;
 }
 
-// execvp's search, done in the parent so that "not found" is a clear error: the job's own PATH,
-// relative entries taken from the job's working directory, as the kernel will after chdir.
+}  // namespace
+
+// The job's own PATH, relative entries taken from the job's working directory, as the kernel
+// will after chdir.
 core::result<std::string> resolve_executable(spawn_request const& r)
 {
     auto const& name = r.argv.front();
@@ -148,6 +150,8 @@ core::result<std::string> resolve_executable(spawn_request const& r)
     }
     return core::error{cat("spawn: ", quoted(name), " was not found in PATH ", quoted(path))};
 }
+
+namespace {
 
 core::error failure_error(child_failure const& f, spawn_request const& r, std::string const& exe)
 {
@@ -254,10 +258,12 @@ exec_arrays make_arrays(spawn_request const& r)
 
 }  // namespace
 
-core::result<forked_child> fork_child(spawn_request const& request)
+core::result<forked_child> fork_child(spawn_request const& request,
+                                      std::string const* executable)
 {
     if (auto checked = check_request(request); !checked) return checked.error();
-    auto exe = resolve_executable(request);
+    auto exe = executable ? core::result<std::string>(boost::system::in_place_value, *executable)
+                          : resolve_executable(request);
     if (!exe) return exe.error();
     auto const streams = open_streams(request);
     if (!streams) return streams.error();

@@ -42,9 +42,15 @@ inline constexpr bool started_by_fork = true;
 inline constexpr bool started_by_fork = false;
 #endif
 
+// execvp's search, done in the parent so that "not found" is a clear error: argv[0] in the
+// PATH of the request's environment, relative entries against its working directory.
+core::result<std::string> resolve_executable(spawn_request const& r);
+
 // Checks the request, opens its files and starts the child; it has exec'ed (or failed, which
 // the status pipe says), or with fork() is on its way to exec.
-core::result<forked_child> fork_child(spawn_request const& request);
+// `executable`: argv[0] as resolve_executable found it already; null: found here.
+core::result<forked_child> fork_child(spawn_request const& request,
+                                      std::string const* executable = nullptr);
 
 // The outcome from what the status pipe gave: `bytes` read before end of file, or the read's
 // errno. On failure the child, which exits at once, is reaped and the error names the step.

@@ -10,6 +10,7 @@
 #include "torcrun/worker/io/worker_shell.hpp"
 
 #include "allocation_work.hpp"
+#include "attempt_record_file.hpp"
 #include "end_time_lookup.hpp"
 #include "worker_journal.hpp"
 
@@ -19,6 +20,7 @@
 #include "torcrun/worker/io/job_runner.hpp"
 #include "torcrun/worker/io/launcher.hpp"
 #include "torcrun/worker/io/node_sampler.hpp"
+#include "torcrun/worker/attempt_record.hpp"
 #include "torcrun/worker/launch_plan.hpp"
 #include "torcrun/worker/worker_fsm.hpp"
 #include "torcrun/worker/worker_wire.hpp"
@@ -120,7 +122,9 @@ struct worker_shell : std::enable_shared_from_this<worker_shell> {
     allocation_context allocation_settings();
     void schedule_allocations(core::worker::schedule_allocations action);
     std::int64_t own_slurm_job() const;
-    void write_result(core::job_result const& r);  // result.json of one reported attempt
+    // The result of one reported attempt: its line in the attempt record, and its result.json
+    // where the attempt has a directory (it failed, or attempt_directory: always).
+    void write_result(core::job_result const& r);
     void stop_node_sampling();  // before deactivate_node: the usage into its PUT, the file
     void arm_timer(std::chrono::steady_clock::time_point at);
     void look_up_end_time();
@@ -136,6 +140,7 @@ struct worker_shell : std::enable_shared_from_this<worker_shell> {
     http_client client_;
     launcher launcher_;
     results_journal journal_;
+    std::shared_ptr<attempt_record_file> record_;
     std::optional<job_runner> runner_;
     std::optional<node_sampler> node_sampler_;  // resource_monitor.compute_node enabled
     asio::steady_timer timer_;
@@ -253,6 +258,8 @@ worker_shell::worker_shell(asio::io_context& ioc, worker_setup s, logger l, resu
     wire_.start_unix = unix_now();
     wire_.scheduler_job_id = setup_.slurm_job_id;
     wire_.output_dir = setup_.config.output_dir;
+    record_ = std::make_shared<attempt_record_file>(setup_.config.output_dir,
+                                                    wire_.workflow_id, setup_.hostname);
     if (setup_.node_monitor) node_sampler_.emplace(ioc.get_executor(), *setup_.node_monitor);
 }
 
@@ -392,6 +399,14 @@ void worker_shell::send(core::worker_action action)
 
 void worker_shell::write_result(core::job_result const& r)
 {
+    // The time as the server holds it (the journal keeps Unix seconds to replay them).
+    auto record = result_json(r);
+    record["completion_time"] = core::format_torc_time(r.completion_time);
+    if (auto ok = record_->append(core::result_line(record)); !ok)
+        say(log_level::warning, ok.error().message);
+    if (r.status == core::result_status::completed &&
+        setup_.config.attempt_directory != core::attempt_directory_use::always)
+        return;
     core::torc_job_identity id;
     id.workflow_id = r.workflow_id;
     id.job_id = r.job_id;
@@ -402,9 +417,6 @@ void worker_shell::write_result(core::job_result const& r)
     std::filesystem::create_directories(paths.dir, ec);  // a job that never spawned
     auto const& path = paths.result_file;
     std::ofstream out(path, std::ios::trunc);
-    // The time as the server holds it (the journal keeps Unix seconds to replay them).
-    auto record = result_json(r);
-    record["completion_time"] = core::format_torc_time(r.completion_time);
     out << boost::json::serialize(record) << "\n";
     if (!out) say(log_level::warning, detail::cat("result.json: cannot write \"", path, "\""));
 }
@@ -501,6 +513,7 @@ void start_runner(std::shared_ptr<worker_shell> const& self, asio::io_context& i
             std::chrono::duration<double>(*s));
     runs.workflow_id = self->wire_.workflow_id;
     runs.slurm_job_id = self->setup_.slurm_job_id;
+    runs.record = self->record_;
     self->runner_.emplace(
         ioc.get_executor(), std::move(runs),
         [weak = std::weak_ptr(self)](core::worker_event e) {

@@ -1,5 +1,6 @@
 // The worker's local work with real processes: GPU visibility and the scrubbed environment as
-// the job sees them and as environment.txt records them, command.txt, the output files, exit
+// the job sees them and as the attempt record keeps them, the command recorded, the flat output
+// files, the attempt directory only for a failed attempt (or always, by configuration), exit
 // statuses, spawn failures with their messages verbatim, memory reports and usage, signals,
 // run_commands, recovery scripts, events never delivered inside a call, and kills that leave
 // no process behind.
@@ -50,12 +51,12 @@ BOOST_DATA_TEST_CASE(the_reserved_gpus_are_the_visible_ones, bdata::make(gpu_cas
     BOOST_TEST(test::read_file(paths.stdout_file) == "CUDA_VISIBLE_DEVICES=" + c.visible +
                                                          "\nROCR_VISIBLE_DEVICES=" + c.visible +
                                                          "\n");
-    auto const recorded = test::read_file(paths.environment_file);
+    auto const recorded = f.recorded(action).environment.value_or("");
     BOOST_TEST(recorded.find("+ CUDA_VISIBLE_DEVICES=" + c.visible + "\n") != std::string::npos);
     BOOST_TEST(recorded.find("+ CUDA_DEVICE_ORDER=PCI_BUS_ID\n") != std::string::npos);
     BOOST_TEST(f.logged("info runner: job started job=42 name=job42 pid="));
     BOOST_TEST(f.logged(" gpus=" + (c.gpus.empty() ? std::string("none") : c.visible) +
-                        " dir=" + paths.dir));
+                        " stdout=" + paths.stdout_file));
     BOOST_TEST(f.logged("info runner: job exited job=42 name=job42 rc=0 status=\"exited with 0\""));
 }
 
@@ -80,14 +81,16 @@ BOOST_AUTO_TEST_CASE(launcher_variables_go_and_the_allocation_stays)
                "PMI_RANK unset\nPMIX_NAMESPACE unset\nSLURM_STEP_ID unset\nSLURM_JOB_ID=77\n"
                "TORC_RETURN_CODE unset\nTORC_JOB_ID=7\nTORC_WORKFLOW_ID=5\nTORC_OUTPUT_DIR=" +
                    f.output_dir() + "\n");
-    auto const recorded = test::read_file(paths.environment_file);
+    auto const recorded = f.recorded(action).environment.value_or("");
     for (auto const* line : {"- PMIX_NAMESPACE\n", "- PMI_RANK\n", "- SLURM_STEP_ID\n",
                              "- TORC_RETURN_CODE\n", "+ TORC_JOB_ID=7\n"})
         BOOST_TEST(recorded.find(line) != std::string::npos, line);
     BOOST_TEST(recorded.find("SLURM_JOB_ID") == std::string::npos);
 }
 
-BOOST_AUTO_TEST_CASE(command_txt_and_the_output_files)
+// A job that exits with 0: its two stdio files, named as Torc names them, and its command and
+// environment in the record; no attempt directory.
+BOOST_AUTO_TEST_CASE(a_successful_attempt_leaves_its_two_files_and_its_record)
 {
     test::runner_fixture f;
     f.make(f.settings());
@@ -97,12 +100,61 @@ BOOST_AUTO_TEST_CASE(command_txt_and_the_output_files)
     f.call([&](io::job_runner& r) { r.spawn(action); });
     f.wait_for<core::worker::job_exited>(3);
     auto const paths = f.paths(action);
-    BOOST_TEST(paths.dir == f.output_dir() + "/jobs/wf5_j3/r4_a2");
+    BOOST_TEST(paths.stdout_file == f.output_dir() + "/job_stdio/job_wf5_j3_r4_a2.o");
+    BOOST_TEST(test::read_file(paths.stdout_file) == "to out\n");
+    BOOST_TEST(test::read_file(paths.stderr_file) == "to err\n");
+    auto const recorded = f.recorded(action);
+    BOOST_TEST(recorded.command.value_or("") ==
+               core::render_command_line({"bash", "-c", action.job.command}) + "\n");
+    BOOST_TEST(recorded.environment.value_or("").find("+ TORC_JOB_ID=3\n") != std::string::npos);
+    std::error_code ec;
+    BOOST_TEST(!std::filesystem::exists(paths.dir, ec));
+    BOOST_TEST(!std::filesystem::exists(f.output_dir() + "/jobs", ec));
+    std::size_t entries = 0;
+    for ([[maybe_unused]] auto const& e :
+         std::filesystem::directory_iterator(f.output_dir() + "/job_stdio"))
+        ++entries;
+    BOOST_TEST(entries == 2u);
+}
+
+// A job that fails gets its attempt directory as before: command.txt, environment.txt and its
+// streams, linked under their old names.
+BOOST_AUTO_TEST_CASE(a_failed_attempt_gets_its_directory)
+{
+    test::runner_fixture f;
+    f.make(f.settings());
+    auto action = test::spawn_action(3, test::fake_job_command("write 'to out' 'to err'") + "; exit 4");
+    f.call([&](io::job_runner& r) { r.spawn(action); });
+    auto const exited = f.wait_for<core::worker::job_exited>(3);
+    BOOST_TEST(exited.status.describe() == "exited with 4");
+    auto const paths = f.paths(action);
+    BOOST_TEST(paths.dir == f.output_dir() + "/jobs/wf5_j3/r1_a1");
     BOOST_TEST(test::read_file(paths.command_file) ==
                core::render_command_line({"bash", "-c", action.job.command}) + "\n");
     BOOST_TEST(test::read_file(paths.command_file).starts_with("bash -c '"));
+    BOOST_TEST(test::read_file(paths.environment_file).find("+ TORC_JOB_ID=3\n") !=
+               std::string::npos);
+    BOOST_TEST(test::read_file(paths.dir + "/stdout") == "to out\n");
+    BOOST_TEST(test::read_file(paths.dir + "/stderr") == "to err\n");
     BOOST_TEST(test::read_file(paths.stdout_file) == "to out\n");
-    BOOST_TEST(test::read_file(paths.stderr_file) == "to err\n");
+}
+
+// attempt_directory: always: every attempt gets its directory, written before the job runs.
+BOOST_AUTO_TEST_CASE(attempt_directory_always_writes_it_for_every_attempt)
+{
+    test::runner_fixture f;
+    auto s = f.settings();
+    s.config.attempt_directory = core::attempt_directory_use::always;
+    f.make(s);
+    auto action = test::spawn_action(3, test::fake_job_command("write 'to out' 'to err'"));
+    f.call([&](io::job_runner& r) { r.spawn(action); });
+    f.wait_for<core::worker::job_exited>(3);
+    auto const paths = f.paths(action);
+    BOOST_TEST(test::read_file(paths.command_file) ==
+               core::render_command_line({"bash", "-c", action.job.command}) + "\n");
+    BOOST_TEST(test::read_file(paths.dir + "/stdout") == "to out\n");
+    BOOST_TEST(test::read_file(paths.dir + "/stderr") == "to err\n");
+    BOOST_TEST(f.recorded(action).command.has_value());
 }
 
 struct exit_case {
@@ -157,7 +209,7 @@ std::vector<failure_case> const failure_cases{
     {"no node reserved", [](auto&, auto& a) { a.placement.nodes.clear(); },
      "launch: job 12: no node was reserved"},
     {"output directory is a file", [](auto& s, auto&) { s.config.output_dir = "/dev/null"; },
-     R"(spawn: attempt directory "/dev/null/jobs/wf5_j12/r1_a1": Not a directory)"},
+     R"(spawn: stdio directory "/dev/null/job_stdio": Not a directory)"},
 };
 
 BOOST_DATA_TEST_CASE(a_failed_spawn_is_reported_verbatim, bdata::make(failure_cases), c)
@@ -176,8 +228,8 @@ BOOST_DATA_TEST_CASE(a_failed_spawn_is_reported_verbatim, bdata::make(failure_ca
     BOOST_TEST(f.logged("warning runner: job spawn failed job=12 error="));
 }
 
-// A launch that fails after the attempt directory was made says why in the attempt's stderr, the
-// file `torcrun logs` shows.
+// A launch that fails says why in the attempt's stderr, the file `torcrun logs` shows, and the
+// attempt gets its directory (command.txt, the stderr linked).
 BOOST_AUTO_TEST_CASE(a_failed_launch_says_why_in_the_attempt_stderr)
 {
     test::runner_fixture f;
@@ -190,6 +242,9 @@ BOOST_AUTO_TEST_CASE(a_failed_launch_says_why_in_the_attempt_stderr)
     BOOST_TEST(test::read_file(f.paths(action).stderr_file) ==
                "torcrun: the job's process could not start: spawn: \"bash\" was not found in PATH "
                "\"/nonexistent-torcrun\"\n");
+    auto const paths = f.paths(action);
+    BOOST_TEST(test::read_file(paths.dir + "/stderr") == test::read_file(paths.stderr_file));
+    BOOST_TEST(test::read_file(paths.command_file) == "bash -c true\n");
 }
 
 BOOST_AUTO_TEST_CASE(memory_is_reported_only_when_enforced)

@@ -17,6 +17,8 @@
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include <filesystem>
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -216,6 +218,41 @@ BOOST_DATA_TEST_CASE(fifty_children_at_once_are_reaped_promptly,
                     test::scaled(i % 2 ? 1700ms : 1500ms)));
     }
     BOOST_TEST(test::children_of_self().empty());
+}
+
+// The launcher finds a program in PATH once per PATH and working directory: the same name under
+// another PATH is looked up again (a job's own PATH picks its own program), and a PATH that holds
+// no such program still fails with the search's message.
+BOOST_AUTO_TEST_CASE(a_program_is_found_once_per_path)
+{
+    test::temp_dir dir;
+    std::filesystem::create_directories(dir.file("fake"));
+    test::write_file(dir.file("fake/bash"), "#!/bin/sh\necho fake bash\n");
+    std::filesystem::permissions(dir.file("fake/bash"), std::filesystem::perms::owner_all);
+    boost::asio::io_context ioc;
+    io::launcher launcher(ioc.get_executor());
+    auto const run = [&](std::string const& path, std::string const& out) {
+        io::spawn_request request{{"bash", "-c", "echo real bash"},
+                                  {{"PATH", path}},
+                                  "",
+                                  dir.file(out),
+                                  dir.file(out + ".err")};
+        auto launched = test::run_coro(ioc, launcher.launch(request), 10s);
+        if (!launched) return launched.error().message;
+        test::run_coro(ioc, (*launched)->wait(), 10s);
+        return test::read_file(dir.file(out));
+    };
+    BOOST_TEST(run("/usr/bin:/bin", "a") == "real bash\n");
+    BOOST_TEST(run(dir.file("fake") + ":/usr/bin:/bin", "b") == "fake bash\n");
+    BOOST_TEST(run("/usr/bin:/bin", "c") == "real bash\n");  // found once, kept
+    BOOST_TEST(run(dir.file("fake") + ":/usr/bin:/bin", "d") == "fake bash\n");
+    BOOST_TEST(run(dir.file("nothing"), "e") ==
+               "spawn: \"bash\" was not found in PATH \"" + dir.file("nothing") + "\"");
+    // Not looked up again: once the program found is gone, its exec fails (a fresh search would
+    // have gone on to /usr/bin/bash).
+    std::filesystem::remove(dir.file("fake/bash"));
+    BOOST_TEST(run(dir.file("fake") + ":/usr/bin:/bin", "f").starts_with(
+        "spawn: exec \"" + dir.file("fake/bash") + "\": "));
 }
 
 BOOST_AUTO_TEST_CASE(a_cancelled_launch_leaves_no_child)

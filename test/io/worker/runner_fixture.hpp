@@ -4,14 +4,17 @@
 // spawn actions for shell commands on one node.
 #pragma once
 
+#include "torcrun/worker/attempt_record.hpp"
 #include "torcrun/worker/launch_plan.hpp"
 #include "torcrun/worker/io/job_runner.hpp"
 
 #include "child_fixture.hpp"
+#include "worker/io/attempt_record_file.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,6 +57,7 @@ struct runner_fixture {
         s.worker_env = {{"PATH", "/usr/bin:/bin"}, {"HOME", dir.path()}};
         s.workflow_id = 5;
         s.sample_interval = std::chrono::milliseconds(20);
+        s.record = std::make_shared<io::attempt_record_file>(dir.file("out"), 5, "testhost");
         return s;
     }
 
@@ -116,6 +120,22 @@ struct runner_fixture {
     }
 
     std::string output_dir() const { return dir.file("out"); }
+
+    // What the worker's attempt record says of the action's attempt (every record under the
+    // output directory read); nothing recorded fails the test.
+    core::attempt_facts_recorded recorded(core::worker::spawn const& action) const
+    {
+        core::attempt_record_book book;
+        std::error_code ec;
+        for (auto const& file : std::filesystem::directory_iterator(
+                 core::attempt_record_dir(output_dir()), ec))
+            BOOST_TEST(core::read_attempt_record(read_file(file.path().string()),
+                                                 file.path().string(), book)
+                           .empty());
+        auto const it = book.find({5, action.job.id, action.run_id, action.job.attempt_id});
+        BOOST_TEST_REQUIRE((it != book.end()), "no record of job " << action.job.id);
+        return it->second;
+    }
 
     core::attempt_paths paths(core::worker::spawn const& action) const
     {

@@ -6,8 +6,8 @@
 
 # get_job_stdout / get_job_stderr WF_ID JOB_ID: Torc's read
 # torc_output/job_stdio/job_wf<W>_j<J>_r<R>_a<A>.o of the latest attempt; torcrun's worker
-# writes <output>/jobs/wf<W>_j<J>/r<R>_a<A>/stdout, which `torcrun logs` finds and prints (the
-# latest attempt of the latest run, as Torc's helper picks).
+# writes the same file under its own output directory, which `torcrun logs` finds and prints
+# (the latest attempt of the latest run, as Torc's helper picks).
 get_job_stdout() {
     "$TORCRUN_BIN" logs --url "$TORC_API_URL" "$1" "$2" 2>/dev/null || true
 }

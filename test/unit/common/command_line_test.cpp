@@ -88,6 +88,7 @@ struct path_case {
     std::string output_dir;
     core::torc_job_identity id;
     std::string dir;
+    std::string stdio_stem;  // the stdio files without .o / .e
 };
 
 std::ostream& operator<<(std::ostream& os, path_case const& c)
@@ -98,12 +99,16 @@ std::ostream& operator<<(std::ostream& os, path_case const& c)
 core::torc_job_identity const job42{5, 42, "train_3", 1, 2, std::nullopt};
 
 std::vector<path_case> const path_cases{
-    {"/scratch/out", job42, "/scratch/out/jobs/wf5_j42/r1_a2"},
-    {"/scratch/out/", job42, "/scratch/out/jobs/wf5_j42/r1_a2"},
-    {"torc_output", job42, "torc_output/jobs/wf5_j42/r1_a2"},
-    {"", job42, "jobs/wf5_j42/r1_a2"},
-    {"/", job42, "/jobs/wf5_j42/r1_a2"},
-    {"out", {123456789012, 9, "", 10, 11, std::nullopt}, "out/jobs/wf123456789012_j9/r10_a11"},
+    {"/scratch/out", job42, "/scratch/out/jobs/wf5_j42/r1_a2",
+     "/scratch/out/job_stdio/job_wf5_j42_r1_a2"},
+    {"/scratch/out/", job42, "/scratch/out/jobs/wf5_j42/r1_a2",
+     "/scratch/out/job_stdio/job_wf5_j42_r1_a2"},
+    {"torc_output", job42, "torc_output/jobs/wf5_j42/r1_a2",
+     "torc_output/job_stdio/job_wf5_j42_r1_a2"},
+    {"", job42, "jobs/wf5_j42/r1_a2", "job_stdio/job_wf5_j42_r1_a2"},
+    {"/", job42, "/jobs/wf5_j42/r1_a2", "/job_stdio/job_wf5_j42_r1_a2"},
+    {"out", {123456789012, 9, "", 10, 11, std::nullopt}, "out/jobs/wf123456789012_j9/r10_a11",
+     "out/job_stdio/job_wf123456789012_j9_r10_a11"},
 };
 
 }  // namespace
@@ -111,7 +116,7 @@ std::vector<path_case> const path_cases{
 BOOST_DATA_TEST_CASE(attempt_directory_layout, bdata::make(path_cases), c)
 {
     auto const paths = core::attempt_log_paths(c.output_dir, c.id);
-    BOOST_TEST((paths == core::attempt_paths{c.dir, c.dir + "/stdout", c.dir + "/stderr",
+    BOOST_TEST((paths == core::attempt_paths{c.dir, c.stdio_stem + ".o", c.stdio_stem + ".e",
                                              c.dir + "/command.txt", c.dir + "/environment.txt",
                                              c.dir + "/result.json", c.dir + "/usage.json"}));
 }

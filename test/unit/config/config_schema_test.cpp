@@ -90,6 +90,7 @@ std::map<std::string, std::string> const worker_samples{
     {"srun.cpu_bind", "true"},
     {"stdio.mode", "combined"},
     {"stdio.delete_on_success", "true"},
+    {"attempt_directory", "always"},
     {"log_level", "debug"},
 };
 

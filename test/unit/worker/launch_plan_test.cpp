@@ -373,36 +373,50 @@ BOOST_AUTO_TEST_CASE(slurm_plan_from_the_batch_step_change_record_verbatim)
 }
 
 // The stdio modes: which files an attempt writes, by the workflow's stdio and the per-job
-// overrides (keyed by job name, replacing stdio whole).
+// overrides (keyed by job name, replacing stdio whole). The streams are flat files named as Torc
+// names them (job_stdio/job_wf<W>_j<J>_r<R>_a<A>.o, .e, .log); the attempt directory keeps the
+// other files and, linked, the streams under their old names.
 BOOST_AUTO_TEST_CASE(stdio_modes_name_the_files)
 {
     core::torc_job_identity const id{5, 42, "train_3", 1, 2, std::nullopt};
     auto const dir = std::string("/o/jobs/wf5_j42/r1_a2/");
+    auto const stem = std::string("/o/job_stdio/job_wf5_j42_r1_a2");
     auto const paths = [&](core::stdio_mode m) { return core::attempt_log_paths("/o", id, m); };
     using sm = core::stdio_mode;
-    BOOST_TEST(paths(sm::separate).stdout_file == dir + "stdout");
-    BOOST_TEST(paths(sm::separate).stderr_file == dir + "stderr");
-    BOOST_TEST(paths(sm::combined).stdout_file == dir + "output");
-    BOOST_TEST(paths(sm::combined).stderr_file == dir + "output");
+    using links = std::vector<std::pair<std::string, std::string>>;
+    BOOST_TEST(paths(sm::separate).stdout_file == stem + ".o");
+    BOOST_TEST(paths(sm::separate).stderr_file == stem + ".e");
+    BOOST_TEST(paths(sm::combined).stdout_file == stem + ".log");
+    BOOST_TEST(paths(sm::combined).stderr_file == stem + ".log");
     BOOST_TEST(paths(sm::no_stdout).stdout_file == "");
-    BOOST_TEST(paths(sm::no_stdout).stderr_file == dir + "stderr");
-    BOOST_TEST(paths(sm::no_stderr).stdout_file == dir + "stdout");
+    BOOST_TEST(paths(sm::no_stdout).stderr_file == stem + ".e");
+    BOOST_TEST(paths(sm::no_stderr).stdout_file == stem + ".o");
     BOOST_TEST(paths(sm::no_stderr).stderr_file == "");
     BOOST_TEST(paths(sm::none).stdout_file == "");
     BOOST_TEST(paths(sm::none).stderr_file == "");
     BOOST_TEST((core::stdio_files(paths(sm::separate)) ==
-                std::vector<std::string>{dir + "stdout", dir + "stderr"}));
-    BOOST_TEST((core::stdio_files(paths(sm::combined)) == std::vector<std::string>{dir + "output"}));
+                std::vector<std::string>{stem + ".o", stem + ".e"}));
+    BOOST_TEST((core::stdio_files(paths(sm::combined)) == std::vector<std::string>{stem + ".log"}));
     BOOST_TEST(core::stdio_files(paths(sm::none)).empty());
-    for (auto m : {sm::separate, sm::combined, sm::none})
+    BOOST_TEST((core::stdio_links(paths(sm::separate)) ==
+                links{{stem + ".o", dir + "stdout"}, {stem + ".e", dir + "stderr"}}));
+    BOOST_TEST((core::stdio_links(paths(sm::combined)) == links{{stem + ".log", dir + "output"}}));
+    BOOST_TEST((core::stdio_links(paths(sm::no_stdout)) == links{{stem + ".e", dir + "stderr"}}));
+    BOOST_TEST(core::stdio_links(paths(sm::none)).empty());
+    BOOST_TEST(core::job_stdio_dir("/o") == "/o/job_stdio");
+    BOOST_TEST(core::attempt_record_dir("/o") == "/o/job_records");
+    for (auto m : {sm::separate, sm::combined, sm::none}) {
+        BOOST_TEST(paths(m).dir + "/" == dir);
         BOOST_TEST(paths(m).command_file == dir + "command.txt");
+        BOOST_TEST(paths(m).result_file == dir + "result.json");
+    }
 
     auto config = lab_config();
     config.stdio.mode = sm::none;
     config.job_stdio["train_3"] = {sm::combined, true};
     auto const mine = plan(request(mode::direct, one_gpu()), config);
     BOOST_TEST_REQUIRE(mine.has_value(), mine.error().message);
-    BOOST_TEST(mine->paths.stdout_file == "/scratch/out/jobs/wf5_j42/r1_a2/output");
+    BOOST_TEST(mine->paths.stdout_file == "/scratch/out/job_stdio/job_wf5_j42_r1_a2.log");
     config.job_stdio.clear();
     auto const all = plan(request(mode::direct, one_gpu()), config);
     BOOST_TEST_REQUIRE(all.has_value(), all.error().message);

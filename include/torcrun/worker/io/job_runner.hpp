@@ -4,10 +4,13 @@
 // always from a handler of its own (never from inside a call of these methods), so the shell
 // can feed each one straight into the state machine.
 //
-// Per attempt (launch_plan.hpp decides paths, argv and environment): creates the attempt
-// directory, writes command.txt and environment.txt, launches, then reports job_spawned or
-// spawn_failed, memory_used per sample when limits.enforce_memory, and job_exited once with
-// the usage of the whole process tree.
+// Per attempt (launch_plan.hpp decides paths, argv and environment): records the command and
+// the environment change in the worker's attempt record (attempt_record.hpp), launches with the
+// streams in job_stdio/, then reports job_spawned or spawn_failed, memory_used per sample when
+// limits.enforce_memory, and job_exited once with the usage of the whole process tree (its
+// series recorded too). The attempt directory (command.txt, environment.txt, usage.json, links
+// to the streams) is written for an attempt that failed to start or exited other than with 0,
+// and for every attempt with attempt_directory: always.
 #pragma once
 
 #include "torcrun/config/config.hpp"
@@ -29,6 +32,8 @@
 
 namespace torcrun::io {
 
+class attempt_record_file;
+
 struct job_runner_settings {
     core::worker_config config;  // output_dir already absolute
     core::execution_mode mode = core::execution_mode::direct;
@@ -42,6 +47,8 @@ struct job_runner_settings {
     // Told of every process group (and in slurm mode every step) the runner starts, so that
     // they die with the worker; null: none (tests of the runner alone).
     std::shared_ptr<job_guardian> guardian;
+    // The worker's attempt record, shared with the shell; null: none (tests of the runner alone).
+    std::shared_ptr<attempt_record_file> record;
 };
 
 using event_sink = std::function<void(core::worker_event)>;

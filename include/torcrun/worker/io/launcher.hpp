@@ -39,6 +39,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -154,6 +155,11 @@ private:
     exit_watch watch_;
     std::shared_ptr<job_guardian> guardian_;
     std::weak_ptr<sigchld_reaper> reaper_;
+    // argv[0] "\0" PATH "\0" working directory -> what PATH gave for it: found once per name,
+    // PATH and working directory for the launcher's life (a worker runs thousands of `bash -c`
+    // jobs with one PATH, and each search stats every PATH entry before bash's).
+    std::map<std::string, std::string> found_;
+    std::string const* find_executable(spawn_request const& request);
 };
 
 }  // namespace torcrun::io
