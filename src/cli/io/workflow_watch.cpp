@@ -709,8 +709,12 @@ int watch_workflow(torc_client& client, std::int64_t wf, watch_settings settings
                 }
             }
             if (!*progress) {
+                // Read again after the pass: the last jobs may have completed, and their
+                // allocation ended, between the completeness check and the pass, which then
+                // sees nothing ready, running or live in a workflow that is done.
                 auto running = in_flight(client, wf);
-                if (running && *running == 0) {
+                auto done_now = workflow_complete(client, wf);
+                if (running && *running == 0 && done_now && !*done_now) {
                     say("no job can run: the ready ones fit no partition (named above), none "
                         "is running and no allocation is live");
                     return 1;
