@@ -84,7 +84,7 @@ grep -q 'completed 6' "$d/run.out" || fail "fanin: $(cat "$d/run.out")"
 [ "$(dataset_field "$d" partitioned_output manifest_hash)" = \
   "$(expected_hash "$d/output/partitions" manifest)" ] || fail "fanin: manifest hash"
 [ "$(wc -l <"$d/output/combined.txt")" = 5 ] || fail "fanin: combined.txt"
-grep -rq 'Combining 5 partition files' "$d"/torc_output/jobs/*/r0_a1/stdout ||
+grep -rq 'Combining 5 partition files' "$d"/torc_output/job_stdio/*_r0_a1.o ||
     fail "fanin: combine did not see 5 partitions"
 check_order "$d" "$(sql "$d/torc_output/torcrun.db" "SELECT id FROM job WHERE name='combine'")"
 "$torcrun" status 1 --output-dir "$d/torc_output" >"$d/status.out"
@@ -128,7 +128,7 @@ grep -q 'completed 4' "$d/run.out" || fail "modes: $(cat "$d/run.out")"
 [ "$(dataset_field "$d" debug_logs "manifest_hash IS NULL")" = 1 ] || fail "modes: none has a hash"
 [ "$(dataset_field "$d" debug_logs file_count)" = 1 ] || fail "modes: none's file count"
 [ "$(dataset_field "$d" intermediate_data file_count)" = 10 ] || fail "modes: 10 chunks"
-grep -rq 'output/critical/aggregated.dat' "$d"/torc_output/jobs/*/r0_a1/stdout ||
+grep -rq 'output/critical/aggregated.dat' "$d"/torc_output/job_stdio/*_r0_a1.o ||
     fail "modes: final_report did not print the checksum"
 
 # -- Torc's distributed-training example (GPUs and memory given by --set).
@@ -137,9 +137,9 @@ run_in "$d" "$examples/distributed_training_dataset.yaml"
 [ "$rc" = 0 ] || fail "training: exit $rc: $(cat "$d/run.err")"
 grep -q 'completed 8' "$d/run.out" || fail "training: $(cat "$d/run.out")"
 [ "$(dataset_field "$d" training_checkpoints file_count)" = 12 ] || fail "training: 12 checkpoints"
-grep -rq 'Found 12 checkpoint files' "$d"/torc_output/jobs/*/r0_a1/stdout ||
+grep -rq 'Found 12 checkpoint files' "$d"/torc_output/job_stdio/*_r0_a1.o ||
     fail "training: aggregate_models did not see 12 checkpoints"
-grep -rq '"accuracy": 0.95' "$d"/torc_output/jobs/*/r0_a1/stdout ||
+grep -rq '"accuracy": 0.95' "$d"/torc_output/job_stdio/*_r0_a1.o ||
     fail "training: generate_report did not print the metrics"
 
 # -- A producer fails: the dataset stays pending, its consumer is canceled, the run exits 1.
@@ -183,7 +183,7 @@ SPEC
 d=$tmp/empty
 run_in "$d" "$tmp/empty.yaml"
 [ "$rc" = 1 ] || fail "empty: exit $rc, expected 1: $(cat "$d/run.err")"
-grep -rq 'would write to never/made/' "$d"/torc_output/jobs/*/r0_a1/stdout ||
+grep -rq 'would write to never/made/' "$d"/torc_output/job_stdio/*_r0_a1.o ||
     fail "empty: \${datasets.output.results} not substituted"
 [ "$(sql "$d/torc_output/torcrun.db" "SELECT status FROM job WHERE name='reader'")" = 7 ] ||
     fail "empty: reader not canceled"
