@@ -40,6 +40,11 @@ else
     "$slurm_cluster" up || torcrun_log "the Slurm test cluster did not start: the slurm.* tests will fail"
 fi
 
-torcrun_log "running the test suite ($build_dir)"
+# TORCRUN_JOBS CPU-bound tests at a time (ctest's resource groups, test/CMakeLists.txt), and the
+# Slurm tests, which mostly wait on the cluster, beside them.
+cpu_slots=${TORCRUN_JOBS:-2}
+printf '{"version": {"major": 1, "minor": 0}, "local": [{"cpus": [{"id": "0", "slots": %d}]}]}\n' \
+    "$cpu_slots" >"$build_dir/ctest-resources.json"
+torcrun_log "running the test suite ($build_dir): $cpu_slots CPU-bound tests at a time, Slurm tests beside them"
 cd "$build_dir"
-ctest --output-on-failure --timeout 600 -j"${TORCRUN_JOBS:-2}"
+ctest --output-on-failure --timeout 600 -j"$((cpu_slots + 3))" --resource-spec-file ctest-resources.json
