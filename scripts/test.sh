@@ -30,32 +30,15 @@ fi
 # The Slurm tests (slurm.*) need the real cluster: started here, stopped on the way out, also when
 # a test fails. A cluster that was already up is left up. When it cannot start, those tests fail.
 # `down` reports into the cluster's log folder, so that ctest's summary stays the last line.
-# Two clusters, a and b: the Slurm tests are split between them (test/CMakeLists.txt, "lanes"),
-# each lane one test at a time, so the two lanes run at once.
 slurm_cluster=$TORCRUN_ROOT/scripts/slurm-cluster.sh
 slurm_dir=${TORCRUN_SLURM_DIR:-$TORCRUN_ROOT/.slurm-cluster}
-slurm_dir_b=${slurm_dir}-b
 export TORCRUN_SLURM_ENV=$slurm_dir/env.sh
-export TORCRUN_SLURM_ENV_B=$slurm_dir_b/env.sh
-stop_clusters=()
-for dir in "$slurm_dir" "$slurm_dir_b"; do
-    if TORCRUN_SLURM_DIR=$dir "$slurm_cluster" status >/dev/null 2>&1; then
-        torcrun_log "Slurm test cluster $dir already up; leaving it up"
-    elif TORCRUN_SLURM_DIR=$dir "$slurm_cluster" up; then
-        stop_clusters+=("$dir")
-    else
-        torcrun_log "the Slurm test cluster $dir did not start: the slurm.* tests will fail"
-        stop_clusters+=("$dir")
-    fi
-done
-stop_slurm_clusters() {
-    local dir
-    for dir in "${stop_clusters[@]}"; do
-        mkdir -p "$dir/log"
-        TORCRUN_SLURM_DIR=$dir "$slurm_cluster" down >"$dir/log/down.out" 2>&1 || true
-    done
-}
-trap stop_slurm_clusters EXIT
+if "$slurm_cluster" status >/dev/null 2>&1; then
+    torcrun_log "Slurm test cluster already up; leaving it up"
+else
+    trap 'mkdir -p "$slurm_dir/log" && "$slurm_cluster" down >"$slurm_dir/log/down.out" 2>&1 || true' EXIT
+    "$slurm_cluster" up || torcrun_log "the Slurm test cluster did not start: the slurm.* tests will fail"
+fi
 
 # TORCRUN_JOBS CPU-bound tests at a time (ctest's resource groups, test/CMakeLists.txt), and the
 # Slurm tests, which mostly wait on the cluster, beside them.

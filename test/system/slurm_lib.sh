@@ -6,11 +6,6 @@
 
 slurm_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 slurm_env_file=${TORCRUN_SLURM_ENV:-$slurm_repo/.slurm-cluster/env.sh}
-# Lane b (ctest sets TORCRUN_SLURM_LANE=b on half of the Slurm tests): the second cluster that
-# scripts/test.sh starts beside the first, so the two halves run at once; without one, the first.
-if [ "${TORCRUN_SLURM_LANE:-a}" = b ] && [ -n "${TORCRUN_SLURM_ENV_B:-}" ]; then
-    slurm_env_file=$TORCRUN_SLURM_ENV_B
-fi
 slurm_job_name=torcrun-test-$(basename "$0" .sh)
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
