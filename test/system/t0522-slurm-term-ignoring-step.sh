@@ -6,7 +6,7 @@
 # grace + 10 s of the SIGTERM the step is gone from `squeue -s` and no task process is left on
 # any node, while the allocation itself goes on (its script sleeps after the worker), so nothing
 # but the worker's own cancel can have ended the step. The job is reported terminated.
-# (b) kill -9 of the worker: its job guardian `scancel`s the step, gone within 10 s (2.5 s here).
+# (b) kill -9 of the worker: its job guardian `scancel`s the step, gone within 20 s (2.5 s here).
 # Without the guardian the step ends too on this cluster (3.8 s): srun dies of its parent-death
 # signal and Slurm ends a step whose srun is gone; the guardian's line shows its cancel.
 set -euo pipefail
@@ -113,9 +113,9 @@ echo "term: the TERM-ignoring 2-node step $step (tasks on $nodes) was gone ${gon
 start_case kill9
 kill -9 "$worker"
 killed_at=$EPOCHREALTIME
-limit=$((SECONDS + 10))
+limit=$((SECONDS + 20))  # 2.5 s on a quiet machine; Slurm's own kill takes longer on a loaded one
 while squeue -h -s -j "$job" -o "%i" | grep -qx "$step" || [ -n "$(tasks)" ]; do
-    [ $SECONDS -lt $limit ] || fail "kill9: 10 s after kill -9 of the worker: steps" \
+    [ $SECONDS -lt $limit ] || fail "kill9: 20 s after kill -9 of the worker: steps" \
         "$(squeue -h -s -j "$job" -o "%i %j" | tr '\n' ';') processes $(tasks | tr '\n' ' ');" \
         "log: $(tail -20 "$log")"
     sleep 0.2
