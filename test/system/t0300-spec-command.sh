@@ -87,7 +87,10 @@ for o in objects:
 job = next(o for o in objects if o["path"] == "jobs[]")
 assert any(k["name"] == "command" for k in job["keys"]), job
 ' || fail "spec --keys --json"
-"$torcrun" spec --keys | grep -qxF '| `command` | the shell command (required), templated | reads |' \
+# Captured first: grep -q stops reading at its match, and with pipefail the writer's SIGPIPE
+# would fail the pipeline.
+keys_markdown=$("$torcrun" spec --keys)
+grep -qxF '| `command` | the shell command (required), templated | reads |' <<<"$keys_markdown" \
     || fail "spec --keys lists no job command row"
 expect_error "torcrun spec: --keys prints the key table and reads no SPEC: \"$tmp/spec.json5\"" \
     --keys "$tmp/spec.json5"
