@@ -61,6 +61,13 @@ std::string usage_line(torc_job_identity const& id, std::vector<usage_point> con
     return json::serialize(o);
 }
 
+std::string gpu_line(torc_job_identity const& id, gpu_usage_summary const& gpu)
+{
+    auto o = header(id, "gpu");
+    o["gpu"] = gpu_usage_json(gpu);
+    return json::serialize(o);
+}
+
 std::string result_line(json::object result)
 {
     result["kind"] = "result";
@@ -112,6 +119,15 @@ std::vector<std::string> read_attempt_record(std::string_view text_in, std::stri
                 continue;
             }
             facts.usage = std::move(*series);
+        } else if (*kind == "gpu") {
+            auto const* g = o.if_contains("gpu");
+            auto gpu = g && g->is_object() ? gpu_usage_from_json(g->get_object())
+                                           : result<gpu_usage_summary>(error{"gpu missing"});
+            if (!gpu) {
+                skip(gpu.error().message);
+                continue;
+            }
+            facts.gpu = std::move(*gpu);
         } else if (*kind == "result") {
             o.erase("kind");
             facts.result = std::move(o);

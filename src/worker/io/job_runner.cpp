@@ -6,7 +6,9 @@
 // - One sampling loop, alive only while jobs run; memory reports when limits.enforce_memory.
 //   Direct mode samples /proc (proc_sampler); slurm mode, where the job's process here is only
 //   srun, reads each step from Slurm (step_sampler: squeue, sstat), no more often than every
-//   step_sample_interval.
+//   step_sample_interval. Direct mode also reads the GPUs a job holds through NVML on the
+//   same tick (gpu_sampler: on a thread of its own, as NVML may block); their figures go into
+//   the attempt record as a "gpu" line. Slurm mode does not: the steps' GPUs are on other nodes.
 // - One job attempt, from the spawn action to job_exited: the launch plan (core decides argv,
 //   environment and paths), its command and environment change in the worker's attempt record,
 //   the non-blocking launch with the streams in job_stdio/ (created once per worker), /proc
@@ -29,6 +31,7 @@
 #include "torcrun/worker/step_exit.hpp"
 #include "torcrun/worker/usage_series.hpp"
 #include "torcrun/worker/io/launcher.hpp"
+#include "torcrun/worker/io/gpu_sampler.hpp"
 #include "torcrun/worker/io/proc_sampler.hpp"
 #include "torcrun/worker/io/slurm_commands.hpp"
 #include "torcrun/worker/io/step_sampler.hpp"
@@ -132,6 +135,7 @@ struct job_runner::impl : std::enable_shared_from_this<impl> {
     launcher commands_;
     proc_sampler sampler_;
     std::optional<step_sampler> steps_;  // slurm mode
+    std::unique_ptr<gpu_sampler> gpus_;  // direct mode, from the first job holding a GPU
     boost::asio::steady_timer sample_timer_;
     bool sampling_ = false;
     bool closed_ = false;
@@ -276,6 +280,8 @@ net::awaitable<void> job_runner::impl::sample_loop(std::shared_ptr<impl> self)
             co_await self->steps_->sample();
         else
             self->sampler_.sample(proc_sampler::clock::now());
+        if (self->gpus_ && self->gpus_->tracked() > 0 && !self->closed_)
+            co_await self->gpus_->sample(proc_sampler::clock::now());
         if (self->closed_) break;
         if (!self->settings_.config.limits.enforce_memory) continue;
         for (auto const& [id, job] : self->jobs_) {
@@ -533,6 +539,12 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
         self->steps_->track(id, step, child->started());
     else
         self->sampler_.track(child->pid(), child->started());
+    if (!self->steps_ && !action.placement.nodes.empty()
+        && !action.placement.nodes.front().gpu_ids.empty()) {
+        if (!self->gpus_) self->gpus_ = std::make_unique<gpu_sampler>(self->log_, nvml_library_path());
+        self->gpus_->track(id, action.placement.nodes.front().gpu_ids, child->pid(),
+                           child->started());
+    }
     self->start_sampling();
     if (self->always_directory())  // the streams exist now (the launch opened them)
         for (auto const& [target, link] : core::stdio_links(plan->paths))
@@ -570,7 +582,9 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
         measured = finished.summary;
     }
     auto const usage = measured.value_or(core::usage_summary{});
+    auto const gpu = self->gpus_ ? self->gpus_->finish(id) : std::nullopt;
     self->jobs_.erase(id);
+    if (gpu) self->record(id, core::gpu_line(identity_of(action, self->settings_), *gpu));
     // Once per attempt, a few kilobytes at most (the series is bounded); none for a job that
     // ended before its first sample, which keeps short jobs to their attempt line.
     if (!finished.series.empty())
@@ -588,6 +602,8 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
                       {"peak_memory_bytes",
                        measured ? std::to_string(usage.peak_memory_bytes) : "unknown"},
                       {"avg_cpu_percent", measured ? fixed3(usage.avg_cpu_percent) : "unknown"},
+                      {"avg_gpu_percent",
+                       gpu && gpu->avg_percent ? fixed3(*gpu->avg_percent) : "unknown"},
                       {"nodes", nodes.empty() ? "this" : nodes}});
     core::worker::job_exited exited{id, report.status, std::nullopt, std::nullopt, nodes};
     if (measured) exited.usage = to_job_usage(*measured);

@@ -1,0 +1,106 @@
+// The GPU sampler's two sides: the reactor keeps the jobs and their figures, the NVML thread
+// opens the library once and reads. What crosses between them is copied.
+#include "torcrun/worker/io/gpu_sampler.hpp"
+
+#include "torcrun/worker/io/proc_sampler.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <set>
+
+namespace torcrun::io {
+
+namespace net = boost::asio;
+
+gpu_sampler::gpu_sampler(logger log, std::string library, std::string proc_root)
+    : log_(std::move(log)), library_path_(std::move(library)), proc_root_(std::move(proc_root))
+{
+}
+
+gpu_sampler::~gpu_sampler()
+{
+    thread_.join();
+    nvml_.reset();
+}
+
+void gpu_sampler::track(std::int64_t job_id, std::vector<std::string> gpu_ids, pid_t session,
+                        clock::time_point started)
+{
+    if (unavailable_ || gpu_ids.empty()) return;
+    jobs_.insert_or_assign(job_id, tracked_job{std::move(gpu_ids), session, started, core::gpu_usage_stats()});
+}
+
+std::optional<core::gpu_usage_summary> gpu_sampler::finish(std::int64_t job_id)
+{
+    auto node = jobs_.extract(job_id);
+    reported_errors_.erase(job_id);
+    if (!node || node.mapped().stats.summary().sample_count == 0) return std::nullopt;
+    return node.mapped().stats.summary();
+}
+
+gpu_sampler::tick_result gpu_sampler::read_on_thread(std::vector<request> const& requests)
+{
+    tick_result out;
+    if (!nvml_) {
+        auto opened = nvml_library::open(library_path_);
+        if (!opened) {
+            out.unavailable = opened.error().message;
+            return out;
+        }
+        auto const devices = (*opened)->devices();
+        if (!devices || devices->empty()) {
+            out.unavailable = devices ? "NVML found no GPU" : devices.error().message;
+            return out;
+        }
+        nvml_ = std::move(*opened);
+    }
+    auto const table = read_process_table(proc_root_);
+    for (auto const& r : requests) {
+        std::set<int> pids;
+        for (auto const& p : table)
+            if (p.session == r.session) pids.insert(p.pid);
+        out.readings.push_back({r.job_id, nvml_->read(r.gpu_ids, pids)});
+    }
+    return out;
+}
+
+net::awaitable<void> gpu_sampler::sample(clock::time_point now)
+{
+    if (unavailable_ || jobs_.empty()) co_return;
+    std::vector<request> requests;
+    for (auto const& [id, job] : jobs_) requests.push_back({id, job.gpu_ids, job.session});
+    // The coroutine runs on thread_ and owns its copy of the requests; `this` outlives it (the
+    // destructor joins the thread).
+    auto const read = [](gpu_sampler* self, std::vector<request> reqs) -> net::awaitable<tick_result> {
+        co_return self->read_on_thread(reqs);
+    };
+    auto task = read(this, std::move(requests));
+    auto result = co_await net::co_spawn(thread_.get_executor(), std::move(task), net::use_awaitable);
+    if (result.unavailable) {
+        unavailable_ = true;
+        jobs_.clear();
+        log_.write(log_level::warning, "gpu", "GPU use is not measured",
+                   {{"why", *result.unavailable}, {"library", library_path_}});
+        co_return;
+    }
+    for (auto& r : result.readings) {
+        auto const it = jobs_.find(r.job_id);
+        if (it == jobs_.end()) continue;  // finished while the thread read
+        if (!r.value) {
+            auto& said = reported_errors_[r.job_id];
+            if (said != r.value.error().message) {
+                said = r.value.error().message;
+                log_.write(log_level::warning, "gpu", "GPU reading failed",
+                           {{"job", std::to_string(r.job_id)}, {"error", said}});
+            }
+            continue;
+        }
+        core::gpu_sample const s{std::chrono::duration<double>(now - it->second.started).count(),
+                                 r.value->utilization_percent, r.value->memory_used_bytes,
+                                 r.value->per_process};
+        (void)it->second.stats.add(s);  // two readings at one instant: the second is dropped
+    }
+}
+
+}  // namespace torcrun::io
