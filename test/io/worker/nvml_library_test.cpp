@@ -7,6 +7,7 @@
 #include "torcrun/worker/io/nvml_library.hpp"
 
 #include "child_fixture.hpp"
+#include "runner_fixture.hpp"
 #include "run_coro.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -216,6 +217,32 @@ BOOST_AUTO_TEST_CASE(sampler_with_no_gpu_says_so_once)
     ::unsetenv("FAKE_NVML_STATE");
     BOOST_TEST_REQUIRE(lines.size() == 1u);
     BOOST_TEST(lines[0].find("NVML found no GPU") != std::string::npos);
+}
+
+// The job runner (direct mode) reads the GPUs a job holds on its sampler tick and records the
+// figures as the attempt's "gpu" line; a job without a GPU gets none.
+BOOST_AUTO_TEST_CASE(the_runner_records_a_gpu_jobs_figures)
+{
+    fake_gpus const gpus;
+    ::setenv("TORCRUN_NVML_LIBRARY", fake_library().c_str(), 1);
+    test::runner_fixture f;
+    f.make(f.settings());
+    auto const gpu_job = test::spawn_action(4, test::fake_job_command("sleep 300"), {"0"});
+    auto const cpu_job = test::spawn_action(5, test::fake_job_command("sleep 300"));
+    f.call([&](io::job_runner& r) {
+        r.spawn(gpu_job);
+        r.spawn(cpu_job);
+    });
+    f.wait_for<core::worker::job_exited>(4);
+    f.wait_for<core::worker::job_exited>(5);
+    ::unsetenv("TORCRUN_NVML_LIBRARY");
+    auto const recorded = f.recorded(gpu_job);
+    BOOST_TEST_REQUIRE(recorded.gpu.has_value());
+    BOOST_TEST(recorded.gpu->sample_count >= 1u);
+    BOOST_TEST(*recorded.gpu->peak_percent == 70.0);
+    BOOST_TEST(recorded.gpu->peak_memory_bytes == 250000u);
+    BOOST_TEST(!f.recorded(cpu_job).gpu.has_value());
+    BOOST_TEST(!f.logged("GPU use is not measured"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
