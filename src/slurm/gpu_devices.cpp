@@ -2,6 +2,12 @@
 // the devices come in as values.
 #include "torcrun/slurm/gpu_devices.hpp"
 
+#include "torcrun/common/concat.hpp"
+#include "torcrun/common/units.hpp"
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -107,6 +113,88 @@ std::string format_cpu_list(std::span<unsigned const> cpus)
         i = j + 1;
     }
     return out;
+}
+
+namespace {
+
+// The pool ids naming device `d` (or, with `mig`, that MIG device).
+std::vector<std::string> ids_naming(std::span<gpu_device const> devices, std::size_t d,
+                                    std::optional<std::size_t> mig,
+                                    std::span<std::string const> pool_ids)
+{
+    std::vector<std::string> out;
+    for (auto const& id : pool_ids) {
+        auto const m = find_gpu(devices, id);
+        if (m && m->device == d && m->mig == mig) out.push_back(id);
+    }
+    return out;
+}
+
+std::string pool_text(std::vector<std::string> const& ids)
+{
+    return ids.empty() ? "not in the pool" : "pool id " + join(ids, ",");
+}
+
+}  // namespace
+
+std::string format_gpu_inventory(gpu_inventory const& inv, std::span<std::string const> pool_ids)
+{
+    std::string out = "gpu devices (NVML): " + std::to_string(inv.devices.size());
+    if (!inv.note.empty()) out += " (" + inv.note + ")";
+    out += "\n";
+    for (std::size_t i = 0; i < inv.devices.size(); ++i) {
+        auto const& g = inv.devices[i];
+        out += "  " + std::to_string(g.index) + ": " + g.uuid + " " + g.name + ", "
+               + format_size(g.memory_total_bytes) + ", bus "
+               + (g.pci_bus_id.empty() ? std::string("unknown") : sysfs_pci_name(g.pci_bus_id))
+               + ", NUMA node " + (g.numa_node ? std::to_string(*g.numa_node) : "unknown")
+               + ", CPUs " + (g.near_cpus.empty() ? "unknown" : format_cpu_list(g.near_cpus))
+               + (g.mig_enabled ? ", MIG on" : "") + "; "
+               + pool_text(ids_naming(inv.devices, i, std::nullopt, pool_ids)) + "\n";
+        for (std::size_t m = 0; m < g.migs.size(); ++m)
+            out += "    MIG " + g.migs[m].uuid + " (slot " + std::to_string(g.migs[m].index) + "), "
+                   + format_size(g.migs[m].memory_total_bytes) + "; "
+                   + pool_text(ids_naming(inv.devices, i, m, pool_ids)) + "\n";
+    }
+    return out;
+}
+
+boost::json::value gpu_inventory_json(gpu_inventory const& inv,
+                                      std::span<std::string const> pool_ids)
+{
+    namespace json = boost::json;
+    auto const strings = [](std::vector<std::string> const& v) {
+        json::array a;
+        for (auto const& s : v) a.emplace_back(s);
+        return a;
+    };
+    json::array devices;
+    for (std::size_t i = 0; i < inv.devices.size(); ++i) {
+        auto const& g = inv.devices[i];
+        json::array migs;
+        for (std::size_t m = 0; m < g.migs.size(); ++m)
+            migs.push_back(json::object{{"index", g.migs[m].index},
+                                        {"uuid", g.migs[m].uuid},
+                                        {"memory_bytes", g.migs[m].memory_total_bytes},
+                                        {"pool_ids", strings(ids_naming(inv.devices, i, m, pool_ids))}});
+        json::array cpus;
+        for (auto c : g.near_cpus) cpus.emplace_back(c);
+        devices.push_back(json::object{
+            {"index", g.index},
+            {"uuid", g.uuid},
+            {"name", g.name},
+            {"pci_bus_id", g.pci_bus_id},
+            {"memory_bytes", g.memory_total_bytes},
+            {"memory", format_size(g.memory_total_bytes)},
+            {"mig_enabled", g.mig_enabled},
+            {"mig_devices", std::move(migs)},
+            {"numa_node", g.numa_node ? json::value(*g.numa_node) : json::value(nullptr)},
+            {"near_cpus", g.near_cpus.empty() ? json::value(nullptr)
+                                              : json::value(format_cpu_list(g.near_cpus))},
+            {"pool_ids", strings(ids_naming(inv.devices, i, std::nullopt, pool_ids))}});
+    }
+    return json::object{{"devices", std::move(devices)},
+                        {"note", inv.note.empty() ? json::value(nullptr) : json::value(inv.note)}};
 }
 
 }  // namespace torcrun::core

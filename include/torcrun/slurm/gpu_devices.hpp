@@ -11,6 +11,8 @@
 
 #include "torcrun/common/error.hpp"
 
+#include <boost/json/value.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -66,5 +68,25 @@ result<std::vector<unsigned>> parse_cpu_list(std::string_view text);
 
 // CPU numbers back as a kernel CPU list ("0-3,8").
 std::string format_cpu_list(std::span<unsigned const> cpus);
+
+// What `torcrun allocation` lists of this machine's GPUs: the devices, or why there are none
+// (`note`: NVML's error, "NVML found no GPU").
+struct gpu_inventory {
+    std::vector<gpu_device> devices;
+    std::string note;
+};
+
+// Text, one device a line and its MIG devices below it; `pool_ids` are the local node's GPU ids,
+// each device shows the ids that name it ("pool id 0", "not in the pool"):
+//   gpu devices (NVML): 1
+//     0: GPU-8f3a… NVIDIA H200, 140.4 GiB, bus 0000:3b:00.0, NUMA node 0, CPUs 0-15; pool id 0
+//       MIG MIG-5c1d… (slot 1), 17.8 GiB; pool id MIG-5c1d…
+std::string format_gpu_inventory(gpu_inventory const& inventory,
+                                 std::span<std::string const> pool_ids);
+// {"devices": [{"index", "uuid", "name", "pci_bus_id", "memory_bytes", "memory", "mig_enabled",
+//   "mig_devices": [{"index", "uuid", "memory_bytes"}], "numa_node", "near_cpus", "pool_ids"}],
+//  "note": text|null}
+boost::json::value gpu_inventory_json(gpu_inventory const& inventory,
+                                      std::span<std::string const> pool_ids);
 
 }  // namespace torcrun::core

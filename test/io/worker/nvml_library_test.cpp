@@ -4,6 +4,7 @@
 // device, from the job's own processes) and every error verbatim. It proves the plumbing; the
 // GPU itself is proved by scripts/gpu-proof.sh on a machine with one.
 #include "torcrun/worker/io/gpu_sampler.hpp"
+#include "torcrun/worker/io/gpu_topology.hpp"
 #include "torcrun/worker/io/nvml_library.hpp"
 
 #include "child_fixture.hpp"
@@ -243,6 +244,30 @@ BOOST_AUTO_TEST_CASE(the_runner_records_a_gpu_jobs_figures)
     BOOST_TEST(recorded.gpu->peak_memory_bytes == 250000u);
     BOOST_TEST(!f.recorded(cpu_job).gpu.has_value());
     BOOST_TEST(!f.logged("GPU use is not measured"));
+}
+
+// `torcrun allocation`'s inventory: NVML's devices with the CPUs near each from a fake sysfs
+// tree (test/data/fake-sysfs): GPU 0 on node 0 (CPUs 0-7), GPU 1 on node 1 (CPUs 8-15).
+BOOST_AUTO_TEST_CASE(inventory_with_near_cpus_from_sysfs)
+{
+    fake_gpus const gpus;
+    auto const root = std::string(TORCRUN_TEST_SOURCE_DIR) + "/data/fake-sysfs";
+    auto const inv = io::read_gpu_inventory(fake_library(), root);
+    BOOST_TEST(inv.note.empty());
+    BOOST_TEST_REQUIRE(inv.devices.size() == 2u);
+    BOOST_TEST(*inv.devices[0].numa_node == 0);
+    BOOST_TEST(core::format_cpu_list(inv.devices[0].near_cpus) == "0-7");
+    BOOST_TEST(*inv.devices[1].numa_node == 1);
+    BOOST_TEST(core::format_cpu_list(inv.devices[1].near_cpus) == "8-15");
+    // A device the kernel knows no node of, whose CPU list does not read: unknown, not an error.
+    std::vector<core::gpu_device> odd(1);
+    odd[0].pci_bus_id = "00000000:C1:00.0";
+    io::add_sysfs_topology(odd, root);
+    BOOST_TEST(!odd[0].numa_node.has_value());
+    BOOST_TEST(odd[0].near_cpus.empty());
+    auto const none = io::read_gpu_inventory("/nonexistent/libnvidia-ml.so.1", root);
+    BOOST_TEST(none.devices.empty());
+    BOOST_TEST(none.note.find("cannot open shared object file") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

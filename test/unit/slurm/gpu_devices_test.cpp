@@ -98,4 +98,34 @@ BOOST_AUTO_TEST_CASE(cpu_lists_both_ways)
                == "CPU list \"1,,2\": \"\" is not a number or a range");
 }
 
+BOOST_AUTO_TEST_CASE(inventory_text_and_json_name_the_pool_ids)
+{
+    core::gpu_inventory inv;
+    inv.devices = two_gpus();
+    inv.devices[0].name = "NVIDIA H200";
+    inv.devices[0].memory_total_bytes = 1ULL << 30;
+    inv.devices[0].pci_bus_id = "00000000:3B:00.0";
+    inv.devices[0].numa_node = 0;
+    inv.devices[0].near_cpus = {0, 1, 2, 3};
+    std::vector<std::string> const pool{"0", "MIG-2222"};
+    BOOST_TEST(core::format_gpu_inventory(inv, pool)
+               == "gpu devices (NVML): 2\n"
+                  "  0: GPU-aaaa NVIDIA H200, 1.0 GiB, bus 0000:3b:00.0, NUMA node 0, CPUs 0-3; "
+                  "pool id 0\n"
+                  "  1: GPU-bbbb , 0 B, bus unknown, NUMA node unknown, CPUs unknown, MIG on; "
+                  "not in the pool\n"
+                  "    MIG MIG-1111 (slot 0), 10 B; not in the pool\n"
+                  "    MIG MIG-2222 (slot 3), 20 B; pool id MIG-2222\n");
+    auto const j = core::gpu_inventory_json(inv, pool).as_object();
+    BOOST_TEST(j.at("note").is_null());
+    auto const& d0 = j.at("devices").as_array()[0].as_object();
+    BOOST_TEST(d0.at("near_cpus").as_string() == "0-3");
+    BOOST_TEST(d0.at("numa_node").as_int64() == 0);
+    BOOST_TEST(d0.at("pool_ids").as_array()[0].as_string() == "0");
+    auto const& m1 = j.at("devices").as_array()[1].as_object().at("mig_devices").as_array()[1];
+    BOOST_TEST(m1.as_object().at("pool_ids").as_array()[0].as_string() == "MIG-2222");
+    core::gpu_inventory const empty{{}, "NVML found no GPU"};
+    BOOST_TEST(core::format_gpu_inventory(empty, {}) == "gpu devices (NVML): 0 (NVML found no GPU)\n");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
