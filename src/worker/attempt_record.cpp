@@ -46,11 +46,12 @@ record_key key_of(torc_job_identity const& id)
 }
 
 std::string attempt_line(torc_job_identity const& id, std::string_view command,
-                         std::string_view environment)
+                         std::string_view environment, std::string_view bound_cpus)
 {
     auto o = header(id, "attempt");
     o["command"] = command;
     o["environment"] = environment;
+    if (!bound_cpus.empty()) o["cpus"] = bound_cpus;
     return json::serialize(o);
 }
 
@@ -110,6 +111,7 @@ std::vector<std::string> read_attempt_record(std::string_view text_in, std::stri
         if (*kind == "attempt") {
             facts.command = text(o, "command");
             facts.environment = text(o, "environment");
+            facts.bound_cpus = text(o, "cpus").value_or("");
         } else if (*kind == "usage") {
             auto const* points = o.if_contains("points");
             auto series = points ? parse_usage_series(json::serialize(*points), origin)

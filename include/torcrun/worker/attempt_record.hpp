@@ -46,6 +46,7 @@ record_key key_of(torc_job_identity const& id);
 struct attempt_facts_recorded {
     std::optional<std::string> command;
     std::optional<std::string> environment;
+    std::string bound_cpus;  // empty: not bound
     std::optional<std::vector<usage_point>> usage;
     std::optional<gpu_usage_summary> gpu;
     std::optional<boost::json::object> result;
@@ -55,7 +56,7 @@ using attempt_record_book = std::map<record_key, attempt_facts_recorded>;
 
 // The lines, without their newline.
 std::string attempt_line(torc_job_identity const& id, std::string_view command,
-                         std::string_view environment);
+                         std::string_view environment, std::string_view bound_cpus = {});
 std::string usage_line(torc_job_identity const& id, std::vector<usage_point> const& points);
 std::string gpu_line(torc_job_identity const& id, gpu_usage_summary const& gpu);
 // `result` is result_json of the attempt (it names the attempt itself).

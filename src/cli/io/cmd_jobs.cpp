@@ -198,6 +198,7 @@ core::result<core::attempt_facts> facts_of(job_results const& results, std::int6
     auto const paths = core::attempt_log_paths(root, id);
     f.log_dir = log_location(paths);
     auto const* facts = records.find(root, id);
+    if (facts) f.bound_cpus = facts->bound_cpus;
     if (facts && facts->gpu) {
         f.peak_gpu_percent = facts->gpu->peak_percent;
         f.avg_gpu_percent = facts->gpu->avg_percent;

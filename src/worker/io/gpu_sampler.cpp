@@ -2,6 +2,7 @@
 // opens the library once and reads. What crosses between them is copied.
 #include "torcrun/worker/io/gpu_sampler.hpp"
 
+#include "torcrun/worker/io/gpu_topology.hpp"
 #include "torcrun/worker/io/proc_sampler.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -13,8 +14,12 @@ namespace torcrun::io {
 
 namespace net = boost::asio;
 
-gpu_sampler::gpu_sampler(logger log, std::string library, std::string proc_root)
-    : log_(std::move(log)), library_path_(std::move(library)), proc_root_(std::move(proc_root))
+gpu_sampler::gpu_sampler(logger log, std::string library, std::string sysfs,
+                         std::string proc_root)
+    : log_(std::move(log)),
+      library_path_(std::move(library)),
+      sysfs_(std::move(sysfs)),
+      proc_root_(std::move(proc_root))
 {
 }
 
@@ -39,21 +44,53 @@ std::optional<core::gpu_usage_summary> gpu_sampler::finish(std::int64_t job_id)
     return node.mapped().stats.summary();
 }
 
+std::optional<std::string> gpu_sampler::open_on_thread()
+{
+    if (nvml_) return std::nullopt;
+    auto opened = nvml_library::open(library_path_);
+    if (!opened) return opened.error().message;
+    auto const devices = (*opened)->devices();
+    if (!devices || devices->empty())
+        return devices ? "NVML found no GPU" : devices.error().message;
+    nvml_ = std::move(*opened);
+    return std::nullopt;
+}
+
+core::gpu_inventory gpu_sampler::inventory_on_thread()
+{
+    core::gpu_inventory out;
+    if (auto why = open_on_thread()) {
+        out.note = std::move(*why);
+        return out;
+    }
+    auto devices = nvml_->devices();
+    if (!devices) {
+        out.note = devices.error().message;
+        return out;
+    }
+    out.devices = std::move(*devices);
+    add_sysfs_topology(out.devices, sysfs_);
+    return out;
+}
+
+net::awaitable<core::gpu_inventory> gpu_sampler::inventory()
+{
+    if (inventory_) co_return *inventory_;
+    auto const read = [](gpu_sampler* self) -> net::awaitable<core::gpu_inventory> {
+        co_return self->inventory_on_thread();
+    };
+    auto task = read(this);
+    auto result = co_await net::co_spawn(thread_.get_executor(), std::move(task), net::use_awaitable);
+    if (!inventory_) inventory_ = std::move(result);
+    co_return *inventory_;
+}
+
 gpu_sampler::tick_result gpu_sampler::read_on_thread(std::vector<request> const& requests)
 {
     tick_result out;
-    if (!nvml_) {
-        auto opened = nvml_library::open(library_path_);
-        if (!opened) {
-            out.unavailable = opened.error().message;
-            return out;
-        }
-        auto const devices = (*opened)->devices();
-        if (!devices || devices->empty()) {
-            out.unavailable = devices ? "NVML found no GPU" : devices.error().message;
-            return out;
-        }
-        nvml_ = std::move(*opened);
+    if (auto why = open_on_thread()) {
+        out.unavailable = std::move(why);
+        return out;
     }
     auto const table = read_process_table(proc_root_);
     for (auto const& r : requests) {

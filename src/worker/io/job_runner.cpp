@@ -32,6 +32,9 @@
 #include "torcrun/worker/usage_series.hpp"
 #include "torcrun/worker/io/launcher.hpp"
 #include "torcrun/worker/io/gpu_sampler.hpp"
+#include "torcrun/worker/io/gpu_topology.hpp"
+#include "torcrun/worker/cpu_choice.hpp"
+#include "torcrun/slurm/gpu_devices.hpp"
 #include "torcrun/worker/io/proc_sampler.hpp"
 #include "torcrun/worker/io/slurm_commands.hpp"
 #include "torcrun/worker/io/step_sampler.hpp"
@@ -46,6 +49,8 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <unistd.h>
+
+#include <sched.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -67,6 +72,7 @@ struct job_runner::impl : std::enable_shared_from_this<impl> {
         std::shared_ptr<child_process> child;  // null while it is being launched
         std::optional<int> pending_signal;     // sent while launching; delivered once it runs
         std::string step_name;                 // slurm mode: srun's --job-name; else empty
+        std::vector<unsigned> cpus;            // bound to (gpu.cpu_bind); empty: not bound
     };
 
     impl(boost::asio::any_io_executor executor, job_runner_settings settings, event_sink sink,
@@ -88,7 +94,13 @@ struct job_runner::impl : std::enable_shared_from_this<impl> {
     // the attempt directory's command.txt and environment.txt.
     core::result<void> prepare_attempt(core::worker::spawn const& action,
                                        core::launch_plan const& plan, std::string const& command,
-                                       std::string const& environment);
+                                       std::string const& environment,
+                                       std::string const& bound_cpus);
+    // gpu.cpu_bind, direct mode: the CPUs a GPU job is bound to, near its GPUs where free
+    // (core::choose_cpus), held in its entry; none for other jobs or without the setting.
+    static boost::asio::awaitable<std::vector<unsigned>> bind_cpus(std::shared_ptr<impl> self,
+                                                                  core::worker::spawn action);
+    gpu_sampler& gpus();
     // The attempt directory of an attempt that failed (or of every one, by configuration):
     // command.txt, environment.txt, usage.json when there is a series, and links to the
     // streams. Problems are logged: the job's outcome does not depend on them.
@@ -192,6 +204,24 @@ std::string stderr_tail(std::string const& path)
     in.read(text.data(), static_cast<std::streamsize>(take));
     text.resize(static_cast<std::size_t>(in.gcount()));
     return text;
+}
+
+// The worker's own CPUs (its affinity mask), read once: the CPUs bound jobs are given from.
+std::vector<unsigned> const& worker_cpus()
+{
+    static std::vector<unsigned> const cpus = [] {
+        std::vector<unsigned> out;
+        constexpr int most = 65536;
+        cpu_set_t* set = CPU_ALLOC(most);
+        std::size_t const size = CPU_ALLOC_SIZE(most);
+        CPU_ZERO_S(size, set);
+        if (::sched_getaffinity(0, size, set) == 0)
+            for (int c = 0; c < most; ++c)
+                if (CPU_ISSET_S(c, size, set)) out.push_back(static_cast<unsigned>(c));
+        CPU_FREE(set);
+        return out;
+    }();
+    return cpus;
 }
 
 core::job_usage to_job_usage(core::usage_summary const& s)
@@ -396,7 +426,8 @@ core::result<core::launch_plan> job_runner::impl::plan(core::worker::spawn const
 core::result<void> job_runner::impl::prepare_attempt(core::worker::spawn const& action,
                                                      core::launch_plan const& plan,
                                                      std::string const& command,
-                                                     std::string const& environment)
+                                                     std::string const& environment,
+                                                     std::string const& bound_cpus)
 {
     if (!stdio_dir_made_) {
         auto const dir = core::job_stdio_dir(settings_.config.output_dir);
@@ -409,7 +440,8 @@ core::result<void> job_runner::impl::prepare_attempt(core::worker::spawn const& 
     }
     if (settings_.record)
         if (auto ok = settings_.record->append(
-                core::attempt_line(identity_of(action, settings_), command, environment));
+                core::attempt_line(identity_of(action, settings_), command, environment,
+                                   bound_cpus));
             !ok)
             return core::error{"spawn: " + ok.error().message};
     if (!always_directory()) return {};
@@ -469,6 +501,39 @@ core::step_exit job_runner::impl::judge_step(std::int64_t job_id, core::exit_sta
     return step;
 }
 
+gpu_sampler& job_runner::impl::gpus()
+{
+    if (!gpus_) gpus_ = std::make_unique<gpu_sampler>(log_, nvml_library_path(), sysfs_root());
+    return *gpus_;
+}
+
+net::awaitable<std::vector<unsigned>> job_runner::impl::bind_cpus(std::shared_ptr<impl> self,
+                                                                  core::worker::spawn action)
+{
+    auto const id = action.job.id;
+    if (self->steps_ || !self->settings_.config.gpu.cpu_bind || action.placement.nodes.empty()
+        || action.placement.nodes.front().gpu_ids.empty())
+        co_return std::vector<unsigned>{};
+    auto const& share = action.placement.nodes.front();
+    auto const inventory = co_await self->gpus().inventory();
+    std::set<unsigned> near;
+    for (auto const& gpu : share.gpu_ids)
+        if (auto const m = core::find_gpu(inventory.devices, gpu))
+            near.insert(inventory.devices[m->device].near_cpus.begin(),
+                        inventory.devices[m->device].near_cpus.end());
+    std::set<unsigned> busy;
+    for (auto const& [other, entry] : self->jobs_) busy.insert(entry.cpus.begin(), entry.cpus.end());
+    std::vector<unsigned> const near_list(near.begin(), near.end());
+    auto choice = core::choose_cpus(worker_cpus(), busy, near_list, share.cpus);
+    auto const it = self->jobs_.find(id);
+    if (it == self->jobs_.end()) co_return std::vector<unsigned>{};
+    it->second.cpus = choice.cpus;
+    if (!choice.note.empty())
+        self->log_.write(log_level::warning, "runner", "GPU job's CPUs not all near its GPUs",
+                         {{"job", std::to_string(id)}, {"why", choice.note}});
+    co_return choice.cpus;
+}
+
 void job_runner::impl::spawn_failed(std::int64_t job_id, std::string message, bool worker_fault)
 {
     log_.write(log_level::warning, "runner", "job spawn failed",
@@ -503,13 +568,17 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
     // environment change, a few hundred bytes (the full environment goes to the launcher).
     auto const command = core::render_command_line(plan->argv) + "\n";
     auto const environment = core::render_env_change(plan->env_changes);
-    if (auto prepared = self->prepare_attempt(action, *plan, command, environment); !prepared) {
+    auto cpus = co_await bind_cpus(self, action);
+    if (!self->jobs_.contains(id)) co_return;  // closed while NVML was read
+    if (auto prepared = self->prepare_attempt(action, *plan, command, environment,
+                                              core::format_cpu_list(cpus));
+        !prepared) {
         self->jobs_.erase(id);
         self->spawn_failed(id, prepared.error().message, true);
         co_return;
     }
     spawn_request request{std::move(plan->argv), std::move(plan->env), plan->working_dir,
-                          plan->paths.stdout_file, plan->paths.stderr_file};
+                          plan->paths.stdout_file, plan->paths.stderr_file, std::move(cpus)};
     plan->env_changes = {};
     // slurm mode: the step is the guardian's from before srun starts until srun has ended.
     auto const& guardian = self->settings_.guardian;
@@ -541,8 +610,7 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
         self->sampler_.track(child->pid(), child->started());
     if (!self->steps_ && !action.placement.nodes.empty()
         && !action.placement.nodes.front().gpu_ids.empty()) {
-        if (!self->gpus_) self->gpus_ = std::make_unique<gpu_sampler>(self->log_, nvml_library_path());
-        self->gpus_->track(id, action.placement.nodes.front().gpu_ids, child->pid(),
+        self->gpus().track(id, action.placement.nodes.front().gpu_ids, child->pid(),
                            child->started());
     }
     self->start_sampling();
@@ -655,7 +723,7 @@ net::awaitable<void> job_runner::impl::run_recovery(std::shared_ptr<impl> self,
                           std::move(env->env),
                           settings.working_dir,
                           paths.dir + "/recovery.stdout",
-                          paths.dir + "/recovery.stderr"};
+                          paths.dir + "/recovery.stderr", {}};
     auto const status = co_await run_helper(self, std::move(request));
     if (!status) {
         self->log_.write(log_level::warning, "runner", "recovery script failed",
@@ -695,7 +763,7 @@ net::awaitable<void> job_runner::impl::run_commands(std::shared_ptr<impl> self,
         auto const n = std::to_string(i + 1);
         spawn_request request{{"bash", "-c", command}, env, settings.config.output_dir,
                               detail::cat(dir, "/command_", n, ".stdout"),
-                              detail::cat(dir, "/command_", n, ".stderr")};
+                              detail::cat(dir, "/command_", n, ".stderr"), {}};
         auto const status = co_await run_helper(self, std::move(request));
         auto const which = detail::cat("command ", n, " \"", command, "\": ");
         if (!status) {

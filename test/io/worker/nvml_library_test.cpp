@@ -14,6 +14,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -268,6 +269,47 @@ BOOST_AUTO_TEST_CASE(inventory_with_near_cpus_from_sysfs)
     auto const none = io::read_gpu_inventory("/nonexistent/libnvidia-ml.so.1", root);
     BOOST_TEST(none.devices.empty());
     BOOST_TEST(none.note.find("cannot open shared object file") != std::string::npos);
+}
+
+// gpu.cpu_bind (direct mode): a GPU job is bound to CPUs near its GPU, read from the fake sysfs
+// tree (GPU 0: CPUs 0-7, GPU 1: CPUs 8-15) and NVML's bus ids; the job reads its own affinity
+// back, and the record names the CPUs. This machine's CPUs are those of the test's affinity:
+// near GPU 0 where it has CPU 0, never near GPU 1 (unless it has CPUs 8-15), which is logged.
+BOOST_AUTO_TEST_CASE(the_runner_binds_a_gpu_job_near_its_gpu)
+{
+    cpu_set_t mine;
+    CPU_ZERO(&mine);
+    BOOST_TEST_REQUIRE(::sched_getaffinity(0, sizeof mine, &mine) == 0);
+    if (!CPU_ISSET(0, &mine) || CPU_ISSET(8, &mine)) return;  // the layout this test assumes
+    fake_gpus const gpus;
+    ::setenv("TORCRUN_NVML_LIBRARY", fake_library().c_str(), 1);
+    ::setenv("TORCRUN_SYSFS_ROOT", (std::string(TORCRUN_TEST_SOURCE_DIR) + "/data/fake-sysfs").c_str(), 1);
+    test::runner_fixture f;
+    auto settings = f.settings();
+    settings.config.gpu.cpu_bind = true;
+    f.make(settings);
+    auto const command = std::string("grep Cpus_allowed_list: /proc/self/status");
+    auto const near = test::spawn_action(6, command, {"0"});
+    f.call([&](io::job_runner& r) { r.spawn(near); });
+    f.wait_for<core::worker::job_exited>(6);
+    BOOST_TEST(test::read_file(f.paths(near).stdout_file) == "Cpus_allowed_list:\t0\n");
+    BOOST_TEST(f.recorded(near).bound_cpus == "0");
+    BOOST_TEST(!f.logged("not all near"));
+    auto const far = test::spawn_action(7, command, {"1"});
+    f.call([&](io::job_runner& r) { r.spawn(far); });
+    f.wait_for<core::worker::job_exited>(7);
+    ::unsetenv("TORCRUN_NVML_LIBRARY");
+    ::unsetenv("TORCRUN_SYSFS_ROOT");
+    BOOST_TEST(test::read_file(f.paths(far).stdout_file) == "Cpus_allowed_list:\t0\n");
+    BOOST_TEST(f.logged("GPU job's CPUs not all near its GPUs"));
+    BOOST_TEST(f.logged("0 of the 1 CPUs are near its GPUs (CPUs 8-15"));
+    // Without the setting nothing is bound.
+    test::runner_fixture plain;
+    plain.make(plain.settings());
+    auto const unbound = test::spawn_action(8, command, {"0"});
+    plain.call([&](io::job_runner& r) { r.spawn(unbound); });
+    plain.wait_for<core::worker::job_exited>(8);
+    BOOST_TEST(plain.recorded(unbound).bound_cpus.empty());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

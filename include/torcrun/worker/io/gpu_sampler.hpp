@@ -10,6 +10,7 @@
 #pragma once
 
 #include "torcrun/common/io/logger.hpp"
+#include "torcrun/slurm/gpu_devices.hpp"
 #include "torcrun/worker/gpu_usage.hpp"
 #include "torcrun/worker/io/nvml_library.hpp"
 
@@ -33,8 +34,10 @@ class gpu_sampler {
 public:
     using clock = std::chrono::steady_clock;
 
-    // `library`: the file to open (nvml_library_path()); `proc_root`: where sessions are read.
-    gpu_sampler(logger log, std::string library, std::string proc_root = "/proc");
+    // `library`: the file to open (nvml_library_path()); `sysfs`: where the GPUs' near CPUs are
+    // read (gpu_topology.hpp); `proc_root`: where sessions are read.
+    gpu_sampler(logger log, std::string library, std::string sysfs = "/sys",
+                std::string proc_root = "/proc");
     ~gpu_sampler();
 
     void track(std::int64_t job_id, std::vector<std::string> gpu_ids, pid_t session,
@@ -44,6 +47,10 @@ public:
 
     // One reading of every tracked job, on the NVML thread; resumes on the caller's executor.
     boost::asio::awaitable<void> sample(clock::time_point now);
+
+    // This machine's GPUs with the CPUs near each, read once on the NVML thread (later calls
+    // answer the first reading); empty, with the reason in `note`, without NVML.
+    boost::asio::awaitable<core::gpu_inventory> inventory();
 
     std::size_t tracked() const { return jobs_.size(); }
     // false once the library could not be opened or found no GPU.
@@ -71,10 +78,14 @@ private:
         std::vector<reading> readings;
     };
     tick_result read_on_thread(std::vector<request> const& requests);
+    core::gpu_inventory inventory_on_thread();
+    std::optional<std::string> open_on_thread();  // why NVML cannot be used; none when open
 
     logger log_;
     std::string library_path_;
+    std::string sysfs_;
     std::string proc_root_;
+    std::optional<core::gpu_inventory> inventory_;
     boost::asio::thread_pool thread_{1};
     std::unique_ptr<nvml_library> nvml_;  // touched on thread_ only
     bool unavailable_ = false;
