@@ -82,7 +82,17 @@ net::awaitable<core::gpu_inventory> gpu_sampler::inventory()
     auto task = read(this);
     auto result = co_await net::co_spawn(thread_.get_executor(), std::move(task), net::use_awaitable);
     if (!inventory_) inventory_ = std::move(result);
+    if (inventory_->devices.empty()) mark_unavailable(inventory_->note);
     co_return *inventory_;
+}
+
+void gpu_sampler::mark_unavailable(std::string const& why)
+{
+    jobs_.clear();
+    if (unavailable_) return;
+    unavailable_ = true;
+    log_.write(log_level::warning, "gpu", "GPU use is not measured",
+               {{"why", why}, {"library", library_path_}});
 }
 
 gpu_sampler::tick_result gpu_sampler::read_on_thread(std::vector<request> const& requests)
@@ -115,10 +125,7 @@ net::awaitable<void> gpu_sampler::sample(clock::time_point now)
     auto task = read(this, std::move(requests));
     auto result = co_await net::co_spawn(thread_.get_executor(), std::move(task), net::use_awaitable);
     if (result.unavailable) {
-        unavailable_ = true;
-        jobs_.clear();
-        log_.write(log_level::warning, "gpu", "GPU use is not measured",
-                   {{"why", *result.unavailable}, {"library", library_path_}});
+        mark_unavailable(*result.unavailable);
         co_return;
     }
     for (auto& r : result.readings) {

@@ -101,6 +101,9 @@ struct job_runner::impl : std::enable_shared_from_this<impl> {
     static boost::asio::awaitable<std::vector<unsigned>> bind_cpus(std::shared_ptr<impl> self,
                                                                   core::worker::spawn action);
     gpu_sampler& gpus();
+    // Opens NVML (on its thread) at the first GPU job, so that its absence is said even when
+    // every GPU job ends before the first sample.
+    static boost::asio::awaitable<void> probe_gpus(std::shared_ptr<impl> self);
     // The attempt directory of an attempt that failed (or of every one, by configuration):
     // command.txt, environment.txt, usage.json when there is a series, and links to the
     // streams. Problems are logged: the job's outcome does not depend on them.
@@ -507,6 +510,11 @@ gpu_sampler& job_runner::impl::gpus()
     return *gpus_;
 }
 
+net::awaitable<void> job_runner::impl::probe_gpus(std::shared_ptr<impl> self)
+{
+    (void)co_await self->gpus().inventory();
+}
+
 net::awaitable<std::vector<unsigned>> job_runner::impl::bind_cpus(std::shared_ptr<impl> self,
                                                                   core::worker::spawn action)
 {
@@ -610,6 +618,7 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
         self->sampler_.track(child->pid(), child->started());
     if (!self->steps_ && !action.placement.nodes.empty()
         && !action.placement.nodes.front().gpu_ids.empty()) {
+        if (!self->gpus_) self->spawn_task(probe_gpus(self), "gpu probe");
         self->gpus().track(id, action.placement.nodes.front().gpu_ids, child->pid(),
                            child->started());
     }

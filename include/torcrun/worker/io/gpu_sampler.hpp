@@ -49,7 +49,9 @@ public:
     boost::asio::awaitable<void> sample(clock::time_point now);
 
     // This machine's GPUs with the CPUs near each, read once on the NVML thread (later calls
-    // answer the first reading); empty, with the reason in `note`, without NVML.
+    // answer the first reading); empty, with the reason in `note`, without NVML, which is then
+    // said (once) as by sample(). The job runner asks at its first GPU job, so that a worker
+    // whose GPU jobs all end before the first tick still says it.
     boost::asio::awaitable<core::gpu_inventory> inventory();
 
     std::size_t tracked() const { return jobs_.size(); }
@@ -78,6 +80,7 @@ private:
         std::vector<reading> readings;
     };
     tick_result read_on_thread(std::vector<request> const& requests);
+    void mark_unavailable(std::string const& why);  // said once; nothing tracked from then on
     core::gpu_inventory inventory_on_thread();
     std::optional<std::string> open_on_thread();  // why NVML cannot be used; none when open
 
