@@ -7,7 +7,8 @@
 # shows the GPU columns with "-" for what was not measured and the UUIDs each job held, --json
 # has null figures, and the report (opened in headless Chromium: no console message) says no
 # GPU readings are at hand and shows "-" in each attempt's GPU cell. The measured path is
-# proved by the io tests (a fake libnvidia-ml.so.1) and on a GPU by scripts/gpu-proof.sh.
+# proved by the io tests (a fake libnvidia-ml.so.1) and on a GPU by scripts/gpu-proof.sh, whose
+# path without a GPU is checked here: exit 3 with one plain line.
 set -euo pipefail
 torcrun=$1
 tmp=$(mktemp -d)
@@ -94,5 +95,14 @@ assert 'class="gpu-series"' not in dom
 PY
 else
     echo "note: chromium is not installed; the report was checked as text only"
+fi
+
+# The device proof's path without a GPU: said plainly, exit 3, nothing run, no traceback.
+if ! command -v nvidia-smi >/dev/null; then
+    rc=0
+    msg=$(bash "$(dirname "$0")/../../scripts/gpu-proof.sh" --out "$tmp/proof" 2>&1) || rc=$?
+    [ "$rc" = 3 ] && [ "$msg" = "gpu-proof: no NVIDIA GPU on this machine: nvidia-smi is not installed; nothing was run" ] ||
+        fail "gpu-proof.sh without a GPU: exit $rc '$msg'"
+    [ ! -e "$tmp/proof" ] || fail "gpu-proof.sh wrote $tmp/proof without a GPU"
 fi
 echo "ok"
