@@ -203,10 +203,14 @@ core::result<gpu_reading> nvml_library::read(std::vector<std::string> const& ids
         if (rc != api::success)
             return core::error{"NVML: GPU \"" + id + "\": " + s_->error_string(rc)};
         bool const mig = core::classify_gpu_id(id) == core::gpu_id_kind::mig_uuid;
+        // Shared: NVML lists the job's own processes and others. Others alone are no proof of
+        // sharing: inside a container NVML reports the host's process ids, which never match
+        // the job's, and the id is the job's alone by the pool's rule; the device figures stand.
         auto const running = processes(*s_, d);
-        bool shared = false;
+        bool mine = false, others = false;
         for (auto const& p : running)
-            if (!pids.contains(static_cast<int>(p.pid))) shared = true;
+            (pids.contains(static_cast<int>(p.pid)) ? mine : others) = true;
+        bool const shared = mine && others;
         if (!mig && !shared) {
             api::memory m{};
             api::utilization u{};

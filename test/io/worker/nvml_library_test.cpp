@@ -129,6 +129,20 @@ BOOST_AUTO_TEST_CASE(a_gpu_others_use_is_read_per_process)
     BOOST_TEST(*r->utilization_percent == 30.0);
 }
 
+// Only other process ids on the GPU (a container: NVML lists the host's ids): the id is the
+// job's alone, so the device's figures stand.
+BOOST_AUTO_TEST_CASE(foreign_process_ids_alone_leave_the_device_figures)
+{
+    fake_gpus const gpus("proc GPU-aaaa 999999 5000 40\n");
+    auto const nvml = io::nvml_library::open(fake_library());
+    BOOST_TEST_REQUIRE(nvml.has_value());
+    auto const r = (*nvml)->read({"0"}, {gpus.me});
+    BOOST_TEST_REQUIRE(r.has_value());
+    BOOST_TEST(!r->per_process);
+    BOOST_TEST(r->memory_used_bytes == 250000u);
+    BOOST_TEST(*r->utilization_percent == 70.0);
+}
+
 BOOST_AUTO_TEST_CASE(a_mig_device_is_read_per_process_without_utilisation)
 {
     fake_gpus const gpus("proc MIG-2222 " + std::to_string(::getpid()) + " 4096 0\n");

@@ -53,10 +53,12 @@ public:
     core::result<std::vector<core::gpu_device>> devices() const;
 
     // The GPUs `ids` name (ordinals, GPU or MIG UUIDs, as the job's CUDA_VISIBLE_DEVICES) read
-    // for a job whose processes are `pids`. A whole GPU that only the job's processes use (or
-    // none) is read as a device: exact. A MIG device, or a GPU other processes use as well, is
-    // read from NVML's per-process figures of the job's processes. An id NVML does not know is
-    // an error naming it.
+    // for a job whose processes are `pids`. A whole GPU is read as a device (exact: the pool
+    // gives each id to one job), unless NVML lists both the job's processes and others on it
+    // (shared with something outside torcrun); a MIG device or a shared GPU is read from NVML's
+    // per-process figures of the job's processes. Other processes alone do not make a GPU
+    // shared: in a container NVML lists host process ids, which never match the job's. An id
+    // NVML does not know is an error naming it.
     core::result<gpu_reading> read(std::vector<std::string> const& ids,
                                    std::set<int> const& pids);
 
