@@ -29,8 +29,8 @@ std::string bytes_text(std::uint64_t bytes)
 
 std::string key_of(report_attempt const& a)
 {
-    return std::to_string(a.job_id) + "." + std::to_string(a.run_id) + "." +
-           std::to_string(a.attempt_id);
+    return std::to_string(a.job_id) + "." + std::to_string(a.run_id) + "."
+           + std::to_string(a.attempt_id);
 }
 
 }  // namespace
@@ -88,21 +88,23 @@ std::string gpu_series_svg(report_attempt const& a)
             d += " V" + decimals(top + height * (1 - value_of(p)), 2) + " H" + x_of(p.seconds);
         return d;
     };
-    std::string out = "<svg class=\"gpu-series\" data-attempt=\"" + key_of(a) +
-                      "\" data-points=\"" + std::to_string(points.size()) +
-                      "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"160\" height=\"36\"><title>" +
-                      std::to_string(points.size()) + " GPU readings over " +
-                      decimals(points.back().seconds, 1) + " s: utilisation up to " +
-                      (a.gpu->peak_percent ? decimals(peak_util, 1) + " %" : "unknown") +
-                      " (green), GPU memory up to " + bytes_text(peak_memory) +
-                      " (brown)</title>";
+    std::string out =
+        "<svg class=\"gpu-series\" data-attempt=\"" + key_of(a) + "\" data-points=\""
+        + std::to_string(points.size())
+        + "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"160\" height=\"36\"><title>"
+        + std::to_string(points.size()) + " GPU readings over " + decimals(points.back().seconds, 1)
+        + " s: utilisation up to "
+        + (a.gpu->peak_percent ? decimals(peak_util, 1) + " %" : "unknown")
+        + " (green), GPU memory up to " + bytes_text(peak_memory) + " (brown)</title>";
     if (a.gpu->peak_percent)
-        out += "<path class=\"util\" d=\"" +
-               steps([&](gpu_point const& p) { return p.utilization_percent.value_or(0) / util_scale; }) +
-               "\"/>";
-    out += "<path class=\"gmem\" d=\"" +
-           steps([&](gpu_point const& p) { return static_cast<double>(p.memory_bytes) / memory_scale; }) +
-           "\"/></svg>";
+        out += "<path class=\"util\" d=\"" + steps([&](gpu_point const& p) {
+                   return p.utilization_percent.value_or(0) / util_scale;
+               })
+               + "\"/>";
+    out += "<path class=\"gmem\" d=\"" + steps([&](gpu_point const& p) {
+               return static_cast<double>(p.memory_bytes) / memory_scale;
+           })
+           + "\"/></svg>";
     return out;
 }
 
@@ -110,9 +112,9 @@ std::string gpu_use_cell(report_attempt const& a)
 {
     if (!a.gpu) return "-";
     auto const& g = *a.gpu;
-    std::string text = g.peak_percent && g.avg_percent
-                           ? decimals(*g.peak_percent, 1) + " % / " + decimals(*g.avg_percent, 1) + " %"
-                           : std::string("utilisation unknown");
+    std::string text = g.peak_percent && g.avg_percent ? decimals(*g.peak_percent, 1) + " % / "
+                                                             + decimals(*g.avg_percent, 1) + " %"
+                                                       : std::string("utilisation unknown");
     text += ", " + bytes_text(g.peak_memory_bytes);
     if (g.per_process) text += " (its processes)";
     return "<span class=\"gpu-use\">" + text + "</span> " + gpu_series_svg(a);

@@ -65,9 +65,10 @@ std::vector<std::string> attempt_cells(attempt_facts const& f, bool gpu_columns)
     auto const or_dash = [](std::string s) { return s.empty() ? std::string("-") : s; };
     std::string const cpu = percent(f.peak_cpu_percent);
     if (gpu_columns) {
-        std::string const util = f.peak_gpu_percent && f.avg_gpu_percent
-                                     ? percent(f.peak_gpu_percent) + "/" + percent(f.avg_gpu_percent)
-                                     : "";
+        std::string const util =
+            f.peak_gpu_percent && f.avg_gpu_percent
+                ? percent(f.peak_gpu_percent) + "/" + percent(f.avg_gpu_percent)
+                : "";
         return {std::to_string(f.attempts),
                 f.start_unix ? format_date_time(std::floor(*f.start_unix)) : "-",
                 f.seconds ? format_elapsed(*f.seconds) : "-",

@@ -42,26 +42,27 @@ gpu_id_kind classify_gpu_id(std::string_view id)
 std::optional<gpu_match> find_gpu(std::span<gpu_device const> devices, std::string_view id)
 {
     switch (classify_gpu_id(id)) {
-        case gpu_id_kind::ordinal: {
-            auto const n = number(id);
-            for (std::size_t i = 0; i < devices.size(); ++i)
-                if (n && devices[i].index == *n) return gpu_match{i, std::nullopt};
-            return std::nullopt;
+    case gpu_id_kind::ordinal: {
+        auto const n = number(id);
+        for (std::size_t i = 0; i < devices.size(); ++i)
+            if (n && devices[i].index == *n) return gpu_match{i, std::nullopt};
+        return std::nullopt;
+    }
+    case gpu_id_kind::gpu_uuid:
+        for (std::size_t i = 0; i < devices.size(); ++i)
+            if (devices[i].uuid == id) return gpu_match{i, std::nullopt};
+        return std::nullopt;
+    case gpu_id_kind::mig_uuid:
+        for (std::size_t i = 0; i < devices.size(); ++i) {
+            auto const& migs = devices[i].migs;
+            for (std::size_t m = 0; m < migs.size(); ++m)
+                if (migs[m].uuid == id) return gpu_match{i, m};
+            // The older form names the parent GPU: MIG-GPU-<uuid>/<gi>/<ci>.
+            if (id.starts_with("MIG-" + devices[i].uuid + "/")) return gpu_match{i, std::nullopt};
         }
-        case gpu_id_kind::gpu_uuid:
-            for (std::size_t i = 0; i < devices.size(); ++i)
-                if (devices[i].uuid == id) return gpu_match{i, std::nullopt};
-            return std::nullopt;
-        case gpu_id_kind::mig_uuid:
-            for (std::size_t i = 0; i < devices.size(); ++i) {
-                auto const& migs = devices[i].migs;
-                for (std::size_t m = 0; m < migs.size(); ++m)
-                    if (migs[m].uuid == id) return gpu_match{i, m};
-                // The older form names the parent GPU: MIG-GPU-<uuid>/<gi>/<ci>.
-                if (id.starts_with("MIG-" + devices[i].uuid + "/")) return gpu_match{i, std::nullopt};
-            }
-            return std::nullopt;
-        case gpu_id_kind::other: return std::nullopt;
+        return std::nullopt;
+    case gpu_id_kind::other:
+        return std::nullopt;
     }
     return std::nullopt;
 }
@@ -79,7 +80,8 @@ std::string sysfs_pci_name(std::string_view bus_id)
 result<std::vector<unsigned>> parse_cpu_list(std::string_view text)
 {
     auto const end = text.find_last_not_of(" \t\n");
-    std::string_view rest = end == std::string_view::npos ? std::string_view{} : text.substr(0, end + 1);
+    std::string_view rest =
+        end == std::string_view::npos ? std::string_view{} : text.substr(0, end + 1);
     std::vector<unsigned> cpus;
     std::string_view const whole = rest;
     while (!rest.empty()) {
@@ -173,10 +175,11 @@ boost::json::value gpu_inventory_json(gpu_inventory const& inv,
         auto const& g = inv.devices[i];
         json::array migs;
         for (std::size_t m = 0; m < g.migs.size(); ++m)
-            migs.push_back(json::object{{"index", g.migs[m].index},
-                                        {"uuid", g.migs[m].uuid},
-                                        {"memory_bytes", g.migs[m].memory_total_bytes},
-                                        {"pool_ids", strings(ids_naming(inv.devices, i, m, pool_ids))}});
+            migs.push_back(
+                json::object{{"index", g.migs[m].index},
+                             {"uuid", g.migs[m].uuid},
+                             {"memory_bytes", g.migs[m].memory_total_bytes},
+                             {"pool_ids", strings(ids_naming(inv.devices, i, m, pool_ids))}});
         json::array cpus;
         for (auto c : g.near_cpus) cpus.emplace_back(c);
         devices.push_back(json::object{

@@ -34,7 +34,8 @@ cpu_choice choose_cpus(std::span<unsigned const> allowed, std::set<unsigned> con
     std::sort(out.cpus.begin(), out.cpus.end());
     out.near = take_near == count;
     if (near.empty())
-        out.note = "the CPUs near its GPUs are not known; bound to CPUs " + format_cpu_list(out.cpus);
+        out.note =
+            "the CPUs near its GPUs are not known; bound to CPUs " + format_cpu_list(out.cpus);
     else if (!out.near)
         out.note = std::to_string(take_near) + " of the " + std::to_string(count)
                    + " CPUs are near its GPUs (CPUs " + format_cpu_list(near)

@@ -28,21 +28,28 @@ gpu_point merged(gpu_point const& before, gpu_point const& a, gpu_point const& b
     double const da = a.seconds - before.seconds;
     double const db = b.seconds - a.seconds;
     if (a.utilization_percent && b.utilization_percent && da + db > 0)
-        m.utilization_percent = (*a.utilization_percent * da + *b.utilization_percent * db) / (da + db);
-    else m.utilization_percent = a.utilization_percent ? a.utilization_percent : b.utilization_percent;
+        m.utilization_percent =
+            (*a.utilization_percent * da + *b.utilization_percent * db) / (da + db);
+    else
+        m.utilization_percent =
+            a.utilization_percent ? a.utilization_percent : b.utilization_percent;
     return m;
 }
 
 }  // namespace
 
-gpu_usage_stats::gpu_usage_stats(std::size_t capacity) : capacity_(std::max<std::size_t>(capacity, 2)) {}
+gpu_usage_stats::gpu_usage_stats(std::size_t capacity)
+    : capacity_(std::max<std::size_t>(capacity, 2))
+{
+}
 
 result<void> gpu_usage_stats::add(gpu_sample const& s)
 {
     if (!std::isfinite(s.seconds) || s.seconds <= last_seconds_)
-        return error{"GPU usage: " + seconds_text(s.seconds) + " is not after the previous reading at "
-                     + seconds_text(last_seconds_)};
-    if (s.utilization_percent && (!std::isfinite(*s.utilization_percent) || *s.utilization_percent < 0))
+        return error{"GPU usage: " + seconds_text(s.seconds)
+                     + " is not after the previous reading at " + seconds_text(last_seconds_)};
+    if (s.utilization_percent
+        && (!std::isfinite(*s.utilization_percent) || *s.utilization_percent < 0))
         return error{"GPU usage: utilisation " + std::to_string(*s.utilization_percent)
                      + " is not a non-negative number"};
     double const stretch = s.seconds - last_seconds_;
@@ -71,7 +78,10 @@ result<void> gpu_usage_stats::add(gpu_sample const& s)
     return {};
 }
 
-gpu_usage_summary gpu_usage_stats::summary() const { return summary_; }
+gpu_usage_summary gpu_usage_stats::summary() const
+{
+    return summary_;
+}
 
 json::object gpu_usage_json(gpu_usage_summary const& s)
 {
@@ -110,16 +120,19 @@ result<gpu_usage_summary> gpu_usage_from_json(json::object const& o)
     auto const samples = number_of(o.if_contains("samples"));
     auto const memory = number_of(o.if_contains("peak_memory_bytes"));
     if (!samples || !memory || *samples < 0 || *memory < 0)
-        return error{"GPU usage: \"samples\" and \"peak_memory_bytes\" must be non-negative numbers"};
+        return error{
+            "GPU usage: \"samples\" and \"peak_memory_bytes\" must be non-negative numbers"};
     s.sample_count = static_cast<std::size_t>(*samples);
     s.peak_memory_bytes = static_cast<std::uint64_t>(*memory);
     s.peak_percent = number_of(o.if_contains("peak_percent"));
     s.avg_percent = number_of(o.if_contains("avg_percent"));
-    if (auto const* p = o.if_contains("per_process"); p && p->is_bool()) s.per_process = p->get_bool();
+    if (auto const* p = o.if_contains("per_process"); p && p->is_bool())
+        s.per_process = p->get_bool();
     if (auto const* points = o.if_contains("points"); points && points->is_array()) {
         for (auto const& v : points->get_array()) {
             auto const* a = v.if_array();
-            if (!a || a->size() != 3) return error{"GPU usage: a point is not [seconds, percent, bytes]"};
+            if (!a || a->size() != 3)
+                return error{"GPU usage: a point is not [seconds, percent, bytes]"};
             auto const sec = number_of(&(*a)[0]);
             auto const mem = number_of(&(*a)[2]);
             if (!sec || !mem) return error{"GPU usage: a point is not [seconds, percent, bytes]"};

@@ -143,16 +143,25 @@ int nvmlInit_v2()
     load();
     return current.init_error;
 }
-int nvmlShutdown() { return 0; }
+int nvmlShutdown()
+{
+    return 0;
+}
 char const* nvmlErrorString(int rc)
 {
     switch (rc) {
-        case 0: return "Success";
-        case 3: return "Not Supported";
-        case 6: return "Not Found";
-        case 7: return "Insufficient Size";
-        case 9: return "Driver Not Loaded";
-        default: return "Unknown Error";
+    case 0:
+        return "Success";
+    case 3:
+        return "Not Supported";
+    case 6:
+        return "Not Found";
+    case 7:
+        return "Insufficient Size";
+    case 9:
+        return "Driver Not Loaded";
+    default:
+        return "Unknown Error";
     }
 }
 int nvmlDeviceGetCount_v2(unsigned* count)
@@ -222,7 +231,8 @@ int nvmlDeviceGetMaxMigDeviceCount(device_t, unsigned* count)
 int nvmlDeviceGetMigDeviceHandleByIndex(device_t d, unsigned slot, device_t* out)
 {
     for (int i = 0; i < table_size; ++i)
-        if (table[i].is_mig && table[i].parent == d->index && table[i].slot == static_cast<int>(slot)) {
+        if (table[i].is_mig && table[i].parent == d->index
+            && table[i].slot == static_cast<int>(slot)) {
             *out = &table[i];
             return 0;
         }

@@ -53,8 +53,8 @@ gpu_id_kind classify_gpu_id(std::string_view id);
 // Which device (and MIG device, if any) a job's GPU id names among `devices`: an ordinal by
 // index, a UUID by UUID, a MIG UUID by the MIG device that has it. None when nothing matches.
 struct gpu_match {
-    std::size_t device = 0;              // position in `devices`
-    std::optional<std::size_t> mig;      // position in devices[device].migs
+    std::size_t device = 0;          // position in `devices`
+    std::optional<std::size_t> mig;  // position in devices[device].migs
 };
 std::optional<gpu_match> find_gpu(std::span<gpu_device const> devices, std::string_view id);
 

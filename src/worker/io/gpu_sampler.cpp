@@ -14,11 +14,8 @@ namespace torcrun::io {
 
 namespace net = boost::asio;
 
-gpu_sampler::gpu_sampler(logger log, std::string library, std::string sysfs,
-                         std::string proc_root)
-    : log_(std::move(log)),
-      library_path_(std::move(library)),
-      sysfs_(std::move(sysfs)),
+gpu_sampler::gpu_sampler(logger log, std::string library, std::string sysfs, std::string proc_root)
+    : log_(std::move(log)), library_path_(std::move(library)), sysfs_(std::move(sysfs)),
       proc_root_(std::move(proc_root))
 {
 }
@@ -33,7 +30,8 @@ void gpu_sampler::track(std::int64_t job_id, std::vector<std::string> gpu_ids, p
                         clock::time_point started)
 {
     if (unavailable_ || gpu_ids.empty()) return;
-    jobs_.insert_or_assign(job_id, tracked_job{std::move(gpu_ids), session, started, core::gpu_usage_stats()});
+    jobs_.insert_or_assign(
+        job_id, tracked_job{std::move(gpu_ids), session, started, core::gpu_usage_stats()});
 }
 
 std::optional<core::gpu_usage_summary> gpu_sampler::finish(std::int64_t job_id)
@@ -80,7 +78,8 @@ net::awaitable<core::gpu_inventory> gpu_sampler::inventory()
         co_return self->inventory_on_thread();
     };
     auto task = read(this);
-    auto result = co_await net::co_spawn(thread_.get_executor(), std::move(task), net::use_awaitable);
+    auto result =
+        co_await net::co_spawn(thread_.get_executor(), std::move(task), net::use_awaitable);
     if (!inventory_) inventory_ = std::move(result);
     if (inventory_->devices.empty()) mark_unavailable(inventory_->note);
     co_return *inventory_;
@@ -119,11 +118,13 @@ net::awaitable<void> gpu_sampler::sample(clock::time_point now)
     for (auto const& [id, job] : jobs_) requests.push_back({id, job.gpu_ids, job.session});
     // The coroutine runs on thread_ and owns its copy of the requests; `this` outlives it (the
     // destructor joins the thread).
-    auto const read = [](gpu_sampler* self, std::vector<request> reqs) -> net::awaitable<tick_result> {
+    auto const read = [](gpu_sampler* self,
+                         std::vector<request> reqs) -> net::awaitable<tick_result> {
         co_return self->read_on_thread(reqs);
     };
     auto task = read(this, std::move(requests));
-    auto result = co_await net::co_spawn(thread_.get_executor(), std::move(task), net::use_awaitable);
+    auto result =
+        co_await net::co_spawn(thread_.get_executor(), std::move(task), net::use_awaitable);
     if (result.unavailable) {
         mark_unavailable(*result.unavailable);
         co_return;

@@ -530,7 +530,8 @@ net::awaitable<std::vector<unsigned>> job_runner::impl::bind_cpus(std::shared_pt
             near.insert(inventory.devices[m->device].near_cpus.begin(),
                         inventory.devices[m->device].near_cpus.end());
     std::set<unsigned> busy;
-    for (auto const& [other, entry] : self->jobs_) busy.insert(entry.cpus.begin(), entry.cpus.end());
+    for (auto const& [other, entry] : self->jobs_)
+        busy.insert(entry.cpus.begin(), entry.cpus.end());
     std::vector<unsigned> const near_list(near.begin(), near.end());
     auto choice = core::choose_cpus(worker_cpus(), busy, near_list, share.cpus);
     auto const it = self->jobs_.find(id);

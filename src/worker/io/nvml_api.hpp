@@ -20,9 +20,9 @@ inline constexpr nvml_return error_insufficient_size = 7;
 struct device_st;
 using device = device_st*;  // nvmlDevice_t
 
-inline constexpr unsigned uuid_buffer_size = 96;    // NVML_DEVICE_UUID_V2_BUFFER_SIZE
-inline constexpr unsigned name_buffer_size = 96;    // NVML_DEVICE_NAME_V2_BUFFER_SIZE
-inline constexpr unsigned mig_enabled = 1;          // NVML_DEVICE_MIG_ENABLE
+inline constexpr unsigned uuid_buffer_size = 96;  // NVML_DEVICE_UUID_V2_BUFFER_SIZE
+inline constexpr unsigned name_buffer_size = 96;  // NVML_DEVICE_NAME_V2_BUFFER_SIZE
+inline constexpr unsigned mig_enabled = 1;        // NVML_DEVICE_MIG_ENABLE
 
 struct memory {  // nvmlMemory_t
     unsigned long long total;
@@ -75,8 +75,8 @@ using device_get_mig_mode_fn = nvml_return (*)(device, unsigned int*, unsigned i
 using device_get_max_mig_device_count_fn = nvml_return (*)(device, unsigned int*);
 using device_get_mig_device_handle_by_index_fn = nvml_return (*)(device, unsigned int, device*);
 using device_get_compute_running_processes_fn = nvml_return (*)(device, unsigned int*,
-                                                                 process_info*);
+                                                                process_info*);
 using device_get_process_utilization_fn = nvml_return (*)(device, process_utilization_sample*,
-                                                           unsigned int*, unsigned long long);
+                                                          unsigned int*, unsigned long long);
 
 }  // namespace torcrun::io::nvml_api

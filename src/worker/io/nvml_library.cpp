@@ -35,15 +35,13 @@ struct nvml_library::symbols {
 
 namespace {
 
-template <class F>
-bool find(void* handle, char const* name, F& out)
+template <class F> bool find(void* handle, char const* name, F& out)
 {
     out = reinterpret_cast<F>(::dlsym(handle, name));
     return out != nullptr;
 }
 
-template <class F>
-void find_any(void* handle, std::initializer_list<char const*> names, F& out)
+template <class F> void find_any(void* handle, std::initializer_list<char const*> names, F& out)
 {
     for (auto const* name : names)
         if (find(handle, name, out)) return;
@@ -190,7 +188,7 @@ std::vector<api::process_info> processes(nvml_library::symbols const& s, api::de
 }  // namespace
 
 core::result<gpu_reading> nvml_library::read(std::vector<std::string> const& ids,
-                                              std::set<int> const& pids)
+                                             std::set<int> const& pids)
 {
     gpu_reading out;
     double utilization = 0;
@@ -217,8 +215,10 @@ core::result<gpu_reading> nvml_library::read(std::vector<std::string> const& ids
             if (auto rc2 = s_->get_memory(d, &m); rc2 != api::success)
                 return failed(*s_, "nvmlDeviceGetMemoryInfo", rc2);
             out.memory_used_bytes += m.used;
-            if (s_->get_utilization(d, &u) == api::success) utilization += u.gpu;
-            else utilization_known = false;
+            if (s_->get_utilization(d, &u) == api::success)
+                utilization += u.gpu;
+            else
+                utilization_known = false;
             continue;
         }
         out.per_process = true;

@@ -14,7 +14,14 @@ namespace torcrun::io::detail {
 
 // The child's setup steps; the one that fails is sent back with its errno through the status
 // pipe (close-on-exec: end of file means exec succeeded).
-enum class child_step : int { session = 1, streams, working_directory, descriptors, exec, affinity };
+enum class child_step : int {
+    session = 1,
+    streams,
+    working_directory,
+    descriptors,
+    exec,
+    affinity
+};
 
 struct child_failure {
     int step = 0;

@@ -283,8 +283,8 @@ BOOST_AUTO_TEST_CASE(a_job_is_bound_to_its_cpus)
         BOOST_TEST_REQUIRE(launched.has_value());
         test::run_coro(ioc, (*launched)->wait(), 10s);
         auto const text = test::read_file(dir.file(out));
-        auto const tab = text.find_first_of("\t ");
-        return text.substr(text.find_first_not_of("\t ", tab), text.size() - 1 - text.find_first_not_of("\t ", tab));
+        auto const value = text.find_first_not_of("\t ", text.find_first_of("\t "));
+        return text.substr(value, text.size() - 1 - value);  // without the newline
     };
     for (auto c : cpus)
         BOOST_TEST(allowed({c}, "one" + std::to_string(c)) == std::to_string(c));
@@ -338,7 +338,8 @@ BOOST_AUTO_TEST_CASE(the_job_dies_with_its_worker)
         try {
             boost::asio::io_context ioc;
             io::launcher launcher(ioc.get_executor());
-            auto child = launcher.spawn(io::spawn_request{{job, "sleep", "30000"}, {}, "", "", "", {}});
+            auto child =
+                launcher.spawn(io::spawn_request{{job, "sleep", "30000"}, {}, "", "", "", {}});
             if (child) pid = (*child)->pid();
             [[maybe_unused]] auto const written = ::write(fds[1], &pid, sizeof pid);
             for (;;) ::pause();

@@ -47,12 +47,11 @@ struct fake_gpus {
     ~fake_gpus() { ::unsetenv("FAKE_NVML_STATE"); }
     void write(std::string const& extra) const
     {
-        test::write_file(state,
-                         "gpu 0 GPU-aaaa NVIDIA_H200 00000000:3B:00.0 1000000 250000 70\n"
-                         "gpu 1 GPU-bbbb NVIDIA_H200 00000000:AF:00.0 2000000 0 0 mig\n"
-                         "mig 1 0 MIG-1111 500000 0\n"
-                         "mig 1 2 MIG-2222 600000 0\n"
-                         + extra);
+        test::write_file(state, "gpu 0 GPU-aaaa NVIDIA_H200 00000000:3B:00.0 1000000 250000 70\n"
+                                "gpu 1 GPU-bbbb NVIDIA_H200 00000000:AF:00.0 2000000 0 0 mig\n"
+                                "mig 1 0 MIG-1111 500000 0\n"
+                                "mig 1 2 MIG-2222 600000 0\n"
+                                    + extra);
     }
 };
 
@@ -118,8 +117,9 @@ BOOST_AUTO_TEST_CASE(a_whole_gpu_only_the_job_uses_is_read_as_a_device)
 
 BOOST_AUTO_TEST_CASE(a_gpu_others_use_is_read_per_process)
 {
-    fake_gpus const gpus("proc GPU-aaaa " + std::to_string(::getpid()) + " 1000 30\n"
-                         "proc GPU-aaaa 999999 5000 40\n");
+    fake_gpus const gpus("proc GPU-aaaa " + std::to_string(::getpid())
+                         + " 1000 30\n"
+                           "proc GPU-aaaa 999999 5000 40\n");
     auto const nvml = io::nvml_library::open(fake_library());
     BOOST_TEST_REQUIRE(nvml.has_value());
     auto const r = (*nvml)->read({"0"}, {gpus.me});
@@ -297,7 +297,8 @@ BOOST_AUTO_TEST_CASE(the_runner_binds_a_gpu_job_near_its_gpu)
     if (!CPU_ISSET(0, &mine) || CPU_ISSET(8, &mine)) return;  // the layout this test assumes
     fake_gpus const gpus;
     ::setenv("TORCRUN_NVML_LIBRARY", fake_library().c_str(), 1);
-    ::setenv("TORCRUN_SYSFS_ROOT", (std::string(TORCRUN_TEST_SOURCE_DIR) + "/data/fake-sysfs").c_str(), 1);
+    ::setenv("TORCRUN_SYSFS_ROOT",
+             (std::string(TORCRUN_TEST_SOURCE_DIR) + "/data/fake-sysfs").c_str(), 1);
     test::runner_fixture f;
     auto settings = f.settings();
     settings.config.gpu.cpu_bind = true;

@@ -180,7 +180,8 @@ BOOST_AUTO_TEST_CASE(gpu_readings_are_charted_beside_the_gpus_held)
     BOOST_TEST(core::gpu_series_svg(idle_held).empty());
     BOOST_TEST(core::gpu_use_cell(idle_held) == "-");
     auto const svg = core::gpu_series_svg(busy);
-    BOOST_TEST(svg.starts_with("<svg class=\"gpu-series\" data-attempt=\"4.1.1\" data-points=\"2\""));
+    BOOST_TEST(
+        svg.starts_with("<svg class=\"gpu-series\" data-attempt=\"4.1.1\" data-points=\"2\""));
     BOOST_TEST(svg.find("<path class=\"util\" d=\"M0,2.00 V2.00 H80.00 V18.00 H160.00\"/>")
                != std::string::npos);
     BOOST_TEST(svg.find("<path class=\"gmem\" d=\"M0,18.00 V18.00 H80.00 V2.00 H160.00\"/>")
@@ -205,7 +206,8 @@ BOOST_AUTO_TEST_CASE(gpu_readings_are_charted_beside_the_gpus_held)
     BOOST_TEST(page.find("<title>GPUs measured busy, at most 1.00</title>") != std::string::npos);
     BOOST_TEST(page.find("GPU utilisation is not sampled") == std::string::npos);
     in.attempts = {idle_held};
-    BOOST_TEST(core::render_report_html(in).find("No GPU readings are at hand") != std::string::npos);
+    BOOST_TEST(core::render_report_html(in).find("No GPU readings are at hand")
+               != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(gpu_lanes_lowest_free_first)

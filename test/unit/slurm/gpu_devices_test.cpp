@@ -125,7 +125,8 @@ BOOST_AUTO_TEST_CASE(inventory_text_and_json_name_the_pool_ids)
     auto const& m1 = j.at("devices").as_array()[1].as_object().at("mig_devices").as_array()[1];
     BOOST_TEST(m1.as_object().at("pool_ids").as_array()[0].as_string() == "MIG-2222");
     core::gpu_inventory const empty{{}, "NVML found no GPU"};
-    BOOST_TEST(core::format_gpu_inventory(empty, {}) == "gpu devices (NVML): 0 (NVML found no GPU)\n");
+    BOOST_TEST(core::format_gpu_inventory(empty, {})
+               == "gpu devices (NVML): 0 (NVML found no GPU)\n");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -41,8 +41,9 @@ BOOST_AUTO_TEST_CASE(the_rest_from_anywhere_said_why)
     std::vector<unsigned> const want{0, 1, 14, 15};
     BOOST_TEST(c.cpus == want, boost::test_tools::per_element());
     BOOST_TEST(!c.near);
-    BOOST_TEST(c.note == "2 of the 4 CPUs are near its GPUs (CPUs 8-15; the others are taken); "
-                         "bound to CPUs 0-1,14-15");
+    BOOST_TEST(c.note
+               == "2 of the 4 CPUs are near its GPUs (CPUs 8-15; the others are taken); "
+                  "bound to CPUs 0-1,14-15");
 }
 
 BOOST_AUTO_TEST_CASE(unknown_topology_binds_anywhere)

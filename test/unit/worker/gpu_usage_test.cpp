@@ -50,7 +50,8 @@ BOOST_AUTO_TEST_CASE(rejected_readings_change_nothing)
                == "GPU usage: 2 s is not after the previous reading at 2.5 s");
     BOOST_TEST(stats.add({3.0, -1.0, 1, false}).error().message
                == "GPU usage: utilisation -1.000000 is not a non-negative number");
-    BOOST_TEST(stats.add({3.0, std::numeric_limits<double>::quiet_NaN(), 1, false}).has_value() == false);
+    BOOST_TEST(stats.add({3.0, std::numeric_limits<double>::quiet_NaN(), 1, false}).has_value()
+               == false);
     BOOST_TEST(stats.summary().sample_count == 1u);
 }
 
@@ -59,8 +60,9 @@ BOOST_AUTO_TEST_CASE(series_stays_bounded_and_keeps_peaks)
     core::gpu_usage_stats stats(4);
     // 1 s each: 0, 100, 0, 100, 0 ... memory peak at the third reading.
     for (int i = 1; i <= 9; ++i)
-        BOOST_TEST(stats.add({double(i), i % 2 ? 0.0 : 100.0,
-                              static_cast<std::uint64_t>(i == 3 ? 9000 : 10), false})
+        BOOST_TEST(stats
+                       .add({double(i), i % 2 ? 0.0 : 100.0,
+                             static_cast<std::uint64_t>(i == 3 ? 9000 : 10), false})
                        .has_value());
     auto const s = stats.summary();
     BOOST_TEST(s.points.size() <= 4u);
@@ -82,7 +84,8 @@ BOOST_AUTO_TEST_CASE(json_round_trip)
     BOOST_TEST((*back == s));
     BOOST_TEST(core::gpu_usage_from_json(boost::json::object{{"samples", "x"}}).error().message
                == "GPU usage: \"samples\" and \"peak_memory_bytes\" must be non-negative numbers");
-    boost::json::object bad{{"samples", 1}, {"peak_memory_bytes", 1},
+    boost::json::object bad{{"samples", 1},
+                            {"peak_memory_bytes", 1},
                             {"points", boost::json::array{boost::json::array{1}}}};
     BOOST_TEST(core::gpu_usage_from_json(bad).error().message
                == "GPU usage: a point is not [seconds, percent, bytes]");

@@ -59,8 +59,7 @@ public:
     // per-process figures of the job's processes. Other processes alone do not make a GPU
     // shared: in a container NVML lists host process ids, which never match the job's. An id
     // NVML does not know is an error naming it.
-    core::result<gpu_reading> read(std::vector<std::string> const& ids,
-                                   std::set<int> const& pids);
+    core::result<gpu_reading> read(std::vector<std::string> const& ids, std::set<int> const& pids);
 
     struct symbols;
 
