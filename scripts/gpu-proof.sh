@@ -278,6 +278,14 @@ else
     say "report: no per-attempt GPU chart"
     verdict=1
 fi
+if command -v chromium >/dev/null 2>&1 && [ -s "$out/report.html" ]; then
+    if timeout 60 chromium --headless --disable-gpu --no-sandbox --enable-logging=stderr --v=0 \
+           --user-data-dir="$out/.chrome" --dump-dom "file://$out/report.html" \
+           >"$out/report-dom.html" 2>"$out/report-dom.err"; then
+        say "report in headless Chromium: $(grep -c ':CONSOLE[:(]' "$out/report-dom.err" || true) console message(s)"
+    fi
+    rm -rf "$out/.chrome"
+fi
 say "took $(( $(date +%s) - started )) s"
 [ "$rc" = 0 ] || verdict=1
 exit "$verdict"
