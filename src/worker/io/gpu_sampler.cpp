@@ -75,7 +75,11 @@ net::awaitable<core::gpu_inventory> gpu_sampler::inventory()
 {
     if (inventory_) co_return *inventory_;
     auto const read = [](gpu_sampler* self) -> net::awaitable<core::gpu_inventory> {
-        co_return self->inventory_on_thread();
+        try {
+            co_return self->inventory_on_thread();
+        } catch (std::exception const& e) {
+            co_return core::gpu_inventory{{}, std::string("NVML: ") + e.what()};
+        }
     };
     auto task = read(this);
     auto result =
@@ -120,7 +124,13 @@ net::awaitable<void> gpu_sampler::sample(clock::time_point now)
     // destructor joins the thread).
     auto const read = [](gpu_sampler* self,
                          std::vector<request> reqs) -> net::awaitable<tick_result> {
-        co_return self->read_on_thread(reqs);
+        // Nothing thrown on this thread may end the job runner's sampling loop (the CPU
+        // figures ride on it): a throw makes NVML unusable for this worker, said once.
+        try {
+            co_return self->read_on_thread(reqs);
+        } catch (std::exception const& e) {
+            co_return tick_result{std::string("NVML: ") + e.what(), {}};
+        }
     };
     auto task = read(this, std::move(requests));
     auto result =

@@ -6,6 +6,7 @@
 
 #include <dlfcn.h>
 
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 
@@ -195,9 +196,16 @@ core::result<gpu_reading> nvml_library::read(std::vector<std::string> const& ids
     bool utilization_known = true;
     for (auto const& id : ids) {
         api::device d = nullptr;
-        bool const ordinal = core::classify_gpu_id(id) == core::gpu_id_kind::ordinal;
-        auto const rc = ordinal ? s_->by_index(static_cast<unsigned>(std::stoul(id)), &d)
-                                : s_->by_uuid(id.c_str(), &d);
+        api::nvml_return rc = api::success;
+        if (core::classify_gpu_id(id) == core::gpu_id_kind::ordinal) {
+            unsigned index = 0;
+            auto const [end, ec] = std::from_chars(id.data(), id.data() + id.size(), index);
+            if (ec != std::errc() || end != id.data() + id.size())
+                return core::error{"NVML: GPU \"" + id + "\": not an index"};
+            rc = s_->by_index(index, &d);
+        } else {
+            rc = s_->by_uuid(id.c_str(), &d);
+        }
         if (rc != api::success)
             return core::error{"NVML: GPU \"" + id + "\": " + s_->error_string(rc)};
         bool const mig = core::classify_gpu_id(id) == core::gpu_id_kind::mig_uuid;

@@ -163,6 +163,8 @@ BOOST_AUTO_TEST_CASE(unknown_ids_are_named)
     BOOST_TEST((*nvml)->read({"GPU-zzzz"}, {}).error().message
                == "NVML: GPU \"GPU-zzzz\": Not Found");
     BOOST_TEST((*nvml)->read({"7"}, {}).error().message == "NVML: GPU \"7\": Unknown Error");
+    BOOST_TEST((*nvml)->read({"99999999999999999999"}, {}).error().message
+               == "NVML: GPU \"99999999999999999999\": not an index");
 }
 
 // The sampler: NVML read on its own thread, the figures kept per job on the caller's executor,
