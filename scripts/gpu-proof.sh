@@ -10,7 +10,8 @@
 # DIR: default $OUT/gpu-proof when $OUT is set (the device machine's result folder), else
 # bench/results/<date>-gpu-proof. PATH: a torcrun binary; default build/src/torcrun, built
 # (cmake + ninja, torcrun only) when it is missing or does not run. N: how long each job holds its
-# GPU (default 15).
+# GPU (default 15). Carrying a torcrun built elsewhere (the device tool's `carry:
+# ["build/src/torcrun"]`, 15 MB) skips the build when the machine has its libraries.
 #
 # How the GPU is loaded, with what the machine has, first found: a tiny CUDA program when nvcc
 # exists; PyTorch when python3 imports torch with CUDA; else a small C program built with the C
@@ -18,9 +19,9 @@
 # spin kernel, JIT-compiled by the driver: no toolkit needed). When none works the busy jobs stay
 # idle, and SUMMARY.txt says so.
 #
-# Exit: 0 the proof ran and the busy jobs were told from the idle ones; 1 it ran and they were
-# not (or a step failed: SUMMARY.txt says which); 2 bad usage; 3 no NVIDIA GPU here (said on
-# stderr, nothing run).
+# Exit: 0 the proof ran and every job was measured, the busy ones told from the idle ones (when
+# nothing could load the GPU: SUMMARY.txt says so); 1 it ran and that failed, or a step failed
+# (SUMMARY.txt says which); 2 bad usage; 3 no NVIDIA GPU here (said on stderr, nothing run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -231,9 +232,15 @@ spec = {"name": "gpu proof",
 json.dump(spec, open(path, "w"), indent=1)
 PY
 say "run: 2 busy and 2 idle jobs, ${seconds} s each, 1 GPU and 2 CPUs each, gpu.cpu_bind=true"
+# nvidia-smi's own readings every second beside torcrun's, to compare.
+nvidia-smi --query-gpu=timestamp,index,uuid,utilization.gpu,memory.used --format=csv -l 1 \
+    >"$out/nvidia-smi-during-run.csv" 2>&1 &
+smi_pid=$!
 rc=0
 timeout 240 "$torcrun" run "$out/spec.json" --output-dir "$out/run" --set gpu.cpu_bind=true \
     >"$out/run.out" 2>"$out/run.err" || rc=$?
+kill "$smi_pid" 2>/dev/null || true
+wait "$smi_pid" 2>/dev/null || true
 say "torcrun run: exit $rc"
 "$torcrun" jobs 1 --output-dir "$out/run" >"$out/jobs.txt" 2>&1 || true
 "$torcrun" jobs 1 --output-dir "$out/run" --json >"$out/jobs.json" 2>"$out/jobs.err" || true
