@@ -40,19 +40,46 @@ std::string gpu_cell(std::optional<std::vector<std::string>> const& ids)
 
 }  // namespace
 
-std::vector<std::string> attempt_headings()
+std::vector<std::string> attempt_headings(bool gpu_columns)
 {
+    if (gpu_columns)
+        return {"ATTEMPTS", "START", "DURATION", "NODE",    "GPUS", "PEAK_RSS",
+                "PEAK_CPU", "GPU_UTIL", "GPU_MEM", "CPUS", "LOGS"};
     return {"ATTEMPTS", "START", "DURATION", "NODE", "GPUS", "PEAK_RSS", "PEAK_CPU", "LOGS"};
 }
 
-std::vector<std::string> attempt_cells(attempt_facts const& f)
+namespace {
+
+std::string percent(std::optional<double> v)
+{
+    if (!v) return {};
+    std::ostringstream out;
+    out << std::fixed << std::setprecision(1) << *v << "%";
+    return out.str();
+}
+
+}  // namespace
+
+std::vector<std::string> attempt_cells(attempt_facts const& f, bool gpu_columns)
 {
     auto const or_dash = [](std::string s) { return s.empty() ? std::string("-") : s; };
-    std::string cpu;
-    if (f.peak_cpu_percent) {
-        std::ostringstream out;
-        out << std::fixed << std::setprecision(1) << *f.peak_cpu_percent << "%";
-        cpu = out.str();
+    std::string const cpu = percent(f.peak_cpu_percent);
+    if (gpu_columns) {
+        std::string const util =
+            f.peak_gpu_percent && f.avg_gpu_percent
+                ? percent(f.peak_gpu_percent) + "/" + percent(f.avg_gpu_percent)
+                : "";
+        return {std::to_string(f.attempts),
+                f.start_unix ? format_date_time(std::floor(*f.start_unix)) : "-",
+                f.seconds ? format_elapsed(*f.seconds) : "-",
+                or_dash(f.node),
+                gpu_cell(f.gpu_ids),
+                f.peak_memory_bytes ? format_size(*f.peak_memory_bytes) : "-",
+                or_dash(cpu),
+                or_dash(util),
+                f.peak_gpu_memory_bytes ? format_size(*f.peak_gpu_memory_bytes) : "-",
+                or_dash(f.bound_cpus),
+                f.log_dir.value_or("-")};
     }
     return {std::to_string(f.attempts),
             f.start_unix ? format_date_time(std::floor(*f.start_unix)) : "-",

@@ -329,8 +329,9 @@ std::string usage_svg(std::vector<usage_step> const& steps, time_span span, std:
             measured_path += " H" + x + " V" + fixed(y_of(m.cores), 2);
             most = std::max(most, m.cores);
         }
-        measured_path += " H" + fixed(chart_left + chart_width, 1) + "\"><title>CPU cores " +
-                         "measured busy, at most " + fixed(most, 2) + "</title></path>";
+        measured_path += " H" + fixed(chart_left + chart_width, 1) + "\"><title>" +
+                         (gpus ? "GPUs" : "CPU cores") + " measured busy, at most " +
+                         fixed(most, 2) + "</title></path>";
     }
     std::string out = "<svg class=\"" + std::string(cls) +
                       "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"960\" height=\"" +
@@ -416,7 +417,7 @@ table{border-collapse:collapse;font-size:12px}
 td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}
 th{background:#eee}.axis line{stroke:#ddd}.axis text,.lane{font-size:11px;fill:#444}
 .busy{fill:none;stroke:#1565c0;stroke-width:2}.measured{fill:none;stroke:#6a1b9a;stroke-width:1.5}
-.series path{fill:none;stroke-width:1.5}.series .cpu{stroke:#1565c0}.series .mem{stroke:#ef6c00}
+.series path,.gpu-series path{fill:none;stroke-width:1.5}.gpu-series .util{stroke:#2e7d32}.gpu-series .gmem{stroke:#6d4c41}.series .cpu{stroke:#1565c0}.series .mem{stroke:#ef6c00}
 .series{background:#fafafa}.total{stroke:#c62828;stroke-dasharray:4 3}
 .key span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:middle}
 tr.failed td{background:#fdecea}.note{color:#555}
@@ -697,7 +698,15 @@ std::string render_report_html(report_input const& in)
                ? std::string(" No CPU samples are at hand (usage.json in the output directory).")
                : std::string(" The blue line is the CPUs held, the purple one the CPU cores "
                              "the jobs' own samples found busy.");
-    out += " GPU utilisation is not sampled.</p>\n";
+    auto const gpu_measured = measured_gpu_steps(in.attempts);
+    if (total_gpus > 0 || used_gpus > 0)
+        out += gpu_measured.empty()
+                   ? std::string(" No GPU readings are at hand (the worker reads GPUs through "
+                                 "NVML in direct mode on a node with the NVIDIA driver).")
+                   : std::string(" On the GPU chart the purple line is the GPUs the jobs' "
+                                 "NVML readings found busy (utilisation / 100) beside the GPUs "
+                                 "held.");
+    out += "</p>\n";
     std::vector<node_line> node_cpus, node_memory;
     std::uint64_t node_total_memory = 0;
     for (auto const& n : in.nodes) {
@@ -714,7 +723,7 @@ std::string render_report_html(report_input const& in)
     out += usage_svg(steps, span, total_cpus, false, "usage cpus", measured, node_cpus) + "\n";
     if (!node_memory.empty()) out += node_memory_svg(node_memory, node_total_memory, span) + "\n";
     if (total_gpus > 0 || used_gpus > 0)
-        out += usage_svg(steps, span, total_gpus, true, "usage gpus") + "\n";
+        out += usage_svg(steps, span, total_gpus, true, "usage gpus", gpu_measured) + "\n";
 
     out += "<h2>Failures</h2>\n";
     std::string failures;
@@ -736,7 +745,8 @@ std::string render_report_html(report_input const& in)
            "<table class=\"attempts\"><tr><th>job</th><th>id</th><th>run</th><th>attempt</th>"
            "<th>node</th><th>status</th><th>rc</th><th>start</th><th>seconds</th>"
            "<th>CPUs</th><th>GPUs</th><th>peak CPU %</th><th>avg CPU %</th>"
-           "<th>peak memory</th><th>avg memory</th><th>GPU ids</th><th>over time</th>"
+           "<th>peak memory</th><th>avg memory</th><th>GPU ids</th>"
+           "<th>GPU use (peak / avg, memory)</th><th>over time</th>"
            "<th>logs</th></tr>";
     for (auto const& a : in.attempts)
         out += std::string(a.status == "completed" ? "<tr>" : "<tr class=\"failed\">") +
@@ -755,6 +765,7 @@ std::string render_report_html(report_input const& in)
                cell(optional_memory(a.peak_memory_bytes)) +
                cell(optional_memory(a.avg_memory_bytes)) +
                cell(a.gpu_ids.empty() ? std::string("-") : html_escape(join(a.gpu_ids, ","))) +
+               cell(gpu_use_cell(a)) +
                cell(a.series.empty() ? std::string("-") : usage_series_svg(a)) +
                cell(log_anchor(a)) + "</tr>";
     out += "</table>\n</body></html>\n";

@@ -136,6 +136,10 @@ constexpr auto worker_keys = std::to_array<detail::key_spec<w>>({
     key<w, &w::gpu, &w::gpu_settings::hide_from_cpu_jobs>(
         "gpu.hide_from_cpu_jobs", rule(k::boolean),
         "Give jobs that asked for no GPU an empty GPU list."),
+    key<w, &w::gpu, &w::gpu_settings::cpu_bind>(
+        "gpu.cpu_bind", rule(k::boolean),
+        "Direct mode: bind each GPU job to as many CPUs as it holds, taken from its GPUs' NUMA "
+        "nodes where free (else anywhere, logged)."),
     key<w, &w::environment, &w::environment_settings::scrub>(
         "environment.scrub", rule(k::boolean),
         "Remove the launcher's per-step variables (srun, PMI, MPI) before starting a job."),

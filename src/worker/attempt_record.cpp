@@ -46,11 +46,12 @@ record_key key_of(torc_job_identity const& id)
 }
 
 std::string attempt_line(torc_job_identity const& id, std::string_view command,
-                         std::string_view environment)
+                         std::string_view environment, std::string_view bound_cpus)
 {
     auto o = header(id, "attempt");
     o["command"] = command;
     o["environment"] = environment;
+    if (!bound_cpus.empty()) o["cpus"] = bound_cpus;
     return json::serialize(o);
 }
 
@@ -58,6 +59,13 @@ std::string usage_line(torc_job_identity const& id, std::vector<usage_point> con
 {
     auto o = header(id, "usage");
     o["points"] = json::parse(usage_series_json(points));
+    return json::serialize(o);
+}
+
+std::string gpu_line(torc_job_identity const& id, gpu_usage_summary const& gpu)
+{
+    auto o = header(id, "gpu");
+    o["gpu"] = gpu_usage_json(gpu);
     return json::serialize(o);
 }
 
@@ -103,6 +111,7 @@ std::vector<std::string> read_attempt_record(std::string_view text_in, std::stri
         if (*kind == "attempt") {
             facts.command = text(o, "command");
             facts.environment = text(o, "environment");
+            facts.bound_cpus = text(o, "cpus").value_or("");
         } else if (*kind == "usage") {
             auto const* points = o.if_contains("points");
             auto series = points ? parse_usage_series(json::serialize(*points), origin)
@@ -112,6 +121,15 @@ std::vector<std::string> read_attempt_record(std::string_view text_in, std::stri
                 continue;
             }
             facts.usage = std::move(*series);
+        } else if (*kind == "gpu") {
+            auto const* g = o.if_contains("gpu");
+            auto gpu = g && g->is_object() ? gpu_usage_from_json(g->get_object())
+                                           : result<gpu_usage_summary>(error{"gpu missing"});
+            if (!gpu) {
+                skip(gpu.error().message);
+                continue;
+            }
+            facts.gpu = std::move(*gpu);
         } else if (*kind == "result") {
             o.erase("kind");
             facts.result = std::move(o);

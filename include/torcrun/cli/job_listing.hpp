@@ -35,13 +35,23 @@ struct attempt_facts {
     std::optional<std::uint64_t> avg_memory_bytes;  // --json only
     std::optional<double> avg_cpu_percent;          // --json only
     std::optional<std::string> log_dir;
+    // The GPU figures of the worker's record (direct mode, NVML): peak and average utilisation
+    // summed over its GPUs, peak memory used; nothing: not measured.
+    std::optional<double> peak_gpu_percent;
+    std::optional<double> avg_gpu_percent;
+    std::optional<std::uint64_t> peak_gpu_memory_bytes;
+    bool gpu_per_process = false;  // --json only
+    // The CPUs the job was bound to ("0-3"), direct mode with CPU binding; empty: not bound.
+    std::string bound_cpus;
 };
 
 // The table cells: start "2026-01-19T22:55:01Z", duration "1m05s", GPUs "0,3" ("none" for an
-// attempt that held none), "512 MiB", "97.5%", "-" for what is unknown.
-std::vector<std::string> attempt_cells(attempt_facts const& facts);
+// attempt that held none), "512 MiB", "97.5%", "-" for what is unknown. With `gpu_columns`
+// (some job of the listing held a GPU or was bound to CPUs) three more after PEAK_CPU:
+// GPU_UTIL "98.0%/41.3%" (peak/average), GPU_MEM "1.5 GiB" (peak), CPUS "0-3".
+std::vector<std::string> attempt_cells(attempt_facts const& facts, bool gpu_columns = false);
 // Their headings, in the same order.
-std::vector<std::string> attempt_headings();
+std::vector<std::string> attempt_headings(bool gpu_columns = false);
 
 // The ORIGIN cell of a job (shown when some job of the listing has an origin): "-" for a job the
 // spec declared, else its origin and, when known, the job that made it: "spawn by 8".

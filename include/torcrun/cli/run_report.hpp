@@ -14,6 +14,8 @@
 // Every name is HTML-escaped.
 #pragma once
 
+#include "torcrun/worker/gpu_usage.hpp"
+
 #include "torcrun/worker/node_usage.hpp"
 #include "torcrun/worker/usage_series.hpp"
 
@@ -48,6 +50,7 @@ struct report_attempt {
     std::vector<std::string> gpu_ids;    // the ids it held (result.json); empty: not known
     std::string step_nodes;  // slurm mode: its step's node(s) (result.json); empty: the worker's
     std::vector<usage_point> series;     // CPU and memory over its life (usage.json)
+    std::optional<gpu_usage_summary> gpu;  // its GPU readings (the job record's gpu line)
 };
 
 struct report_node {
@@ -127,6 +130,20 @@ std::vector<measured_step> node_cpu_steps(report_node const& node);
 // The node's used memory in bytes as steps the same way (`cores` holds bytes); empty without a
 // series.
 std::vector<measured_step> node_memory_steps(report_node const& node);
+
+// The GPUs the attempts' NVML readings found busy (each point's utilisation / 100, holding from
+// the point before it, or from the attempt's start), summed over the attempts, as steps ending
+// with zero; empty when no attempt has GPU readings with a utilisation (gpu_report.cpp).
+std::vector<measured_step> measured_gpu_steps(std::vector<report_attempt> const& attempts);
+
+// `<svg class="gpu-series" data-attempt="J.R.A" data-points="N">` with the GPU utilisation (path
+// "util", scaled to at least 100 per GPU held) and GPU memory used (path "gmem", scaled to its
+// peak) as steps over the attempt's life; empty text without GPU readings.
+std::string gpu_series_svg(report_attempt const& attempt);
+
+// The attempt's GPU cell: "98.0 % / 41.3 %, 3.0 GiB" (peak / average utilisation, peak memory)
+// and its chart, "-" without readings.
+std::string gpu_use_cell(report_attempt const& attempt);
 
 // The x position in [left, left + width] of `seconds` on a timeline from `begin` to `end`.
 double time_to_x(double seconds, double begin, double end, double left, double width);

@@ -103,6 +103,8 @@ struct worker_config {
         std::vector<std::string> visibility_variables = default_visibility_variables();
         std::optional<std::string> device_order = "PCI_BUS_ID";  // CUDA_DEVICE_ORDER
         bool hide_from_cpu_jobs = true;
+        // direct mode: bind each GPU job to its CPUs, taken near its GPUs (core::choose_cpus)
+        bool cpu_bind = false;
         bool operator==(gpu_settings const&) const = default;
     };
     struct environment_settings {

@@ -7,6 +7,8 @@
 //              command.txt and environment.txt hold in an attempt directory;
 //   "usage"    at the exit of a job that outlived its first sample: `points`, the CPU and
 //              memory series (usage_series_json) — usage.json;
+//   "gpu"      at the exit of a job that held GPUs the sampler could read (direct mode, NVML):
+//              `gpu`, its figures and series (gpu_usage_json);
 //   "result"   when the worker reports it: result_json's fields (worker_journal.hpp), its
 //              `completion_time` as the server holds it — result.json.
 // A later line about the same attempt and kind replaces an earlier one (a result re-sent).
@@ -15,6 +17,7 @@
 
 #include "torcrun/common/error.hpp"
 #include "torcrun/worker/env_policy.hpp"
+#include "torcrun/worker/gpu_usage.hpp"
 #include "torcrun/worker/usage_series.hpp"
 
 #include <boost/json/object.hpp>
@@ -43,7 +46,9 @@ record_key key_of(torc_job_identity const& id);
 struct attempt_facts_recorded {
     std::optional<std::string> command;
     std::optional<std::string> environment;
+    std::string bound_cpus;  // empty: not bound
     std::optional<std::vector<usage_point>> usage;
+    std::optional<gpu_usage_summary> gpu;
     std::optional<boost::json::object> result;
 };
 
@@ -51,8 +56,9 @@ using attempt_record_book = std::map<record_key, attempt_facts_recorded>;
 
 // The lines, without their newline.
 std::string attempt_line(torc_job_identity const& id, std::string_view command,
-                         std::string_view environment);
+                         std::string_view environment, std::string_view bound_cpus = {});
 std::string usage_line(torc_job_identity const& id, std::vector<usage_point> const& points);
+std::string gpu_line(torc_job_identity const& id, gpu_usage_summary const& gpu);
 // `result` is result_json of the attempt (it names the attempt itself).
 std::string result_line(boost::json::object result);
 

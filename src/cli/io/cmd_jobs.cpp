@@ -90,7 +90,13 @@ std::string one_line(std::string s)
 void print_table(std::ostream& out, std::vector<job_row> const& rows)
 {
     std::vector<std::string> headings{"ID", "NAME", "STATUS", "RC"};
-    for (auto const& h : core::attempt_headings()) headings.push_back(h);
+    // GPU figures and bound CPUs: only when some job held a GPU or was bound, so a CPU
+    // workflow's table stays as it was.
+    bool const gpus = std::any_of(rows.begin(), rows.end(), [](job_row const& r) {
+        auto const& a = r.attempt;
+        return (a.gpu_ids && !a.gpu_ids->empty()) || !a.bound_cpus.empty();
+    });
+    for (auto const& h : core::attempt_headings(gpus)) headings.push_back(h);
     // Dynamic jobs: the column only when some job has an origin, so a static workflow's table
     // stays as it was.
     bool const origins =
@@ -101,7 +107,7 @@ void print_table(std::ostream& out, std::vector<job_row> const& rows)
     for (auto const& r : rows) {
         std::vector<std::string> line{std::to_string(r.id), r.name, r.status,
                                       r.return_code ? std::to_string(*r.return_code) : "-"};
-        for (auto& c : core::attempt_cells(r.attempt)) line.push_back(std::move(c));
+        for (auto& c : core::attempt_cells(r.attempt, gpus)) line.push_back(std::move(c));
         if (origins) line.push_back(core::origin_cell(r.origin, r.spawned_by));
         line.push_back(one_line(r.command));
         cells.push_back(std::move(line));
@@ -146,6 +152,11 @@ json::array to_json(std::vector<job_row> const& rows)
         o["avg_memory_bytes"] = or_null(a.avg_memory_bytes);
         o["peak_cpu_percent"] = or_null(a.peak_cpu_percent);
         o["avg_cpu_percent"] = or_null(a.avg_cpu_percent);
+        o["peak_gpu_percent"] = or_null(a.peak_gpu_percent);
+        o["avg_gpu_percent"] = or_null(a.avg_gpu_percent);
+        o["peak_gpu_memory_bytes"] = or_null(a.peak_gpu_memory_bytes);
+        if (a.peak_gpu_memory_bytes) o["gpu_per_process"] = a.gpu_per_process;
+        o["bound_cpus"] = a.bound_cpus.empty() ? json::value(nullptr) : json::value(a.bound_cpus);
         o["log_dir"] = or_null(a.log_dir);
         o["command"] = r.command;
         if (!r.origin.empty()) {  // as Torc: no `origin` for a declared job
@@ -186,7 +197,15 @@ core::result<core::attempt_facts> facts_of(job_results const& results, std::int6
                                      integer_of(r, "attempt_id", 1), std::nullopt};
     auto const paths = core::attempt_log_paths(root, id);
     f.log_dir = log_location(paths);
-    auto recorded = read_recorded_attempt(paths.result_file, records.find(root, id));
+    auto const* facts = records.find(root, id);
+    if (facts) f.bound_cpus = facts->bound_cpus;
+    if (facts && facts->gpu) {
+        f.peak_gpu_percent = facts->gpu->peak_percent;
+        f.avg_gpu_percent = facts->gpu->avg_percent;
+        f.peak_gpu_memory_bytes = facts->gpu->peak_memory_bytes;
+        f.gpu_per_process = facts->gpu->per_process;
+    }
+    auto recorded = read_recorded_attempt(paths.result_file, facts);
     if (!recorded) return recorded.error();
     f.gpu_ids = std::move(recorded->gpu_ids);
     // slurm mode: the step's own node(s), not the host of the worker that started it.

@@ -70,6 +70,7 @@ core::result<void> read_attempt_files(std::string const& output_dir, core::repor
     auto series = read_usage_series(paths.usage_file, facts);
     if (!series) return series.error();
     if (*series) a.series = std::move(**series);
+    if (facts && facts->gpu) a.gpu = *facts->gpu;
     return {};
 }
 

@@ -43,7 +43,8 @@ asio::awaitable<core::result<double>> look_up_end_time(launcher& launch, std::st
                           .environment = std::move(environment),
                           .working_directory = {},
                           .stdout_path = stdout_path,
-                          .stderr_path = stdout_path + ".err"};
+                          .stderr_path = stdout_path + ".err",
+                          .cpus = {}};
     auto child = co_await launch.launch(std::move(request));
     if (!child) co_return core::error{detail::cat("squeue: ", child.error().message)};
     asio::steady_timer deadline(co_await asio::this_coro::executor, timeout);

@@ -6,7 +6,9 @@
 // - One sampling loop, alive only while jobs run; memory reports when limits.enforce_memory.
 //   Direct mode samples /proc (proc_sampler); slurm mode, where the job's process here is only
 //   srun, reads each step from Slurm (step_sampler: squeue, sstat), no more often than every
-//   step_sample_interval.
+//   step_sample_interval. Direct mode also reads the GPUs a job holds through NVML on the
+//   same tick (gpu_sampler: on a thread of its own, as NVML may block); their figures go into
+//   the attempt record as a "gpu" line. Slurm mode does not: the steps' GPUs are on other nodes.
 // - One job attempt, from the spawn action to job_exited: the launch plan (core decides argv,
 //   environment and paths), its command and environment change in the worker's attempt record,
 //   the non-blocking launch with the streams in job_stdio/ (created once per worker), /proc
@@ -29,6 +31,10 @@
 #include "torcrun/worker/step_exit.hpp"
 #include "torcrun/worker/usage_series.hpp"
 #include "torcrun/worker/io/launcher.hpp"
+#include "torcrun/worker/io/gpu_sampler.hpp"
+#include "torcrun/worker/io/gpu_topology.hpp"
+#include "torcrun/worker/cpu_choice.hpp"
+#include "torcrun/slurm/gpu_devices.hpp"
 #include "torcrun/worker/io/proc_sampler.hpp"
 #include "torcrun/worker/io/slurm_commands.hpp"
 #include "torcrun/worker/io/step_sampler.hpp"
@@ -43,6 +49,8 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <unistd.h>
+
+#include <sched.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -64,6 +72,7 @@ struct job_runner::impl : std::enable_shared_from_this<impl> {
         std::shared_ptr<child_process> child;  // null while it is being launched
         std::optional<int> pending_signal;     // sent while launching; delivered once it runs
         std::string step_name;                 // slurm mode: srun's --job-name; else empty
+        std::vector<unsigned> cpus;            // bound to (gpu.cpu_bind); empty: not bound
     };
 
     impl(boost::asio::any_io_executor executor, job_runner_settings settings, event_sink sink,
@@ -85,7 +94,16 @@ struct job_runner::impl : std::enable_shared_from_this<impl> {
     // the attempt directory's command.txt and environment.txt.
     core::result<void> prepare_attempt(core::worker::spawn const& action,
                                        core::launch_plan const& plan, std::string const& command,
-                                       std::string const& environment);
+                                       std::string const& environment,
+                                       std::string const& bound_cpus);
+    // gpu.cpu_bind, direct mode: the CPUs a GPU job is bound to, near its GPUs where free
+    // (core::choose_cpus), held in its entry; none for other jobs or without the setting.
+    static boost::asio::awaitable<std::vector<unsigned>> bind_cpus(std::shared_ptr<impl> self,
+                                                                  core::worker::spawn action);
+    gpu_sampler& gpus();
+    // Opens NVML (on its thread) at the first GPU job, so that its absence is said even when
+    // every GPU job ends before the first sample.
+    static boost::asio::awaitable<void> probe_gpus(std::shared_ptr<impl> self);
     // The attempt directory of an attempt that failed (or of every one, by configuration):
     // command.txt, environment.txt, usage.json when there is a series, and links to the
     // streams. Problems are logged: the job's outcome does not depend on them.
@@ -132,6 +150,7 @@ struct job_runner::impl : std::enable_shared_from_this<impl> {
     launcher commands_;
     proc_sampler sampler_;
     std::optional<step_sampler> steps_;  // slurm mode
+    std::unique_ptr<gpu_sampler> gpus_;  // direct mode, from the first job holding a GPU
     boost::asio::steady_timer sample_timer_;
     bool sampling_ = false;
     bool closed_ = false;
@@ -188,6 +207,24 @@ std::string stderr_tail(std::string const& path)
     in.read(text.data(), static_cast<std::streamsize>(take));
     text.resize(static_cast<std::size_t>(in.gcount()));
     return text;
+}
+
+// The worker's own CPUs (its affinity mask), read once: the CPUs bound jobs are given from.
+std::vector<unsigned> const& worker_cpus()
+{
+    static std::vector<unsigned> const cpus = [] {
+        std::vector<unsigned> out;
+        constexpr int most = 65536;
+        cpu_set_t* set = CPU_ALLOC(most);
+        std::size_t const size = CPU_ALLOC_SIZE(most);
+        CPU_ZERO_S(size, set);
+        if (::sched_getaffinity(0, size, set) == 0)
+            for (int c = 0; c < most; ++c)
+                if (CPU_ISSET_S(c, size, set)) out.push_back(static_cast<unsigned>(c));
+        CPU_FREE(set);
+        return out;
+    }();
+    return cpus;
 }
 
 core::job_usage to_job_usage(core::usage_summary const& s)
@@ -276,6 +313,8 @@ net::awaitable<void> job_runner::impl::sample_loop(std::shared_ptr<impl> self)
             co_await self->steps_->sample();
         else
             self->sampler_.sample(proc_sampler::clock::now());
+        if (self->gpus_ && self->gpus_->tracked() > 0 && !self->closed_)
+            co_await self->gpus_->sample(proc_sampler::clock::now());
         if (self->closed_) break;
         if (!self->settings_.config.limits.enforce_memory) continue;
         for (auto const& [id, job] : self->jobs_) {
@@ -390,7 +429,8 @@ core::result<core::launch_plan> job_runner::impl::plan(core::worker::spawn const
 core::result<void> job_runner::impl::prepare_attempt(core::worker::spawn const& action,
                                                      core::launch_plan const& plan,
                                                      std::string const& command,
-                                                     std::string const& environment)
+                                                     std::string const& environment,
+                                                     std::string const& bound_cpus)
 {
     if (!stdio_dir_made_) {
         auto const dir = core::job_stdio_dir(settings_.config.output_dir);
@@ -403,7 +443,8 @@ core::result<void> job_runner::impl::prepare_attempt(core::worker::spawn const& 
     }
     if (settings_.record)
         if (auto ok = settings_.record->append(
-                core::attempt_line(identity_of(action, settings_), command, environment));
+                core::attempt_line(identity_of(action, settings_), command, environment,
+                                   bound_cpus));
             !ok)
             return core::error{"spawn: " + ok.error().message};
     if (!always_directory()) return {};
@@ -463,6 +504,45 @@ core::step_exit job_runner::impl::judge_step(std::int64_t job_id, core::exit_sta
     return step;
 }
 
+gpu_sampler& job_runner::impl::gpus()
+{
+    if (!gpus_) gpus_ = std::make_unique<gpu_sampler>(log_, nvml_library_path(), sysfs_root());
+    return *gpus_;
+}
+
+net::awaitable<void> job_runner::impl::probe_gpus(std::shared_ptr<impl> self)
+{
+    (void)co_await self->gpus().inventory();
+}
+
+net::awaitable<std::vector<unsigned>> job_runner::impl::bind_cpus(std::shared_ptr<impl> self,
+                                                                  core::worker::spawn action)
+{
+    auto const id = action.job.id;
+    if (self->steps_ || !self->settings_.config.gpu.cpu_bind || action.placement.nodes.empty()
+        || action.placement.nodes.front().gpu_ids.empty())
+        co_return std::vector<unsigned>{};
+    auto const& share = action.placement.nodes.front();
+    auto const inventory = co_await self->gpus().inventory();
+    std::set<unsigned> near;
+    for (auto const& gpu : share.gpu_ids)
+        if (auto const m = core::find_gpu(inventory.devices, gpu))
+            near.insert(inventory.devices[m->device].near_cpus.begin(),
+                        inventory.devices[m->device].near_cpus.end());
+    std::set<unsigned> busy;
+    for (auto const& [other, entry] : self->jobs_)
+        busy.insert(entry.cpus.begin(), entry.cpus.end());
+    std::vector<unsigned> const near_list(near.begin(), near.end());
+    auto choice = core::choose_cpus(worker_cpus(), busy, near_list, share.cpus);
+    auto const it = self->jobs_.find(id);
+    if (it == self->jobs_.end()) co_return std::vector<unsigned>{};
+    it->second.cpus = choice.cpus;
+    if (!choice.note.empty())
+        self->log_.write(log_level::warning, "runner", "GPU job's CPUs not all near its GPUs",
+                         {{"job", std::to_string(id)}, {"why", choice.note}});
+    co_return choice.cpus;
+}
+
 void job_runner::impl::spawn_failed(std::int64_t job_id, std::string message, bool worker_fault)
 {
     log_.write(log_level::warning, "runner", "job spawn failed",
@@ -497,13 +577,17 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
     // environment change, a few hundred bytes (the full environment goes to the launcher).
     auto const command = core::render_command_line(plan->argv) + "\n";
     auto const environment = core::render_env_change(plan->env_changes);
-    if (auto prepared = self->prepare_attempt(action, *plan, command, environment); !prepared) {
+    auto cpus = co_await bind_cpus(self, action);
+    if (!self->jobs_.contains(id)) co_return;  // closed while NVML was read
+    if (auto prepared = self->prepare_attempt(action, *plan, command, environment,
+                                              core::format_cpu_list(cpus));
+        !prepared) {
         self->jobs_.erase(id);
         self->spawn_failed(id, prepared.error().message, true);
         co_return;
     }
     spawn_request request{std::move(plan->argv), std::move(plan->env), plan->working_dir,
-                          plan->paths.stdout_file, plan->paths.stderr_file};
+                          plan->paths.stdout_file, plan->paths.stderr_file, std::move(cpus)};
     plan->env_changes = {};
     // slurm mode: the step is the guardian's from before srun starts until srun has ended.
     auto const& guardian = self->settings_.guardian;
@@ -533,6 +617,12 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
         self->steps_->track(id, step, child->started());
     else
         self->sampler_.track(child->pid(), child->started());
+    if (!self->steps_ && !action.placement.nodes.empty()
+        && !action.placement.nodes.front().gpu_ids.empty()) {
+        if (!self->gpus_) self->spawn_task(probe_gpus(self), "gpu probe");
+        self->gpus().track(id, action.placement.nodes.front().gpu_ids, child->pid(),
+                           child->started());
+    }
     self->start_sampling();
     if (self->always_directory())  // the streams exist now (the launch opened them)
         for (auto const& [target, link] : core::stdio_links(plan->paths))
@@ -570,7 +660,9 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
         measured = finished.summary;
     }
     auto const usage = measured.value_or(core::usage_summary{});
+    auto const gpu = self->gpus_ ? self->gpus_->finish(id) : std::nullopt;
     self->jobs_.erase(id);
+    if (gpu) self->record(id, core::gpu_line(identity_of(action, self->settings_), *gpu));
     // Once per attempt, a few kilobytes at most (the series is bounded); none for a job that
     // ended before its first sample, which keeps short jobs to their attempt line.
     if (!finished.series.empty())
@@ -588,6 +680,8 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
                       {"peak_memory_bytes",
                        measured ? std::to_string(usage.peak_memory_bytes) : "unknown"},
                       {"avg_cpu_percent", measured ? fixed3(usage.avg_cpu_percent) : "unknown"},
+                      {"avg_gpu_percent",
+                       gpu && gpu->avg_percent ? fixed3(*gpu->avg_percent) : "unknown"},
                       {"nodes", nodes.empty() ? "this" : nodes}});
     core::worker::job_exited exited{id, report.status, std::nullopt, std::nullopt, nodes};
     if (measured) exited.usage = to_job_usage(*measured);
@@ -639,7 +733,7 @@ net::awaitable<void> job_runner::impl::run_recovery(std::shared_ptr<impl> self,
                           std::move(env->env),
                           settings.working_dir,
                           paths.dir + "/recovery.stdout",
-                          paths.dir + "/recovery.stderr"};
+                          paths.dir + "/recovery.stderr", {}};
     auto const status = co_await run_helper(self, std::move(request));
     if (!status) {
         self->log_.write(log_level::warning, "runner", "recovery script failed",
@@ -679,7 +773,7 @@ net::awaitable<void> job_runner::impl::run_commands(std::shared_ptr<impl> self,
         auto const n = std::to_string(i + 1);
         spawn_request request{{"bash", "-c", command}, env, settings.config.output_dir,
                               detail::cat(dir, "/command_", n, ".stdout"),
-                              detail::cat(dir, "/command_", n, ".stderr")};
+                              detail::cat(dir, "/command_", n, ".stderr"), {}};
         auto const status = co_await run_helper(self, std::move(request));
         auto const which = detail::cat("command ", n, " \"", command, "\": ");
         if (!status) {

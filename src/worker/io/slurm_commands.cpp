@@ -61,7 +61,8 @@ asio::awaitable<core::result<command_run>> run_command(launcher& launch,
                           .environment = std::move(environment),
                           .working_directory = {},
                           .stdout_path = (dir / "out").string(),
-                          .stderr_path = (dir / "err").string()};
+                          .stderr_path = (dir / "err").string(),
+                          .cpus = {}};
     auto child = co_await launch.launch(std::move(request));
     if (!child) {
         std::error_code ec;

@@ -24,6 +24,7 @@
 #include "spawn_child.hpp"
 
 #include "torcrun/common/concat.hpp"
+#include "torcrun/slurm/gpu_devices.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -37,6 +38,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <string_view>
 #include <system_error>
@@ -167,9 +169,39 @@ core::error failure_error(child_failure const& f, spawn_request const& r, std::s
         return {cat("spawn: closing inherited descriptors: ", text)};
     case child_step::exec:
         return {cat("spawn: exec ", quoted(exe), ": ", text)};
+    case child_step::affinity:
+        return {cat("spawn: binding to CPUs ", quoted(core::format_cpu_list(r.cpus)), ": ", text)};
     }
     return {cat("spawn: the child failed at step ", std::to_string(f.step), ": ", text)};
 }
+
+// A CPU mask sized for the highest CPU asked for (CPU_ALLOC), or none for an empty list.
+class cpu_affinity {
+public:
+    explicit cpu_affinity(std::vector<unsigned> const& cpus)
+    {
+        if (cpus.empty()) return;
+        unsigned most = 0;
+        for (auto c : cpus) most = std::max(most, c);
+        int const count = static_cast<int>(most) + 1;
+        set_ = CPU_ALLOC(count);
+        size_ = CPU_ALLOC_SIZE(count);
+        CPU_ZERO_S(size_, set_);
+        for (auto c : cpus) CPU_SET_S(c, size_, set_);
+    }
+    ~cpu_affinity()
+    {
+        if (set_) CPU_FREE(set_);
+    }
+    cpu_affinity(cpu_affinity const&) = delete;
+    cpu_affinity& operator=(cpu_affinity const&) = delete;
+    cpu_set_t const* set() const { return set_; }
+    std::size_t size() const { return size_; }
+
+private:
+    cpu_set_t* set_ = nullptr;
+    std::size_t size_ = 0;
+};
 
 void reap(pid_t pid)
 {
@@ -276,6 +308,8 @@ core::result<forked_child> fork_child(spawn_request const& request,
     if (status_read.get() < 0 || status_write.get() < 0)
         return core::error{cat("spawn: pipe: ", errno_text(errno))};
 
+    // The CPU mask is built here: the child may not allocate.
+    cpu_affinity const affinity(request.cpus);
     child_plan const plan{
         exe->c_str(),
         arrays.argv.data(),
@@ -285,7 +319,9 @@ core::result<forked_child> fork_child(spawn_request const& request,
         streams->out.get(),
         streams->err.get() < 0 ? streams->out.get() : streams->err.get(),
         status_write.get(),
-        ::getpid()};
+        ::getpid(),
+        affinity.set(),
+        affinity.size()};
     int start_errno = 0;
     pid_t const pid = start_blocked(plan, start_errno);
     if (pid < 0)
@@ -358,6 +394,8 @@ namespace {
         fail(p.status_fd, child_step::working_directory, errno);
     if (int const e = close_descriptors(p.status_fd, true); e != 0)
         fail(p.status_fd, child_step::descriptors, e);
+    if (p.cpus && ::sched_setaffinity(0, p.cpus_size, p.cpus) != 0)
+        fail(p.status_fd, child_step::affinity, errno);
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);

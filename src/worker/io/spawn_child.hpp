@@ -4,6 +4,8 @@
 
 #include "torcrun/worker/io/launcher.hpp"
 
+#include <sched.h>
+
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -12,7 +14,14 @@ namespace torcrun::io::detail {
 
 // The child's setup steps; the one that fails is sent back with its errno through the status
 // pipe (close-on-exec: end of file means exec succeeded).
-enum class child_step : int { session = 1, streams, working_directory, descriptors, exec };
+enum class child_step : int {
+    session = 1,
+    streams,
+    working_directory,
+    descriptors,
+    exec,
+    affinity
+};
 
 struct child_failure {
     int step = 0;
@@ -71,6 +80,8 @@ struct child_plan {
     char const* working_directory;  // nullptr: stay
     int stdin_fd, stdout_fd, stderr_fd, status_fd;
     pid_t parent;
+    cpu_set_t const* cpus = nullptr;  // nullptr: not bound
+    std::size_t cpus_size = 0;
 };
 
 // The child's side, from fork to exec; never returns.

@@ -20,6 +20,7 @@
 #include <filesystem>
 
 #include <dirent.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -112,6 +113,8 @@ std::vector<failure_case> const failures{
      "spawn: the stdout path contains a NUL character"},
     {"a NUL in the stderr path", [](auto& r) { r.stderr_path = std::string("/tmp/\0x", 7); },
      "spawn: the stderr path contains a NUL character"},
+    {"a CPU the machine does not have", [](auto& r) { r.cpus = {60000}; },
+     R"m(spawn: binding to CPUs "60000": Invalid argument)m"},
 };
 
 auto const modes = bdata::make({test::start_mode::spawn, test::start_mode::launch});
@@ -236,7 +239,8 @@ BOOST_AUTO_TEST_CASE(a_program_is_found_once_per_path)
                                   {{"PATH", path}},
                                   "",
                                   dir.file(out),
-                                  dir.file(out + ".err")};
+                                  dir.file(out + ".err"),
+                                  {}};
         auto launched = test::run_coro(ioc, launcher.launch(request), 10s);
         if (!launched) return launched.error().message;
         test::run_coro(ioc, (*launched)->wait(), 10s);
@@ -253,6 +257,41 @@ BOOST_AUTO_TEST_CASE(a_program_is_found_once_per_path)
     std::filesystem::remove(dir.file("fake/bash"));
     BOOST_TEST(run(dir.file("fake") + ":/usr/bin:/bin", "f").starts_with(
         "spawn: exec \"" + dir.file("fake/bash") + "\": "));
+}
+
+// gpu.cpu_bind's binding: the child is bound before exec, and reads its own affinity back
+// (/proc/self/status Cpus_allowed_list) as each of the machine's CPUs, alone and together.
+BOOST_AUTO_TEST_CASE(a_job_is_bound_to_its_cpus)
+{
+    cpu_set_t mine;
+    CPU_ZERO(&mine);
+    BOOST_TEST_REQUIRE(::sched_getaffinity(0, sizeof mine, &mine) == 0);
+    std::vector<unsigned> cpus;
+    for (unsigned c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &mine)) cpus.push_back(c);
+    test::temp_dir dir;
+    boost::asio::io_context ioc;
+    io::launcher launcher(ioc.get_executor());
+    auto const allowed = [&](std::vector<unsigned> bind, std::string const& out) {
+        io::spawn_request request{{"bash", "-c", "grep Cpus_allowed_list: /proc/self/status"},
+                                  {{"PATH", "/usr/bin:/bin"}},
+                                  "",
+                                  dir.file(out),
+                                  dir.file(out + ".err"),
+                                  std::move(bind)};
+        auto launched = test::run_coro(ioc, launcher.launch(request), 10s);
+        BOOST_TEST_REQUIRE(launched.has_value());
+        test::run_coro(ioc, (*launched)->wait(), 10s);
+        auto const text = test::read_file(dir.file(out));
+        auto const value = text.find_first_not_of("\t ", text.find_first_of("\t "));
+        return text.substr(value, text.size() - 1 - value);  // without the newline
+    };
+    for (auto c : cpus)
+        BOOST_TEST(allowed({c}, "one" + std::to_string(c)) == std::to_string(c));
+    if (cpus.size() >= 2)
+        BOOST_TEST(allowed({cpus.front(), cpus.back()}, "two") ==
+                   std::to_string(cpus.front()) + (cpus.back() == cpus.front() + 1 ? "-" : ",") +
+                       std::to_string(cpus.back()));
 }
 
 BOOST_AUTO_TEST_CASE(a_cancelled_launch_leaves_no_child)
@@ -299,7 +338,8 @@ BOOST_AUTO_TEST_CASE(the_job_dies_with_its_worker)
         try {
             boost::asio::io_context ioc;
             io::launcher launcher(ioc.get_executor());
-            auto child = launcher.spawn(io::spawn_request{{job, "sleep", "30000"}, {}, "", "", ""});
+            auto child =
+                launcher.spawn(io::spawn_request{{job, "sleep", "30000"}, {}, "", "", "", {}});
             if (child) pid = (*child)->pid();
             [[maybe_unused]] auto const written = ::write(fds[1], &pid, sizeof pid);
             for (;;) ::pause();

@@ -53,6 +53,39 @@ BOOST_AUTO_TEST_CASE(attempt_cells_show_what_is_known)
     BOOST_TEST(core::attempt_headings().size() == core::attempt_cells({}).size());
 }
 
+BOOST_AUTO_TEST_CASE(gpu_cells_show_peak_and_average_or_a_dash)
+{
+    core::attempt_facts f;
+    f.attempts = 1;
+    f.gpu_ids = std::vector<std::string>{"GPU-aaaa"};
+    f.peak_gpu_percent = 98.04;
+    f.avg_gpu_percent = 41.26;
+    f.peak_gpu_memory_bytes = 3ULL << 30;
+    f.bound_cpus = "0-3";
+    auto const headings = core::attempt_headings(true);
+    auto const cells = core::attempt_cells(f, true);
+    BOOST_TEST_REQUIRE(headings.size() == cells.size());
+    std::vector<std::string> const want_h{"ATTEMPTS", "START", "DURATION", "NODE",
+                                          "GPUS",     "PEAK_RSS", "PEAK_CPU", "GPU_UTIL",
+                                          "GPU_MEM",  "CPUS",  "LOGS"};
+    BOOST_TEST(headings == want_h, boost::test_tools::per_element());
+    BOOST_TEST(cells[4] == "GPU-aaaa");
+    BOOST_TEST(cells[7] == "98.0%/41.3%");
+    BOOST_TEST(cells[8] == "3.0 GiB");
+    BOOST_TEST(cells[9] == "0-3");
+    // Held a GPU, nothing measured (no NVML), not bound: dashes.
+    core::attempt_facts unmeasured;
+    unmeasured.gpu_ids = std::vector<std::string>{"0"};
+    auto const dashes = core::attempt_cells(unmeasured, true);
+    BOOST_TEST(dashes[7] == "-");
+    BOOST_TEST(dashes[8] == "-");
+    BOOST_TEST(dashes[9] == "-");
+    // A MIG device: memory measured, utilisation not.
+    unmeasured.peak_gpu_memory_bytes = 1ULL << 20;
+    BOOST_TEST(core::attempt_cells(unmeasured, true)[7] == "-");
+    BOOST_TEST(core::attempt_cells(unmeasured, true)[8] == "1.0 MiB");
+}
+
 BOOST_AUTO_TEST_CASE(origin_cells_name_the_spawning_job)
 {
     BOOST_TEST(core::origin_cell("", std::nullopt) == "-");

@@ -165,6 +165,51 @@ BOOST_AUTO_TEST_CASE(no_gpu_chart_without_gpus)
     BOOST_TEST(page.find("<p>none</p>") != std::string::npos);  // no failures
 }
 
+// GPU readings: the attempt's chart (utilisation scaled to 100 per GPU held, memory to its peak)
+// and figures, the GPUs measured busy summed over attempts, drawn on the allocation's GPU chart
+// beside the GPUs held; an attempt that held a GPU but was never read shows "-".
+BOOST_AUTO_TEST_CASE(gpu_readings_are_charted_beside_the_gpus_held)
+{
+    auto busy = attempt(4, 100, 104, 1);
+    busy.run_id = 1;
+    core::gpu_usage_stats stats;
+    BOOST_TEST(stats.add({2, 100.0, 2u << 20, false}).has_value());
+    BOOST_TEST(stats.add({4, 50.0, 4u << 20, false}).has_value());
+    busy.gpu = stats.summary();
+    auto const idle_held = attempt(5, 100, 104, 1);
+    BOOST_TEST(core::gpu_series_svg(idle_held).empty());
+    BOOST_TEST(core::gpu_use_cell(idle_held) == "-");
+    auto const svg = core::gpu_series_svg(busy);
+    BOOST_TEST(
+        svg.starts_with("<svg class=\"gpu-series\" data-attempt=\"4.1.1\" data-points=\"2\""));
+    BOOST_TEST(svg.find("<path class=\"util\" d=\"M0,2.00 V2.00 H80.00 V18.00 H160.00\"/>")
+               != std::string::npos);
+    BOOST_TEST(svg.find("<path class=\"gmem\" d=\"M0,18.00 V18.00 H80.00 V2.00 H160.00\"/>")
+               != std::string::npos);
+    BOOST_TEST(core::gpu_use_cell(busy).starts_with(
+        "<span class=\"gpu-use\">100.0 % / 75.0 %, 4.0 MiB</span> <svg"));
+
+    auto const steps = core::measured_gpu_steps({busy, idle_held});
+    BOOST_TEST_REQUIRE(steps.size() == 3u);
+    BOOST_TEST(steps[0].seconds == 100.0);
+    BOOST_TEST(steps[0].cores == 1.0);   // 100 % for the first 2 s
+    BOOST_TEST(steps[1].seconds == 102.0);
+    BOOST_TEST(steps[1].cores == 0.5);
+    BOOST_TEST(steps[2].cores == 0.0);
+    BOOST_TEST(core::measured_gpu_steps({idle_held}).empty());
+
+    core::report_input in;
+    in.nodes = {{1, "n1", 2, 2, std::nullopt}};
+    in.attempts = {busy, idle_held};
+    auto const page = core::render_report_html(in);
+    BOOST_TEST(count(page, "<svg class=\"gpu-series\"") == 1u);
+    BOOST_TEST(page.find("<title>GPUs measured busy, at most 1.00</title>") != std::string::npos);
+    BOOST_TEST(page.find("GPU utilisation is not sampled") == std::string::npos);
+    in.attempts = {idle_held};
+    BOOST_TEST(core::render_report_html(in).find("No GPU readings are at hand")
+               != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(gpu_lanes_lowest_free_first)
 {
     std::vector<core::report_attempt> const a{attempt(1, 0, 4, 1), attempt(2, 1, 2, 2),

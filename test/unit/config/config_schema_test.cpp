@@ -78,6 +78,7 @@ std::map<std::string, std::string> const worker_samples{
     {"gpu.visibility_variables", "CUDA_VISIBLE_DEVICES"},
     {"gpu.device_order", "FASTEST_FIRST"},
     {"gpu.hide_from_cpu_jobs", "false"},
+    {"gpu.cpu_bind", "true"},
     {"environment.scrub", "false"},
     {"environment.scrub_patterns", "PMI_*"},
     {"environment.keep_patterns", "SLURM_JOB_*"},

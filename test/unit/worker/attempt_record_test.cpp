@@ -72,4 +72,19 @@ BOOST_AUTO_TEST_CASE(lines_that_do_not_read_are_skipped_and_named)
     BOOST_TEST(*book.at({1, 2, 0, 1}).command == "c\n");
 }
 
+BOOST_AUTO_TEST_CASE(gpu_line_read_back)
+{
+    core::torc_job_identity const a{5, 42, "train_3", 1, 2, std::nullopt};
+    core::gpu_usage_stats stats;
+    BOOST_TEST(stats.add({1.0, 90.0, 1 << 20, false}).has_value());
+    auto const text = core::gpu_line(a, stats.summary()) + "\n"
+                      + R"({"kind":"gpu","workflow_id":5,"job_id":43,"run_id":1,"attempt_id":1})";
+    core::attempt_record_book book;
+    auto const skipped = core::read_attempt_record(text, "r.jsonl", book);
+    BOOST_TEST_REQUIRE(skipped.size() == 1u);
+    BOOST_TEST(skipped[0] == "r.jsonl:2: gpu missing");
+    BOOST_TEST_REQUIRE(book.at(core::key_of(a)).gpu.has_value());
+    BOOST_TEST((*book.at(core::key_of(a)).gpu == stats.summary()));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -55,6 +55,8 @@ struct spawn_request {
     std::string working_directory;  // empty: the worker's own
     std::string stdout_path;        // created or truncated (0644); empty: /dev/null
     std::string stderr_path;        // the same path as stdout_path shares one file
+    // CPUs the child is bound to (sched_setaffinity before exec); empty: the worker's own set.
+    std::vector<unsigned> cpus;
 };
 
 struct exit_report {
