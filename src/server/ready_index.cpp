@@ -32,6 +32,12 @@ std::optional<ready_job> ready_index::put(std::int64_t id, std::optional<ready_j
     return before;
 }
 
+bool ready_index::has_jobs(std::int64_t wf) const
+{
+    auto const it = groups_.lower_bound({wf, std::nullopt, std::nullopt, std::nullopt});
+    return it != groups_.end() && it->first.workflow_id == wf;  // groups are never empty
+}
+
 void ready_index::clear()
 {
     jobs_.clear();

@@ -55,6 +55,9 @@ public:
     std::vector<std::pair<std::int64_t, std::int64_t>> first(
         std::int64_t wf, std::optional<std::string> const& label, std::int64_t limit) const;
 
+    // Whether workflow `wf` has a ready job, of any label.
+    bool has_jobs(std::int64_t wf) const;
+
     std::size_t size() const { return jobs_.size(); }
     bool contains(std::int64_t id) const { return jobs_.contains(id); }
     void clear();

@@ -74,6 +74,11 @@ std::vector<id_priority> expected_first(model const& jobs, std::int64_t wf,
 void check(core::ready_index const& index, model const& jobs)
 {
     BOOST_TEST_REQUIRE(index.size() == jobs.size());
+    for (std::int64_t wf = 0; wf <= 4; ++wf) {
+        bool const any = std::any_of(jobs.begin(), jobs.end(),
+                                     [&](auto const& j) { return j.second.workflow_id == wf; });
+        BOOST_TEST(index.has_jobs(wf) == any, "workflow " << wf);
+    }
     for (std::int64_t wf = 1; wf <= 3; ++wf) {
         for (auto const& label :
              {std::optional<std::string>{}, std::optional<std::string>{"gpu"},
