@@ -2,6 +2,7 @@
 // by core::resolve_completions over a dependency_view that reads job_depends_on with its two
 // indexes, so a completion touches only its neighbourhood, never the whole workflow.
 #include "lifecycle_detail.hpp"
+#include "ready_jobs.hpp"
 
 #include "dataset_gate.hpp"
 #include "ro_crate_records.hpp"
@@ -198,6 +199,11 @@ api_result<core::status_counts> job_changes::counts(std::int64_t workflow_id)
 
 api_result<bool> job_changes::has_unfinished_jobs(std::int64_t workflow_id)
 {
+    // A ready job is unfinished: the ready index answers without reading the job table for as
+    // long as the workflow has one, which is most of a run.
+    auto index = db().ready_jobs().current(source_);
+    if (!index) return index.error();
+    if (*index != nullptr && (*index)->has_jobs(workflow_id)) return true;
     auto row = scalar(db().db(),
                       "SELECT 1 FROM job WHERE workflow_id = ? AND status IN (0, 1, 2, 3, 4, 10) "
                       "LIMIT 1",
@@ -221,6 +227,8 @@ api_result<void> job_changes::set_status(std::int64_t workflow_id, std::int64_t 
     }
     (*update)->bind(3, job_id);
     if (auto done = (*update)->run(); !done) return to_api_error(done.error(), source_);
+    if (auto noted = this->db().ready_jobs().note_status(job_id, to, source_); !noted)
+        return noted.error();
     auto event = db.cached("INSERT INTO event (workflow_id, timestamp, data) VALUES (?, ?, ?)");
     if (!event) return to_api_error(event.error(), source_);
     (*event)->bind(1, workflow_id).bind(2, now_ms_);

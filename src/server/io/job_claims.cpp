@@ -29,6 +29,7 @@
 #include "claim_candidates.hpp"
 #include "claim_keys.hpp"
 #include "lifecycle_detail.hpp"
+#include "ready_jobs.hpp"
 #include "torcrun/server/claim_selection.hpp"
 #include "torcrun/server/job_labels.hpp"
 #include "torcrun/server/job_status.hpp"
@@ -176,7 +177,7 @@ api_result<std::vector<core::claim_candidate>> all_claim_candidates(
     return out;
 }
 
-api_result<std::vector<core::claim_candidate>> claim_candidates(
+api_result<std::vector<core::claim_candidate>> claim_candidates_by_sql(
     store& db, std::int64_t wf, std::int64_t limit, std::optional<std::string> const& label,
     std::string_view what)
 {
@@ -198,7 +199,7 @@ api_result<std::vector<core::claim_candidate>> claim_candidates(
     return out;
 }
 
-api_result<std::vector<core::next_candidate>> next_candidates(
+api_result<std::vector<core::next_candidate>> next_candidates_by_sql(
     store& db, std::int64_t wf, std::int64_t limit, std::optional<std::string> const& label,
     std::string_view what)
 {
@@ -216,6 +217,70 @@ api_result<std::vector<core::next_candidate>> next_candidates(
         if (!*row) return out;
         out.push_back({(*stmt)->int64(0), (*stmt)->int64(1)});
     }
+}
+
+namespace {
+
+// A group's requirements as the SQL read gives them: a missing row (or none named) counts with
+// the model defaults.
+sqlite::result<core::job_requirement> group_need(sqlite::connection& db,
+                                                 std::optional<std::int64_t> requirements,
+                                                 std::int64_t& runtime)
+{
+    core::job_requirement need{1, 0, 1, 1048576};
+    runtime = 60;
+    if (!requirements) return need;
+    auto stmt = db.cached("SELECT COALESCE(num_cpus, 1), COALESCE(num_gpus, 0), "
+                          "COALESCE(num_nodes, 1), COALESCE(memory_bytes, 1048576), "
+                          "COALESCE(runtime_s, 60) FROM resource_requirements WHERE id = ?");
+    if (!stmt) return stmt.error();
+    (*stmt)->bind(1, *requirements);
+    auto row = (*stmt)->step();
+    if (!row) return row.error();
+    if (*row) {
+        auto const u32 = [&](int c) {
+            return static_cast<std::uint32_t>(std::max<std::int64_t>((*stmt)->int64(c), 0));
+        };
+        need = {u32(0), u32(1), u32(2),
+                static_cast<std::uint64_t>(std::max<std::int64_t>((*stmt)->int64(3), 0))};
+        runtime = (*stmt)->int64(4);
+    }
+    (*stmt)->reset();
+    return need;
+}
+
+}  // namespace
+
+api_result<std::vector<core::claim_candidate>> claim_candidates(
+    store& db, std::int64_t wf, std::int64_t limit, std::optional<std::string> const& label,
+    std::string_view what)
+{
+    if (limit <= 0) return std::vector<core::claim_candidate>{};  // select_claim chooses none
+    auto index = db.ready_jobs().current(what);
+    if (!index) return index.error();
+    if (*index == nullptr) return claim_candidates_by_sql(db, wf, limit, label, what);
+    std::vector<core::claim_candidate> out;
+    for (auto const& g : (*index)->groups(wf, label, limit)) {
+        std::int64_t runtime = 0;
+        auto need = group_need(db.db(), g.requirements_id, runtime);
+        if (!need) return to_api_error(need.error(), what);
+        for (auto [id, priority] : g.jobs)
+            out.push_back({id, *need, runtime, g.scheduler_id, priority});
+    }
+    return out;
+}
+
+api_result<std::vector<core::next_candidate>> next_candidates(
+    store& db, std::int64_t wf, std::int64_t limit, std::optional<std::string> const& label,
+    std::string_view what)
+{
+    if (limit <= 0) return std::vector<core::next_candidate>{};
+    auto index = db.ready_jobs().current(what);
+    if (!index) return index.error();
+    if (*index == nullptr) return next_candidates_by_sql(db, wf, limit, label, what);
+    std::vector<core::next_candidate> out;
+    for (auto [id, priority] : (*index)->first(wf, label, limit)) out.push_back({id, priority});
+    return out;
 }
 
 }  // namespace torcrun::io::detail

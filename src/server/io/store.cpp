@@ -4,6 +4,7 @@
 //
 // Also the small pieces every store operation is built from (store_detail.hpp): cells in and out
 // of SQLite statements, failures as HTTP answers, savepoints.
+#include "ready_jobs.hpp"
 #include "store_detail.hpp"
 
 #include "torcrun/server/model_json.hpp"
@@ -196,8 +197,33 @@ core::result<store> store::open(std::string const& path)
     if (auto done = db->exec("PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY"); !done)
         return core::error{"store: " + done.error().message};
     if (auto migrated = detail::migrate(*db); !migrated) return migrated.error();
-    return store(std::move(*db));
+    store out(std::move(*db));
+    auto ready = detail::ready_jobs::attach(out.db_);
+    if (!ready) return ready.error();
+    out.ready_ = std::move(*ready);
+    return out;
 }
+
+store::store(sqlite::connection db) : db_(std::move(db)) {}
+
+store::store(store&& other) noexcept
+    : db_(std::move(other.db_)), ready_(std::move(other.ready_)), batch_owned_(other.batch_owned_)
+{
+    if (ready_) ready_->rebind(db_);
+}
+
+store& store::operator=(store&& other) noexcept
+{
+    if (this == &other) return *this;
+    ready_.reset();  // its hooks and triggers leave this connection before it closes
+    db_ = std::move(other.db_);
+    ready_ = std::move(other.ready_);
+    batch_owned_ = other.batch_owned_;
+    if (ready_) ready_->rebind(db_);
+    return *this;
+}
+
+store::~store() { ready_.reset(); }
 
 api_result<void> store::require_workflow(std::int64_t id, std::string_view what)
 {

@@ -405,11 +405,21 @@ CREATE INDEX ro_crate_entity_workflow ON ro_crate_entity(workflow_id, entity_id)
 )sql";
 
 // Append new versions; never edit one that has shipped.
-constexpr std::array<std::string_view, 13> migrations{schema_v1, schema_v2, schema_v3,
+// -- claims read the ready jobs from the store's ready index (src/server/io/ready_jobs.hpp), built
+// from the job table at open: the two wide indexes that served the claims' reads give way to the
+// narrow (workflow_id, status) one that the counts, status listings and the index's fallback read
+// need, so a status change rewrites one index entry instead of two wide ones.
+constexpr std::string_view schema_v14 = R"sql(
+DROP INDEX IF EXISTS job_claim;
+DROP INDEX IF EXISTS job_next;
+CREATE INDEX IF NOT EXISTS job_workflow_status ON job(workflow_id, status);
+)sql";
+
+constexpr std::array<std::string_view, 14> migrations{schema_v1, schema_v2, schema_v3,
                                                       schema_v4, schema_v5, schema_v6,
                                                       schema_v7, schema_v8, schema_v9,
                                                       schema_v10, schema_v11, schema_v12,
-                                                      schema_v13};
+                                                      schema_v13, schema_v14};
 
 }  // namespace
 

@@ -16,12 +16,17 @@
 #include "torcrun/common/io/sqlite.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace torcrun::io {
+
+namespace detail {
+class ready_jobs;
+}
 
 using api::api_result;
 
@@ -47,6 +52,12 @@ public:
     static core::result<store> open(std::string const& path);
 
     sqlite::connection& db() { return db_; }
+    // The ready jobs by claim group, kept in step with the job table (src/server/io/ready_jobs.hpp).
+    detail::ready_jobs& ready_jobs() { return *ready_; }
+
+    store(store&& other) noexcept;
+    store& operator=(store&& other) noexcept;
+    ~store();
 
     // ---- generic, for any model with a table --------------------------------------------
     // Inserts the record's column fields and returns the stored row.
@@ -113,7 +124,7 @@ public:
                                                       api::paging const& page);
 
 private:
-    explicit store(sqlite::connection db) : db_(std::move(db)) {}
+    explicit store(sqlite::connection db);
 
     // create_job's rows, inside the caller's savepoint.
     api_result<api::record> insert_job(api::record fields, std::string_view what);
@@ -127,6 +138,7 @@ private:
                                      api::model_spec const& model);
 
     sqlite::connection db_;
+    std::unique_ptr<detail::ready_jobs> ready_;  // null only in a moved-from store
     // While create_jobs writes a batch: the rows (table and id) already found to belong to the
     // batch's workflow, so a blocker named by many jobs of the batch is read once. Rows cannot
     // move or vanish inside the batch's savepoint; null outside create_jobs.
