@@ -26,6 +26,12 @@ gpu_sampler::~gpu_sampler()
     nvml_.reset();
 }
 
+void gpu_sampler::stop()
+{
+    stopped_ = true;
+    thread_.join();
+}
+
 void gpu_sampler::track(std::int64_t job_id, std::vector<std::string> gpu_ids, pid_t session,
                         clock::time_point started)
 {
@@ -74,6 +80,7 @@ core::gpu_inventory gpu_sampler::inventory_on_thread()
 net::awaitable<core::gpu_inventory> gpu_sampler::inventory()
 {
     if (inventory_) co_return *inventory_;
+    if (stopped_) co_return core::gpu_inventory{{}, "the worker is stopping"};
     auto const read = [](gpu_sampler* self) -> net::awaitable<core::gpu_inventory> {
         try {
             co_return self->inventory_on_thread();
@@ -117,7 +124,7 @@ gpu_sampler::tick_result gpu_sampler::read_on_thread(std::vector<request> const&
 
 net::awaitable<void> gpu_sampler::sample(clock::time_point now)
 {
-    if (unavailable_ || jobs_.empty()) co_return;
+    if (stopped_ || unavailable_ || jobs_.empty()) co_return;
     std::vector<request> requests;
     for (auto const& [id, job] : jobs_) requests.push_back({id, job.gpu_ids, job.session});
     // The coroutine runs on thread_ and owns its copy of the requests; `this` outlives it (the

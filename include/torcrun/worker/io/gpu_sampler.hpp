@@ -54,6 +54,11 @@ public:
     // whose GPU jobs all end before the first tick still says it.
     boost::asio::awaitable<core::gpu_inventory> inventory();
 
+    // Ends the NVML thread, after a reading in flight has handed its result to the caller's
+    // executor; from then on sample() and inventory() read nothing. The job runner calls it at
+    // close(), while its io_context still exists: a reading finished after the io_context is
+    // destroyed would post into a scheduler that is gone.
+    void stop();
     std::size_t tracked() const { return jobs_.size(); }
     // false once the library could not be opened or found no GPU.
     bool available() const { return !unavailable_; }
@@ -92,6 +97,7 @@ private:
     boost::asio::thread_pool thread_{1};
     std::unique_ptr<nvml_library> nvml_;  // touched on thread_ only
     bool unavailable_ = false;
+    bool stopped_ = false;
     std::map<std::int64_t, tracked_job> jobs_;
     std::map<std::int64_t, std::string> reported_errors_;  // one log line per job and error
 };
