@@ -13,7 +13,9 @@
 //   tracking, and the exit with the usage of the whole tree (its bounded series of samples
 //   recorded once). The attempt directory (command.txt, environment.txt, usage.json, hard links
 //   to the streams) only for an attempt that failed, or for each with attempt_directory: always:
-//   two files per attempt instead of two directories and five files.
+//   two files per attempt instead of two directories and five files. Direct mode inside an
+//   allocation: a non-zero exit the worker did not cause asks Slurm whether the allocation is
+//   ending (allocation_ending) before it is delivered.
 // - Failure-rule recovery scripts (docs/TORC-COMPATIBILITY.md §3.3; the result is only logged:
 //   as in Torc, a failing script does not undo the retry) and run_commands actions (each command in order with `bash -c` in the
 //   output directory, the first failure stops them). Both run as helper processes: launched
@@ -46,6 +48,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -64,6 +67,7 @@ struct job_runner::impl : std::enable_shared_from_this<impl> {
         std::shared_ptr<child_process> child;  // null while it is being launched
         std::optional<int> pending_signal;     // sent while launching; delivered once it runs
         std::string step_name;                 // slurm mode: srun's --job-name; else empty
+        bool signaled = false;                 // the worker signaled it (its stop decides)
     };
 
     impl(boost::asio::any_io_executor executor, job_runner_settings settings, event_sink sink,
@@ -110,6 +114,8 @@ struct job_runner::impl : std::enable_shared_from_this<impl> {
     static boost::asio::awaitable<void> run_commands(std::shared_ptr<impl> self,
                                                      core::worker::run_commands action);
     static boost::asio::awaitable<void> sample_loop(std::shared_ptr<impl> self);
+    static boost::asio::awaitable<std::string> allocation_ending(std::shared_ptr<impl> self,
+                                                                 std::int64_t job_id);
     // slurm mode: `signal` to the job's step through Slurm (find_slurm_step, cancel_slurm_step),
     // so that it reaches the tasks on every node; SIGKILL is `scancel --signal=KILL` and then
     // `scancel` of the step, and srun's group gets SIGKILL after them. Where Slurm lists no
@@ -297,6 +303,7 @@ void job_runner::impl::signal_job(std::int64_t job_id, int signal)
         return;
     }
     auto& job = it->second;
+    job.signaled = true;
     if (!job.child) {
         // Still launching: SIGKILL wins over any other signal waiting with it.
         if (!job.pending_signal || signal == SIGKILL) job.pending_signal = signal;
@@ -570,6 +577,7 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
         measured = finished.summary;
     }
     auto const usage = measured.value_or(core::usage_summary{});
+    bool const signaled = self->jobs_.at(id).signaled;
     self->jobs_.erase(id);
     // Once per attempt, a few kilobytes at most (the series is bounded); none for a job that
     // ended before its first sample, which keeps short jobs to their attempt line.
@@ -589,11 +597,38 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
                        measured ? std::to_string(usage.peak_memory_bytes) : "unknown"},
                       {"avg_cpu_percent", measured ? fixed3(usage.avg_cpu_percent) : "unknown"},
                       {"nodes", nodes.empty() ? "this" : nodes}});
-    core::worker::job_exited exited{id, report.status, std::nullopt, std::nullopt, nodes};
+    core::worker::job_exited exited{id, report.status, std::nullopt, std::nullopt, nodes, {}};
     if (measured) exited.usage = to_job_usage(*measured);
     if (self->settings_.mode == core::execution_mode::slurm)
         exited.step = self->judge_step(id, report.status, plan->paths.stderr_file);
+    else if (report.status.return_code() != 0 && !signaled && !self->settings_.slurm_job_id.empty())
+        exited.allocation_ending = co_await allocation_ending(self, id);
     self->deliver(std::move(exited));
+}
+
+// Direct mode inside an allocation, after a job's non-zero exit: whether Slurm is ending the
+// allocation (`squeue -h -j JOB -o %T` says anything but RUNNING, or no longer lists it). Slurm
+// sets the allocation's state (CANCELLED, TIMEOUT, PREEMPTED ... shown COMPLETING while its
+// processes end) before it sends them SIGTERM, so the answer does not depend on whether the
+// job's death or the worker's own SIGTERM reaches the worker first. Asked only after a non-zero
+// exit of a job the worker did not signal itself (Torc asks sacct after every step in slurm
+// mode); a failed squeue says nothing.
+net::awaitable<std::string> job_runner::impl::allocation_ending(std::shared_ptr<impl> self,
+                                                                std::int64_t job_id)
+{
+    auto const& text = self->settings_.slurm_job_id;
+    std::int64_t allocation = 0;
+    auto const [end, ec] = std::from_chars(text.data(), text.data() + text.size(), allocation);
+    if (ec != std::errc{} || end != text.data() + text.size()) co_return std::string{};
+    auto state = co_await slurm_job_state(self->commands_, allocation, self->settings_.worker_env);
+    if (!state) {
+        self->log_.write(log_level::warning, "runner", "allocation state unknown",
+                         {{"job", std::to_string(job_id)}, {"error", state.error().message}});
+        co_return std::string{};
+    }
+    if (*state == "RUNNING") co_return std::string{};
+    co_return detail::cat("Slurm job ", text, " is ", state->empty() ? "gone" : *state,
+                          " (squeue)");
 }
 
 net::awaitable<core::result<core::exit_status>> job_runner::impl::run_helper(
