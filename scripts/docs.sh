@@ -3,6 +3,7 @@
 # written from the binary itself, so they cannot drift from it:
 #   docs/reference/commands.md       every command's --help (and each subcommand's)
 #   docs/reference/configuration.md  `torcrun config worker|server --reference`
+#   docs/reference/spec-keys.md      `torcrun spec --keys`: the key table the spec reader checks with
 #
 #   scripts/docs.sh [BIN]           write the reference pages, then build the site into build/site
 #   scripts/docs.sh --check [BIN]   fail when a reference page differs from what BIN prints, then
@@ -61,8 +62,22 @@ help_block() {
     "$bin" config server --reference
 } >"$work/configuration.md"
 
+{
+    printf '# Spec keys\n\n'
+    printf '<!-- Written by scripts/docs.sh from `torcrun spec --keys`; do not edit. -->\n\n'
+    printf 'Every key a workflow spec may hold, object by object, printed by `torcrun spec --keys` '
+    printf '(`--json` for JSON) from the table the spec reader checks keys against. '
+    printf 'The last column says how torcrun treats the key: **reads** it as Torc does, reads it '
+    printf 'but **differs** from Torc (as the note says), **ignored** (accepted and stored, no effect in '
+    printf 'torcrun, with a warning whenever the value asks for something) or **refused** by name with the reason. '
+    printf 'The keys are the same in JSON, JSON5 and YAML; a KDL spec'"'"'s nodes map to them as Torc maps them '
+    printf '([KDL](../TORC-COMPATIBILITY.md#kdl)). '
+    printf 'Defaults, ranges and the finer rules: [Torc compatibility, §4](../TORC-COMPATIBILITY.md#4-spec-format).\n\n'
+    "$bin" spec --keys
+} >"$work/spec-keys.md"
+
 status=0
-for page in commands configuration; do
+for page in commands configuration spec-keys; do
     target=docs/reference/$page.md
     if [ $check = 1 ]; then
         if ! diff -u "$target" "$work/$page.md" >"$work/$page.diff"; then

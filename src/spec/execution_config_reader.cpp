@@ -120,7 +120,7 @@ std::optional<stdio_spec> read_stdio(field_reader& parent, std::string_view key)
     if (!value) return std::nullopt;
     field_reader r(parent.state(), *value, parent.member_pointer(key),
                    concat({parent.context(), " ", key}));
-    if (!r.begin({"mode", "delete_on_success"})) return std::nullopt;
+    if (!r.begin(spec_object_kind::stdio)) return std::nullopt;
     stdio_spec out;
     if (auto const m = r.choice("mode", {"separate", "combined", "no_stdout", "no_stderr", "none"}))
         out.mode = static_cast<stdio_mode>(*m);
@@ -134,10 +134,7 @@ std::optional<execution_config_spec> read_execution_config(field_reader& workflo
     if (!value) return std::nullopt;
     field_reader r(workflow.state(), *value, workflow.member_pointer("execution_config"),
                    "execution_config");
-    if (!r.begin({"mode", "limit_resources", "termination_signal", "sigterm_lead_seconds",
-                  "sigkill_headroom_seconds", "oom_exit_code", "timeout_exit_code",
-                  "srun_termination_signal", "enable_cpu_bind", "srun_mpi", "staggered_start",
-                  "stdio", "job_stdio_overrides"}))
+    if (!r.begin(spec_object_kind::execution_config))
         return std::nullopt;
     execution_config_spec c;
     if (auto const m = r.choice("mode", {"direct", "slurm", "auto"}))

@@ -69,14 +69,16 @@ bool field_reader::begin_any()
     return true;
 }
 
-bool field_reader::begin(std::initializer_list<std::string_view> known)
+bool field_reader::begin(spec_object_kind kind)
 {
     if (!begin_any()) return false;
+    auto const& object = spec_object_of(kind);
+    if (object.others != other_keys::refused) return state_.ok();
     for (auto const& member : *object_) {
         std::string_view const key = member.key();
-        if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+        if (object.find(key)) continue;
         std::string detail = concat({"field ", quoted(key), " is unknown"});
-        if (auto const near = closest_name(key, known); !near.empty())
+        if (auto const near = closest_name(key, object.keys); !near.empty())
             detail.append(concat({" (did you mean ", quoted(near), "?)"}));
         fail(key, detail, true);
         return false;
@@ -321,11 +323,11 @@ std::string entry_context(std::string_view list, std::size_t index, boost::json:
     return out;
 }
 
-std::string_view closest_name(std::string_view key, std::initializer_list<std::string_view> known)
+std::string_view closest_name(std::string_view key, std::span<spec_key const> known)
 {
     std::string_view best;
     std::size_t best_distance = 3;
-    for (auto const name : known) {
+    for (auto const& [name, support, meaning, note] : known) {
         std::size_t const d = edit_distance(key, name);
         if (d < best_distance && d * 3 <= key.size()) {
             best = name;

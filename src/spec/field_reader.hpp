@@ -8,6 +8,7 @@
 #include "spec_tables.hpp"
 #include "torcrun/common/error.hpp"
 #include "torcrun/spec/parameter_combinations.hpp"
+#include "torcrun/spec/spec_keys.hpp"
 #include "torcrun/spec/spec_reader.hpp"
 
 #include <boost/json/array.hpp>
@@ -18,6 +19,7 @@
 #include <initializer_list>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,9 +53,11 @@ public:
     field_reader(parse_state& state, boost::json::value const& value, std::string pointer,
                  std::string context);
 
-    // Checks that the value is an object and that it has no key outside `known`.
-    bool begin(std::initializer_list<std::string_view> known);
-    // Checks only that the value is an object (for settings whose unknown keys are ignored).
+    // Checks that the value is an object and, for a kind whose other keys are refused, that it
+    // has no key outside the kind's row of the key table (spec_keys.hpp): the table is the one
+    // list of the keys a spec object may hold.
+    bool begin(spec_object_kind kind);
+    // Checks only that the value is an object (for maps of names: job_stdio_overrides).
     bool begin_any();
 
     std::string const& pointer() const noexcept { return pointer_; }
@@ -112,6 +116,6 @@ std::string entry_context(std::string_view list, std::size_t index,
 
 // The known name closest to `key` (optimal string alignment distance at most 2, and at most
 // a third of the key's length), or an empty view.
-std::string_view closest_name(std::string_view key, std::initializer_list<std::string_view> known);
+std::string_view closest_name(std::string_view key, std::span<spec_key const> known);
 
 }  // namespace torcrun::core::spec::detail

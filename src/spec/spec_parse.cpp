@@ -5,9 +5,10 @@
 // (jobs, files and user data) come first, then resource requirements, failure handlers, Slurm
 // schedulers, slurm_defaults, the resource monitor and actions, with the checks Torc leaves to
 // its server (duplicate and reserved names) done here, before anything is created, and last the
-// create-time checks of execution_config. Keys of newer Torc that torcrun does not implement are
-// refused by name. Each entry reader reports through the shared parse_state and returns what it
-// read so far.
+// create-time checks of execution_config. The keys each object accepts are its row of the key
+// table (spec_keys.cpp), which field_reader::begin checks; keys of newer Torc that torcrun does
+// not implement are rows marked refused, refused here by name. Each entry reader reports through
+// the shared parse_state and returns what it read so far.
 #include "dynamic_jobs_reader.hpp"
 #include "execution_config_reader.hpp"
 #include "field_reader.hpp"
@@ -137,35 +138,7 @@ template_parameters read_template_parameters(field_reader& r, std::string& newer
 
 void read_job(field_reader& r, job_spec& job, std::string& newer_form)
 {
-    if (!r.begin({"name",
-                  "command",
-                  "invocation_script",
-                  "resource_requirements",
-                  "scheduler",
-                  "failure_handler",
-                  "cancel_on_blocking_job_failure",
-                  "supports_termination",
-                  "depends_on",
-                  "depends_on_regexes",
-                  "input_files",
-                  "input_file_regexes",
-                  "output_files",
-                  "output_file_regexes",
-                  "input_user_data",
-                  "input_user_data_regexes",
-                  "output_user_data",
-                  "output_user_data_regexes",
-                  "parameters",
-                  "parameter_mode",
-                  "use_parameters",
-                  "parameters_file",
-                  "use_parameters_file",
-                  "env",
-                  "priority",
-                  "stdio",
-                  "label",
-                  "input_datasets",
-                  "output_datasets"}))
+    if (!r.begin(spec_object_kind::job))
         return;
     job.name = r.string("name");
     job.command = r.string("command");
@@ -300,8 +273,7 @@ void read_jobs(field_reader& workflow, std::vector<job_spec>& out, std::string& 
 void read_files(field_reader& workflow, std::vector<file_spec>& out, std::string& newer_form)
 {
     for_each_entry(workflow, "files", [&](field_reader& r) {
-        if (!r.begin({"name", "path", "parameters", "parameter_mode", "use_parameters",
-                      "parameters_file", "use_parameters_file", "identifier", "st_mtime"}))
+        if (!r.begin(spec_object_kind::file))
             return;
         refuse_unsupported(r, {{"identifier", "RO-Crate identifiers"}});
         note_newer(r, newer_form, {"st_mtime"});
@@ -324,7 +296,7 @@ void read_datasets(field_reader& workflow, std::vector<dataset_spec>& out, std::
 {
     note_newer(workflow, newer_form, {"datasets"});
     for_each_entry(workflow, "datasets", [&](field_reader& r) {
-        if (!r.begin({"name", "path", "description", "hash_mode"})) return;
+        if (!r.begin(spec_object_kind::dataset)) return;
         auto& d = out.emplace_back();
         d.name = r.string("name");
         d.path = r.string("path");
@@ -346,8 +318,7 @@ void read_user_data(field_reader& workflow, std::vector<user_data_spec>& out,
                     std::string& newer_form)
 {
     for_each_entry(workflow, "user_data", [&](field_reader& r) {
-        if (!r.begin({"name", "data", "is_ephemeral", "parameters", "parameter_mode",
-                      "use_parameters", "parameters_file", "use_parameters_file"}))
+        if (!r.begin(spec_object_kind::user_data))
             return;
         auto& entry = out.emplace_back();
         if (!r.get("name")) {
@@ -386,7 +357,7 @@ void check_unit(field_reader& r, std::string_view key, result<T> const& parsed)
 failure_handler_rule_spec read_rule(field_reader& r)
 {
     failure_handler_rule_spec rule;
-    if (!r.begin({"exit_codes", "match_all_exit_codes", "recovery_script", "max_retries"}))
+    if (!r.begin(spec_object_kind::failure_handler_rule))
         return rule;
     rule.exit_codes = r.int32s("exit_codes");
     rule.match_all_exit_codes = r.boolean("match_all_exit_codes", false);
@@ -449,8 +420,7 @@ void read_resource_requirements(field_reader& workflow,
                                 std::vector<resource_requirements_spec>& out)
 {
     for_each_entry(workflow, "resource_requirements", [&](field_reader& r) {
-        if (!r.begin({"name", "num_cpus", "memory", "num_gpus", "num_nodes", "runtime",
-                      "tasks_per_node"}))
+        if (!r.begin(spec_object_kind::resource_requirements))
             return;
         resource_requirements_spec rr;
         rr.name = r.string("name");
@@ -475,7 +445,7 @@ void read_resource_requirements(field_reader& workflow,
 void read_failure_handlers(field_reader& workflow, std::vector<failure_handler_spec>& out)
 {
     for_each_entry(workflow, "failure_handlers", [&](field_reader& r) {
-        if (!r.begin({"name", "rules"})) return;
+        if (!r.begin(spec_object_kind::failure_handler)) return;
         failure_handler_spec handler;
         handler.name = r.string("name");
         handler.where = r.where();
@@ -497,8 +467,7 @@ void read_slurm_schedulers(field_reader& workflow, std::vector<slurm_scheduler_s
                            std::string& newer_form)
 {
     for_each_entry(workflow, "slurm_schedulers", [&](field_reader& r) {
-        if (!r.begin({"name", "account", "nodes", "walltime", "partition", "mem", "gres", "qos",
-                      "tmp", "extra", "ntasks_per_node", "serialize_allocations"}))
+        if (!r.begin(spec_object_kind::slurm_scheduler))
             return;
         slurm_scheduler_spec s;
         if (!r.get("name")) {
@@ -566,7 +535,7 @@ void read_node_monitor(field_reader& monitor, resource_monitor_spec& out,
     if (!value) return;
     field_reader r(monitor.state(), *value, monitor.member_pointer("compute_node"),
                    "resource_monitor compute_node");
-    if (!r.begin({"enabled", "granularity", "cpu", "memory"})) return;
+    if (!r.begin(spec_object_kind::resource_monitor_compute_node)) return;
     node_monitor_spec node;
     node.enabled = r.boolean("enabled", false);
     node.granularity = read_granularity(r, warnings).value_or(monitor_granularity::summary);
@@ -582,13 +551,11 @@ void read_resource_monitor(field_reader& workflow, std::optional<resource_monito
     auto const* value = workflow.get("resource_monitor");
     field_reader r(workflow.state(), *value, workflow.member_pointer("resource_monitor"),
                    "resource_monitor");
-    r.begin_any();
+    r.begin(spec_object_kind::resource_monitor);
     // Torc ignores the keys it does not know here (and fills the rest from defaults).
-    static constexpr std::array<std::string_view, 7> known{
-        "enabled",        "granularity", "sample_interval_seconds", "generate_plots",
-        "flush_interval_seconds", "jobs", "compute_node"};
+    auto const& known = spec_object_of(spec_object_kind::resource_monitor);
     for (auto const& member : value->get_object()) {
-        if (std::find(known.begin(), known.end(), member.key()) == known.end())
+        if (!known.find(member.key()))
             warnings.push_back(concat({"resource_monitor: field ", quoted(member.key()),
                                        " is not a monitor setting; it is ignored"}));
     }
@@ -600,7 +567,7 @@ void read_resource_monitor(field_reader& workflow, std::optional<resource_monito
             warnings.push_back("resource_monitor: \"enabled\" and \"granularity\" are ignored "
                                "beside \"jobs\", as in Torc");
         field_reader j(r.state(), *jobs, r.member_pointer("jobs"), "resource_monitor jobs");
-        if (j.begin({"enabled", "granularity"})) read_job_monitor(j, monitor, warnings);
+        if (j.begin(spec_object_kind::resource_monitor_jobs)) read_job_monitor(j, monitor, warnings);
     } else {
         read_job_monitor(r, monitor, warnings);
     }
@@ -621,9 +588,7 @@ void read_actions(field_reader& workflow, std::vector<slurm_scheduler_spec> cons
                   std::vector<action_spec>& out, std::vector<std::string>& warnings)
 {
     for_each_entry(workflow, "actions", [&](field_reader& r) {
-        if (!r.begin({"trigger_type", "action_type", "jobs", "job_name_regexes", "commands",
-                      "scheduler", "scheduler_type", "num_allocations", "start_one_worker_per_node",
-                      "max_parallel_jobs", "persistent"}))
+        if (!r.begin(spec_object_kind::action))
             return;
         action_spec a;
         a.trigger_type = r.string("trigger_type");
@@ -681,15 +646,7 @@ result<workflow_spec> parse_spec(spec_document const& document, table_loader loa
     detail::field_reader r(state, *substituted ? **substituted : document.root(), "", "workflow");
     workflow_spec spec;
     spec.warnings = document.warnings();
-    if (r.begin({"name", "user", "description", "parameters", "jobs", "files", "user_data",
-                 "resource_requirements", "failure_handlers", "slurm_schedulers", "slurm_defaults",
-                 "resource_monitor", "actions", "use_pending_failed",
-                 "compute_node_expiration_buffer_seconds", "compute_node_wait_for_new_jobs_seconds",
-                 "compute_node_ignore_workflow_completion",
-                 "compute_node_wait_for_healthy_database_minutes", "jobs_sort_method",
-                 "project", "metadata", "env", "execution_config", "slurm_config", "variables",
-                 "parameters_file",
-                 "dynamic_jobs", "enable_ro_crate", "access_groups", "datasets"})) {
+    if (r.begin(spec_object_kind::workflow)) {
         detail::read_workflow_fields(r, spec);
         detail::read_jobs(r, spec.jobs, spec.newer_form);
         detail::read_files(r, spec.files, spec.newer_form);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `torcrun spec`: the summary and --json of Torc example specs, the user fallback, and exit 2
-# with the message for unreadable files, bad specs and bad arguments.
+# with the message for unreadable files, bad specs and bad arguments; `--keys` prints the key
+# table (its Markdown is docs/reference/spec-keys.md, compared by docs.site) and reads no spec.
 set -euo pipefail
 torcrun=$1
 examples=$(cd "$(dirname "$0")/../data/torc-examples" && pwd)
@@ -70,7 +71,29 @@ out=$("$torcrun" spec --json "$tmp/newer.yaml")
 grep -q '"priority":5,"env":{"N":"1"}' <<<"$out" || fail "json job keys: $out"
 printf 'name: w\njobs: []\nexecution_config: {mode: slurm, oom_exit_code: 1}\n' >"$tmp/slurm.yaml"
 expect_error "torcrun spec: $tmp/slurm.yaml:3:33: execution_config: \"oom_exit_code\" applies to direct mode only; it is not allowed in slurm mode" "$tmp/slurm.yaml"
-expect_error "torcrun spec: a spec file is required (torcrun spec SPEC [--json])"
+expect_error "torcrun spec: a spec file is required (torcrun spec SPEC [--json], or torcrun spec --keys)"
 expect_error "torcrun spec: unrecognised option '--frob'" --frob "$tmp/spec.json5"
 "$torcrun" spec --help | grep -q -- '--json' || fail "help lists no --json"
+
+# The key table: every object with its keys, each marked; the job's keys include command.
+"$torcrun" spec --keys --json | python3 -c '
+import json, sys
+objects = json.load(sys.stdin)["objects"]
+paths = [o["path"] for o in objects]
+assert paths[0] == "workflow" and "jobs[]" in paths and "execution_config" in paths, paths
+for o in objects:
+    for k in o["keys"]:
+        assert k["support"] in ("reads", "differs", "ignored", "refused"), k
+job = next(o for o in objects if o["path"] == "jobs[]")
+assert any(k["name"] == "command" for k in job["keys"]), job
+' || fail "spec --keys --json"
+# Captured first: grep -q stops reading at its match, and with pipefail the writer's SIGPIPE
+# would fail the pipeline.
+keys_markdown=$("$torcrun" spec --keys)
+grep -qxF '| `command` | the shell command (required), templated | reads |' <<<"$keys_markdown" \
+    || fail "spec --keys lists no job command row"
+expect_error "torcrun spec: --keys prints the key table and reads no SPEC: \"$tmp/spec.json5\"" \
+    --keys "$tmp/spec.json5"
+expect_error "torcrun spec: --keys prints the key table; --skip-checks applies to a SPEC" \
+    --keys --skip-checks
 echo "ok"

@@ -1,10 +1,7 @@
 // `torcrun watch WF` and `torcrun submit SPEC --auto-schedule`: poll a workflow until it is
-// complete and, with --auto-schedule, act as its allocator: each pass reads the ready jobs, the
-// workflow's Slurm allocations (the server's records, squeue for where each is) and the
-// partitions (sinfo), asks core::decide_allocations what to do, and does it: scancel the queued
-// allocations whose work is gone, sbatch the new ones (a scheduler record sized for the shape,
-// the script of `torcrun slurm-script`, a pending record), retrying a refused sbatch after
-// growing waits. Torc's option names (`torc watch`), with the differences in
+// complete; with --auto-schedule each poll runs a pass of its allocator (allocation_loop), with
+// --recover a complete workflow's jobs that ran out of memory or time run again
+// (failed_job_recovery). Torc's option names (`torc watch`), with the differences in
 // docs/TORC-COMPATIBILITY.md.
 #pragma once
 
