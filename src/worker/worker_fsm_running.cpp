@@ -128,7 +128,9 @@ job_result worker_fsm::impl::attempt_result(job_entry const& job) const
 // gives each step an `srun --time` that ends before the allocation, so there Slurm's TIMEOUT
 // ends it, 152; torcrun's drain comes a little earlier, to leave time for the report. A slurm-mode step starts from Slurm's verdict (step_exit.hpp: OOM failed, time limit
 // terminated unless the job exited 0, canceled from outside terminated with the job's own code),
-// with the configured codes.
+// with the configured codes. A direct-mode job that exits non-zero while Slurm says its
+// allocation is ending (job_exited::allocation_ending) is terminated with its own code, as if
+// the worker's drain had stopped it: an external scancel gets one verdict whatever the timing.
 job_result worker_fsm::impl::classify(job_entry const& job, job_state::running const& run,
                                       worker::job_exited const& e) const
 {
@@ -158,6 +160,11 @@ job_result worker_fsm::impl::classify(job_entry const& job, job_state::running c
         r.status = reason == stop_reason::workflow_canceled ? result_status::canceled
                                                             : result_status::terminated;
         if (stopping.for_time_limit && (run.killed || e.step)) r.return_code = timeout_code;
+    } else if (run.cause == stop_cause::none && !zero && !e.allocation_ending.empty()) {
+        // Direct mode: the allocation was ended from outside (scancel, preemption, its time
+        // limit) and its SIGTERM reached the job before the worker's own SIGTERM was handled.
+        // The verdict is the one a drain gives (Torc's terminate_jobs), whichever came first.
+        r.status = result_status::terminated;
     }
     return r;
 }
@@ -172,7 +179,8 @@ void worker_fsm::impl::on(worker::job_exited const& e)
     say(zero ? log_severity::info : log_severity::warning,
         job_name(e.job_id) + ": " + std::string(to_string(r.status)) +
             " rc=" + std::to_string(r.return_code) + " (" + e.status.describe() +
-            (e.step && !e.step->evidence.empty() ? "; " + e.step->evidence : "") + ")");
+            (e.step && !e.step->evidence.empty() ? "; " + e.step->evidence : "") +
+            (e.allocation_ending.empty() ? "" : "; " + e.allocation_ending) + ")");
     claim_progress();
     if (run->cause == stop_cause::none && zero && !job->job.output_file_ids.empty()) {
         job->state = job_state::checking_outputs{std::move(r)};

@@ -9,7 +9,9 @@
 # (c) A worker killed (kill -9; its allocation then ends) cannot report: `torcrun workflows
 # sync-status` finds the allocation gone in squeue and fails its running job with Torc's return
 # code -128; `torcrun cancel -f json` names --json, and `cancel --json` prints Torc's object.
-# (d) Torc's claim window (time to the end + 120 s), below.
+# (d) Torc's claim window (time to the end + 120 s), below. (a) and (d) wait for Slurm's step
+# time limits, a minute and more each: they run side by side, each allocation taking a few CPUs
+# of the nodes; (b) and (c), whose allocations take whole nodes, follow.
 set -euo pipefail
 torcrun=$(readlink -f "$1")
 source "$(dirname "$0")/slurm_lib.sh"
@@ -32,6 +34,49 @@ wait_running() {
         [ $SECONDS -lt $deadline ] ||
             slurm_fail "jobs $(job_status_counts) after 120 s: $(tail -n 20 "$tmp"/out/slurm_output_wf"$wf"_*.e)"
         sleep 0.5
+    done
+}
+
+# (d) Torc's claim window: the time to the allocation's end plus 120 s. In a 2-minute
+# allocation a job of runtime PT3M is claimed (it was not while claims stopped at the drain), and
+# its step's `--time=1` ends it before the allocation's end: terminated 152. A job of PT10M is
+# never claimed, and the worker names it when it would go idle (idle timeout 5 s here): exit 3.
+# Run in the background (its own workflow, results and log), beside (a).
+claim_window() {
+    python3 - "$tmp/d.json" <<'PY'
+import json, sys
+json.dump({"name": "window", "jobs_sort_method": "none",
+           "resource_requirements": [
+               {"name": "three", "num_cpus": 1, "num_gpus": 0, "num_nodes": 1, "memory": "100m",
+                "runtime": "PT3M"},
+               {"name": "ten", "num_cpus": 1, "num_gpus": 0, "num_nodes": 1, "memory": "100m",
+                "runtime": "PT10M"}],
+           "jobs": [{"name": "long", "command": "sleep 600", "resource_requirements": "three"},
+                    {"name": "too_long", "command": "sleep 600", "resource_requirements": "ten"}]},
+          open(sys.argv[1], "w"))
+PY
+    local wf rc=0 got named
+    wf=$("$torcrun" submit --url "$base" "$tmp/d.json" 2>"$tmp/d-submit.err") ||
+        fail "(d) submit: $(cat "$tmp/d-submit.err")"
+    slurm_batch_wait 240 -N1 -c 2 --time=2 -o "$tmp/d.log" --wrap \
+        "exec $torcrun worker $wf --mode slurm --config $tmp/worker.json \
+         --set limits.idle_timeout_seconds=5" || rc=$?
+    [ "$rc" = 3 ] || fail "(d): the worker's exit $rc, not 3 (never fits): $(tail -30 "$tmp/d.log")"
+    got=$(results | tr '\n' ';')
+    [ "$got" = "long terminated 152;" ] || fail "(d): results $got: $(tail -30 "$tmp/d.log")"
+    grep -q -- "--time=1 " "$tmp"/out/jobs/wf"$wf"_j*/r*_a1/command.txt ||
+        fail "(d): $(cat "$tmp"/out/jobs/wf"$wf"_j*/r*_a1/command.txt)"
+    named=$(grep -o 'never fits: job [0-9]* "too_long" needs a runtime of PT10M; this allocation has [0-9]* s left (and a 120 s grace)' "$tmp/d.log") ||
+        fail "(d): too_long not named: $(tail -30 "$tmp/d.log")"
+    [ "$(job_status_counts)" = "ready 1 terminated 1" ] || fail "(d): jobs $(job_status_counts)"
+    echo "(d) claim window: $got $named"
+}
+# wait_allocation_gone ALLOCATION: until Slurm no longer lists it.
+wait_allocation_gone() {
+    local deadline=$((SECONDS + 60))
+    while squeue -h -j "$1" 2>/dev/null | grep -q .; do
+        [ $SECONDS -lt $deadline ] || slurm_fail "allocation $1 still in Slurm after 60 s"
+        sleep 0.2
     done
 }
 
@@ -62,7 +107,9 @@ json.dump({"name": "verdicts", "jobs_sort_method": "none",
           open(sys.argv[1], "w"))
 PY
 submit_workflow "$tmp/a.json"
-slurm_batch_wait 200 -N2 --exclusive --time=2 -o "$tmp/a.log" --wrap \
+claim_window >"$tmp/d.out" 2>&1 &  # (d) beside (a), once (a) has its jobs 1 to 3
+window_pid=$!
+slurm_batch_wait 200 -N2 -c 2 --time=2 -o "$tmp/a.log" --wrap \
     "exec $torcrun worker $wf --mode slurm --config $tmp/worker.json" ||
     fail "(a): the allocation failed: $(tail -30 "$tmp/a.log")"
 got=$(results | tr '\n' ';')
@@ -77,6 +124,8 @@ grep -q -- "--nodes=2 --ntasks=1 " "$tmp"/out/jobs/wf"$wf"_j1/r*_a1/command.txt 
     fail "(a): $(cat "$tmp"/out/jobs/wf"$wf"_j1/r*_a1/command.txt)"
 ! grep guardian "$tmp/a.log" || fail "(a): the guardian spoke after the worker's normal exit"
 echo "(a) $got 2-node command ran once: $(cat "$tmp/once.log")"
+wait "$window_pid" || fail "$(cat "$tmp/d.out")"
+cat "$tmp/d.out"
 
 # (b) submit --max-parallel-jobs 1, then an external scancel
 cat >"$tmp/b.json5" <<EOF
@@ -108,7 +157,7 @@ sleep 3
 allocation=$(workflow_allocations | awk '{print $1}')
 [ -n "$allocation" ] || fail "(b): no allocation in Slurm"
 scancel "$allocation"
-slurm_wait_jobs_done 60
+wait_allocation_gone "$allocation"
 got=$(results | tr '\n' ';')
 [ "$got" = "long1 terminated 143;" ] || fail "(b): results $got: $(cat "$tmp"/out/slurm_output_wf"$wf"_*.e)"
 ! grep -h guardian "$tmp"/out/slurm_output_wf"$wf"_* "$tmp"/out/*.log 2>/dev/null ||
@@ -128,7 +177,7 @@ allocation=$(workflow_allocations | awk '{print $1}')
 worker=$(pgrep -f -- "worker $wf --mode slurm --config $tmp/worker.json" | head -1)
 [ -n "$worker" ] || fail "(c): no worker process of workflow $wf"
 kill -9 "$worker"
-slurm_wait_jobs_done 60
+wait_allocation_gone "$allocation"
 [ "$(job_status_counts)" = "running 1" ] || fail "(c): jobs $(job_status_counts) after the kill"
 "$torcrun" workflows sync-status "$wf" --url "$base" --json >"$tmp/sync.json" 2>"$tmp/sync.err" ||
     fail "(c) sync-status: $(cat "$tmp/sync.json" "$tmp/sync.err")"
@@ -153,34 +202,4 @@ assert d == {"status": "success", "workflow_id": int(sys.argv[2]), "canceled_slu
 PY
 echo "(c) sync-status: $got"
 
-# (d) Torc's claim window: the time to the allocation's end plus 120 s. In a 3-minute
-# allocation a job of runtime PT4M is claimed (it was not while claims stopped at the drain), and
-# its step's `--time=2` ends it at the allocation's end: terminated 152. A job of PT10M is never
-# claimed, and the worker names it when it would go idle (idle timeout 5 s here): exit 3.
-python3 - "$tmp/d.json" <<'PY'
-import json, sys
-json.dump({"name": "window", "jobs_sort_method": "none",
-           "resource_requirements": [
-               {"name": "four", "num_cpus": 1, "num_gpus": 0, "num_nodes": 1, "memory": "100m",
-                "runtime": "PT4M"},
-               {"name": "ten", "num_cpus": 1, "num_gpus": 0, "num_nodes": 1, "memory": "100m",
-                "runtime": "PT10M"}],
-           "jobs": [{"name": "long", "command": "sleep 600", "resource_requirements": "four"},
-                    {"name": "too_long", "command": "sleep 600", "resource_requirements": "ten"}]},
-          open(sys.argv[1], "w"))
-PY
-submit_workflow "$tmp/d.json"
-rc=0
-slurm_batch_wait 240 -N1 --exclusive --time=3 -o "$tmp/d.log" --wrap \
-    "exec $torcrun worker $wf --mode slurm --config $tmp/worker.json \
-     --set limits.idle_timeout_seconds=5" || rc=$?
-[ "$rc" = 3 ] || fail "(d): the worker's exit $rc, not 3 (never fits): $(tail -30 "$tmp/d.log")"
-got=$(results | tr '\n' ';')
-[ "$got" = "long terminated 152;" ] || fail "(d): results $got: $(tail -30 "$tmp/d.log")"
-grep -q -- "--time=2 " "$tmp"/out/jobs/wf"$wf"_j*/r*_a1/command.txt ||
-    fail "(d): $(cat "$tmp"/out/jobs/wf"$wf"_j*/r*_a1/command.txt)"
-named=$(grep -o 'never fits: job [0-9]* "too_long" needs a runtime of PT10M; this allocation has [0-9]* s left (and a 120 s grace)' "$tmp/d.log") ||
-    fail "(d): too_long not named: $(tail -30 "$tmp/d.log")"
-[ "$(job_status_counts)" = "ready 1 terminated 1" ] || fail "(d): jobs $(job_status_counts)"
-echo "(d) claim window: $got $named"
 echo ok

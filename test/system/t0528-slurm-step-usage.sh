@@ -94,7 +94,7 @@ PY
 ! grep "sstat gives no usage" "$tmp/alloc.log" || fail "sstat failed"
 grep "Slurm keeps no accounting" "$tmp/alloc.log"
 
-# (b) 2 minutes, the worker started after 65 s: about 50 s left, the headroom 0 (grace 5 s,
+# (b) 1 minute, the worker started after 5 s: about 55 s left, the headroom 0 (grace 5 s,
 # drain buffer 5 s), so no step can get its minute.
 python3 - "$tmp/late.json" <<'PY'
 import json, sys
@@ -105,8 +105,8 @@ json.dump({"name": "late", "resource_requirements": [
           open(sys.argv[1], "w"))
 PY
 submit_workflow "$tmp/late.json"
-slurm_batch_wait 200 -N1 --time=2 -o "$tmp/late.log" --wrap \
-    "sleep 65; exec $torcrun worker $wf --mode slurm --config $tmp/worker.json" ||
+slurm_batch_wait 200 -N1 --time=1 -o "$tmp/late.log" --wrap \
+    "sleep 5; exec $torcrun worker $wf --mode slurm --config $tmp/worker.json" ||
     fail "(b): the allocation failed: $(tail -30 "$tmp/late.log")"
 [ "$(job_status_counts)" = "ready 1" ] || fail "(b): jobs $(job_status_counts): $(tail -30 "$tmp/late.log")"
 [ "$(curl -sf "$base/results?workflow_id=$wf" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["items"]))')" = 0 ] ||

@@ -142,6 +142,12 @@ struct job_exited {
     // slurm mode: the node(s) the step ran on, as Slurm names them ("n2", "n[1-2]"); empty in
     // direct mode, where the job ran on the worker's own node.
     std::string nodes;
+    // direct mode inside a Slurm allocation, after a non-zero exit: Slurm's word that the
+    // allocation is ending ("Slurm job 12 is COMPLETING (squeue)"), asked before the exit is
+    // delivered; empty while it runs on, outside Slurm, or when squeue could not say. Slurm
+    // changes the allocation's state before it signals its processes, so a job an external
+    // scancel kills is known for one whether its exit or the worker's own SIGTERM comes first.
+    std::string allocation_ending;
 };
 struct outputs_checked { std::int64_t job_id = 0; std::vector<std::string> missing; };
 // A sample of the job's process tree; with limits.enforce_memory, more than the job's memory

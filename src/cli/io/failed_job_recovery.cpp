@@ -109,6 +109,14 @@ core::result<std::size_t> recover_failed(torc_client& client, std::int64_t wf,
         if (auto put = client.call("PUT", path, json::serialize(update)); !put)
             return core::error{"recover: " + put.error().message};
     }
+    // The pass in one line (Torc's "Applied fixes: M OOM, K timeout"), after the jobs' own.
+    auto const count = [&](core::failure_kind k) {
+        return std::ranges::count_if(d.retry, [k](auto const& r) { return r.kind == k; });
+    };
+    std::cerr << prefix << ": recover: " << d.retry.size() << " job(s) run again ("
+              << count(core::failure_kind::out_of_memory) << " out of memory, "
+              << count(core::failure_kind::timeout) << " out of time, "
+              << count(core::failure_kind::unknown) << " unchanged); watching on\n";
     return d.retry.size();
 }
 

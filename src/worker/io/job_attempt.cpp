@@ -4,6 +4,8 @@
 // non-blocking launch with the streams in job_stdio/, /proc tracking, and the exit with the
 // usage of the whole tree and, in slurm mode, Slurm's verdict on the step. The attempt
 // directory only for an attempt that failed, or for each with attempt_directory: always.
+// Direct mode inside an allocation: a non-zero exit the worker did not cause asks Slurm whether
+// the allocation is ending (allocation_ending) before it is delivered.
 #include "job_runner_impl.hpp"
 
 
@@ -39,6 +41,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -375,6 +378,7 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
         measured = finished.summary;
     }
     auto const usage = measured.value_or(core::usage_summary{});
+    bool const signaled = self->jobs_.at(id).signaled;
     auto const gpu = self->gpus_ ? self->gpus_->finish(id) : std::nullopt;
     self->jobs_.erase(id);
     if (gpu) self->record(id, core::gpu_line(attempt_identity(action, self->settings_), *gpu));
@@ -398,11 +402,37 @@ net::awaitable<void> job_runner::impl::run_attempt(std::shared_ptr<impl> self,
                       {"avg_gpu_percent",
                        gpu && gpu->avg_percent ? fixed3(*gpu->avg_percent) : "unknown"},
                       {"nodes", nodes.empty() ? "this" : nodes}});
-    core::worker::job_exited exited{id, report.status, std::nullopt, std::nullopt, nodes};
+    core::worker::job_exited exited{id, report.status, std::nullopt, std::nullopt, nodes, {}};
     if (measured) exited.usage = to_job_usage(*measured);
     if (self->settings_.mode == core::execution_mode::slurm)
         exited.step = self->judge_step(id, report.status, plan->paths.stderr_file);
+    else if (report.status.return_code() != 0 && !signaled && !self->settings_.slurm_job_id.empty())
+        exited.allocation_ending = co_await allocation_ending(self, id);
     self->deliver(std::move(exited));
+}
+
+// Whether Slurm is ending the allocation (`squeue -h -j JOB -o %T` says anything but RUNNING,
+// or no longer lists it). Slurm sets the allocation's state (CANCELLED, TIMEOUT, PREEMPTED ...
+// shown COMPLETING while its processes end) before it sends them SIGTERM, so the answer does not
+// depend on whether the job's death or the worker's own SIGTERM reaches the worker first. Asked
+// only after a non-zero exit of a job the worker did not signal itself (Torc asks sacct after
+// every step in slurm mode); a failed squeue says nothing.
+net::awaitable<std::string> job_runner::impl::allocation_ending(std::shared_ptr<impl> self,
+                                                                std::int64_t job_id)
+{
+    auto const& text = self->settings_.slurm_job_id;
+    std::int64_t allocation = 0;
+    auto const [end, ec] = std::from_chars(text.data(), text.data() + text.size(), allocation);
+    if (ec != std::errc{} || end != text.data() + text.size()) co_return std::string{};
+    auto state = co_await slurm_job_state(self->commands_, allocation, self->settings_.worker_env);
+    if (!state) {
+        self->log_.write(log_level::warning, "runner", "allocation state unknown",
+                         {{"job", std::to_string(job_id)}, {"error", state.error().message}});
+        co_return std::string{};
+    }
+    if (*state == "RUNNING") co_return std::string{};
+    co_return detail::cat("Slurm job ", text, " is ", state->empty() ? "gone" : *state,
+                          " (squeue)");
 }
 
 }  // namespace torcrun::io

@@ -173,6 +173,7 @@ void job_runner::impl::signal_job(std::int64_t job_id, int signal)
         return;
     }
     auto& job = it->second;
+    job.signaled = true;
     if (!job.child) {
         // Still launching: SIGKILL wins over any other signal waiting with it.
         if (!job.pending_signal || signal == SIGKILL) job.pending_signal = signal;

@@ -30,6 +30,7 @@ struct job_runner::impl : std::enable_shared_from_this<impl> {
         std::optional<int> pending_signal;     // sent while launching; delivered once it runs
         std::string step_name;                 // slurm mode: srun's --job-name; else empty
         std::vector<unsigned> cpus;            // bound to (gpu.cpu_bind); empty: not bound
+        bool signaled = false;                 // the worker signaled it (its stop decides)
     };
 
     impl(boost::asio::any_io_executor executor, job_runner_settings settings, event_sink sink,
@@ -85,6 +86,10 @@ struct job_runner::impl : std::enable_shared_from_this<impl> {
     static boost::asio::awaitable<void> run_commands(std::shared_ptr<impl> self,
                                                      core::worker::run_commands action);
     static boost::asio::awaitable<void> sample_loop(std::shared_ptr<impl> self);
+    // Direct mode inside an allocation, after a non-zero exit of a job the worker did not
+    // signal: why Slurm is ending the allocation, or empty (job_attempt.cpp).
+    static boost::asio::awaitable<std::string> allocation_ending(std::shared_ptr<impl> self,
+                                                                 std::int64_t job_id);
     // slurm mode: `signal` to the job's step through Slurm (find_slurm_step, cancel_slurm_step),
     // so that it reaches the tasks on every node; SIGKILL is `scancel --signal=KILL` and then
     // `scancel` of the step, and srun's group gets SIGKILL after them. Where Slurm lists no

@@ -40,6 +40,9 @@ core::step_exit step_canceled(int rc)
             core::step_cause::canceled, false, canceled_line};
 }
 
+// The runner's note on a direct-mode exit while Slurm ends the allocation (job_runner.cpp).
+std::string const allocation_ending = "Slurm job 12 is COMPLETING (squeue)";
+
 auto const start = opening(n0_node, n0_claim);
 std::string const claim7 = "claim_jobs limit=7 cpus=7 memory=16g gpus=4 nodes=1";
 
@@ -111,11 +114,11 @@ std::vector<scenario> const scenarios{
              {2, sig(SIGUSR1),
               {"info: worker: SIGUSR1 received; stopping", "signal_job 42 SIGTERM",
                "signal_job 43 SIGTERM", "arm_timer 32"}},
-             {2.5, ev(worker::job_exited{42, exited(143), std::nullopt, step_canceled(143), {}}),
+             {2.5, ev(worker::job_exited{42, exited(143), std::nullopt, step_canceled(143), {}, {}}),
               {"warning: job 42: terminated rc=152 (exited with 143; " + canceled_line + ")",
                "complete_jobs 42#1 terminated rc=152"}},
              {2.55, batch_ok({42}), {}},
-             {2.6, ev(worker::job_exited{43, exited(0), std::nullopt, step_canceled(0), {}}),
+             {2.6, ev(worker::job_exited{43, exited(0), std::nullopt, step_canceled(0), {}, {}}),
               {"info: job 43: completed rc=0 (exited with 0; " + canceled_line + ")",
                "complete_jobs 43#1 completed rc=0", "arm_timer 37"}},
          }},
@@ -123,9 +126,48 @@ std::vector<scenario> const scenarios{
      start + launched(1, job(42), needs(1)) + std::vector<step>{
          {2, sig(SIGTERM),
           {"info: worker: SIGTERM received; stopping", "signal_job 42 SIGTERM", "arm_timer 32"}},
-         {2.5, ev(worker::job_exited{42, exited(143), std::nullopt, step_canceled(143), {}}),
+         {2.5, ev(worker::job_exited{42, exited(143), std::nullopt, step_canceled(143), {}, {}}),
           {"warning: job 42: terminated rc=143 (exited with 143; " + canceled_line + ")",
            "complete_jobs 42#1 terminated rc=143", "arm_timer 37"}},
+     }},
+    // Direct mode, an external scancel of the allocation: Slurm's SIGTERM reaches the job and
+    // the worker at once, and either may be handled first. Torc's terminate_jobs gives the jobs
+    // of a worker Slurm stops `terminated` with their own code; the job's exit carries Slurm's
+    // word that the allocation is ending (the runner asks squeue), so it gets that verdict too
+    // when its exit comes before the worker's SIGTERM.
+    {"external scancel, direct mode, the worker's SIGTERM first: terminated rc=143",
+     test_config(), n0_pool(),
+     start + launched(1, job(42), needs(1)) + std::vector<step>{
+         {2, sig(SIGTERM),
+          {"info: worker: SIGTERM received; stopping", "signal_job 42 SIGTERM", "arm_timer 32"}},
+         {2.1, exit_of(42, killed(SIGTERM)),
+          {"warning: job 42: terminated rc=143 (killed by SIGTERM (15))",
+           "complete_jobs 42#1 terminated rc=143", "arm_timer 37"}},
+     }},
+    {"external scancel, direct mode, the job's exit first: terminated rc=143 all the same",
+     test_config(), n0_pool(),
+     start + launched(1, job(42), needs(1)) + std::vector<step>{
+         {2, ev(worker::job_exited{42, killed(SIGTERM), std::nullopt, std::nullopt, "",
+                                   allocation_ending}),
+          {"warning: job 42: terminated rc=143 (killed by SIGTERM (15); " + allocation_ending +
+               ")",
+           "complete_jobs 42#1 terminated rc=143"}},
+         {2.1, sig(SIGTERM), {"info: worker: SIGTERM received; stopping", "arm_timer 37.1"}},
+     }},
+    {"external scancel, direct mode: a job that exits 0 on it is completed", test_config(),
+     n0_pool(),
+     start + launched(1, job(42), needs(1)) + std::vector<step>{
+         {2, ev(worker::job_exited{42, exited(0), std::nullopt, std::nullopt, "",
+                                   allocation_ending}),
+          {"info: job 42: completed rc=0 (exited with 0; " + allocation_ending + ")",
+           "complete_jobs 42#1 completed rc=0"}},
+     }},
+    {"a SIGTERM from elsewhere while the allocation runs on: failed rc=143", test_config(),
+     n0_pool(),
+     start + launched(1, job(42), needs(1)) + std::vector<step>{
+         {2, exit_of(42, killed(SIGTERM)),
+          {"warning: job 42: failed rc=143 (killed by SIGTERM (15))",
+           "complete_jobs 42#1 failed rc=143"}},
      }},
     {"a canceled workflow: running jobs are stopped and reported canceled", test_config(),
      n0_pool(),

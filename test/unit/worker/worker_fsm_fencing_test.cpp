@@ -43,7 +43,7 @@ void attempt_1_failed(harness& h)
     h.feed(1.1, worker::requirements_read{h.req("read_requirements 1"), needs(1)});
     h.feed(1.2, worker::request_done{h.req("start_job 42")});
     h.feed(1.3, worker::job_spawned{42});
-    h.feed(2, worker::job_exited{42, exited(1), std::nullopt, std::nullopt, ""});
+    h.feed(2, worker::job_exited{42, exited(1), std::nullopt, std::nullopt, "", {}});
 }
 
 std::vector<scenario> const scenarios{

@@ -280,7 +280,7 @@ BOOST_DATA_TEST_CASE(exit_becomes_a_result, bdata::make(exit_cases), c)
     play({c.name, test_config(), n0_pool(),
           start + launched(1, job(42), needs(1)) +
               std::vector<step>{
-                  {2, ev(worker::job_exited{42, c.status, std::nullopt, c.step, ""}),
+                  {2, ev(worker::job_exited{42, c.status, std::nullopt, c.step, "", {}}),
                    {c.log, "complete_jobs 42#1 " + c.report}}}});
 }
 
@@ -290,7 +290,7 @@ BOOST_AUTO_TEST_CASE(result_record_carries_times_ids_and_usage)
     for (auto const& st : start + launched(1, job(42, 1, std::nullopt, 2), needs(1)))
         h.feed(st.at, st.event(h));
     core::job_usage const usage{5 * gib, 2 * gib, 180.5, 95.25};
-    h.feed(91.03, worker::job_exited{42, exited(0), usage, std::nullopt, ""});
+    h.feed(91.03, worker::job_exited{42, exited(0), usage, std::nullopt, "", {}});
     core::worker::complete_jobs const* batch = nullptr;
     for (auto const& a : h.last())
         if (auto const* b = std::get_if<core::worker::complete_jobs>(&a)) batch = b;

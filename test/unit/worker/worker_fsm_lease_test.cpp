@@ -245,7 +245,7 @@ BOOST_AUTO_TEST_CASE(finish_reports_under_the_fresh_node)
     h.feed(3.2, worker::request_failed{h.req("heartbeat"), http_failure::http_4xx, 409, inactive});
     h.feed(4.2, worker::tick{});
     h.feed(4.3, worker::node_registered{h.req("register_node"), 10});
-    h.feed(4.5, worker::job_exited{42, exited(0), std::nullopt, std::nullopt, ""});
+    h.feed(4.5, worker::job_exited{42, exited(0), std::nullopt, std::nullopt, "", {}});
     core::worker::complete_jobs const* batch = nullptr;
     for (auto const& a : h.last())
         if (auto const* b = std::get_if<worker::complete_jobs>(&a)) batch = b;

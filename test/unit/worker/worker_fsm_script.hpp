@@ -49,7 +49,7 @@ inline make_event tick() { return ev(worker::tick{}); }
 inline make_event spawned(std::int64_t id) { return ev(worker::job_spawned{id}); }
 inline make_event exit_of(std::int64_t id, core::exit_status s)
 {
-    return ev(worker::job_exited{id, s, std::nullopt, std::nullopt, ""});
+    return ev(worker::job_exited{id, s, std::nullopt, std::nullopt, "", {}});
 }
 inline make_event sig(int signal) { return ev(worker::signal_received{signal}); }
 

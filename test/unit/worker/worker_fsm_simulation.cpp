@@ -145,7 +145,7 @@ std::optional<worker_event> simulation::prompt_event(sim_worker& w)
         }
         if (p.kill) {
             w.procs.erase(it);
-            return worker::job_exited{id, killed(SIGKILL), std::nullopt, std::nullopt, ""};
+            return worker::job_exited{id, killed(SIGKILL), std::nullopt, std::nullopt, "", {}};
         }
     }
     return std::nullopt;
@@ -174,7 +174,7 @@ std::optional<worker_event> simulation::process_event(sim_worker& w)
                              : killed(SIGSEGV);
     }
     w.procs.erase(it);
-    return worker::job_exited{id, status, std::nullopt, std::nullopt, ""};
+    return worker::job_exited{id, status, std::nullopt, std::nullopt, "", {}};
 }
 
 std::optional<std::string> simulation::feed(sim_worker& w, worker_event const& e)

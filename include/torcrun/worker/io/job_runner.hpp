@@ -40,7 +40,7 @@ struct job_runner_settings {
     core::env_map worker_env;      // the worker's own environment, before the job policy
     core::env_map workflow_env;    // the workflow's `env`, under each job's own
     std::int64_t workflow_id = 0;
-    std::string slurm_job_id;      // slurm mode: SLURM_JOB_ID
+    std::string slurm_job_id;      // SLURM_JOB_ID; empty outside Slurm
     std::optional<std::string> workflow_submission_dir;
     std::string working_dir;       // where jobs run (Torc: the worker's own); empty = that
     std::chrono::steady_clock::duration sample_interval = std::chrono::seconds(1);
