@@ -45,7 +45,7 @@ bool worker_fsm::impl::claim_possible() const
     auto const cap = cfg.limits.max_parallel_jobs;
     return stage == worker_stage::running && !startup.end_pending && !claims.request &&
            !claims.too_late_for_steps && claims.batch.empty() && lease_allows_claims() &&
-           (pool.largest_free_per_node().cpus >= 1 || queue_room() > 0) &&
+           (pool.largest_free_per_node().cpus >= 1 || ahead_wanted()) &&
            (!cap || static_cast<std::int64_t>(jobs.size()) < *cap);
 }
 
@@ -69,6 +69,14 @@ std::optional<double> worker_fsm::impl::queue_lease() const
         lease.status != lease_status::held || !lease.seconds || pool.size() != 1)
         return std::nullopt;
     return lease.seconds;
+}
+
+// A claim for the queue alone (no free resources): only after progress. An answer with fewer
+// jobs than asked says nothing more is ready; asking again before a job ends or a report goes
+// in would only poll (and, in a chain, hold the claim that should go with the next completion).
+bool worker_fsm::impl::ahead_wanted() const
+{
+    return !claims.last_empty && !claims.short_answer && queue_room() > 0;
 }
 
 // How many more jobs the queue wants now.
@@ -249,6 +257,7 @@ void worker_fsm::impl::on(worker::jobs_claimed const& e, worker_action const& se
                                        " jobs for a limit of " + std::to_string(limit) + "; " +
                                        std::to_string(extra) + " handed back");
     fetch_requirements(true);
+    claims.short_answer = e.jobs.size() < limit;  // after the placement's claim_progress
 }
 
 void worker_fsm::impl::fetch_requirements(bool fresh)
@@ -408,6 +417,7 @@ void worker_fsm::impl::claim_refused(std::string const& why, int http_status)
 void worker_fsm::impl::claim_progress()
 {
     claims.last_empty = false;
+    claims.short_answer = false;
     claims.delay = cfg.poll.min_interval_seconds;
     claims.not_before = now;
 }

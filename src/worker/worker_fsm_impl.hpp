@@ -77,6 +77,9 @@ struct claim_state {
     // here, the round trip of the claims that did not wait.
     std::optional<double> job_seconds;
     std::optional<double> round_trip_seconds;
+    // The last claim's answer held fewer jobs than it asked for: nothing more is ready now, so
+    // the queue asks again only after progress (a job ends, a report goes in).
+    bool short_answer = false;
 };
 
 // Failure handlers and retried jobs (worker_fsm_running.cpp).
@@ -213,6 +216,7 @@ struct worker_fsm::impl {
     // the claim-ahead queue (worker_fsm_claiming.cpp)
     std::optional<double> queue_lease() const;
     std::size_t queue_room() const;
+    bool ahead_wanted() const;
     void queue_job(job_entry& job);
     void place_queued();
     void hand_back_queued(std::string const& why);

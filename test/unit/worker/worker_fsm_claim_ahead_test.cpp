@@ -107,6 +107,28 @@ BOOST_AUTO_TEST_CASE(the_queue_is_bounded_by_the_running_jobs)
     BOOST_TEST(h.fsm().live_jobs() <= 5u);
 }
 
+BOOST_AUTO_TEST_CASE(an_empty_claim_for_the_queue_is_not_repeated_until_progress)
+{
+    harness h(test_config(), two_cpus);
+    queue_job_4(h);
+    h.feed(2.3, tick()(h));
+    auto const claims = h.count("claim_jobs");
+    BOOST_TEST_REQUIRE(claims >= 2u);  // the first claim, and one for the queue after job 4
+    h.feed(2.4, claimed({})(h));
+    // nothing is ready: no claim while the node is full, however long (beats answered)
+    for (double t = 3; t < 9; t += 0.5) {
+        auto const out = h.feed(t, tick()(h));
+        if (has(out, "heartbeat"))
+            h.feed(t + 0.01, reply<worker::heartbeat_answered>("heartbeat",
+                                                               std::optional<double>(40))(h));
+    }
+    BOOST_TEST(h.count("claim_jobs") == claims);
+    // a job ends: the queued one starts, and its completion goes with a claim again
+    auto const exit = h.feed(9, exit_of(2, exited(0))(h));
+    BOOST_TEST(has(exit, "spawn 4#1"), text(exit));
+    BOOST_TEST(has(exit, "complete_and_claim 2#1"), text(exit));
+}
+
 BOOST_AUTO_TEST_CASE(a_drain_hands_the_queued_jobs_back)
 {
     harness h(test_config(), two_cpus);
