@@ -129,6 +129,22 @@ BOOST_AUTO_TEST_CASE(an_empty_claim_for_the_queue_is_not_repeated_until_progress
     BOOST_TEST(has(exit, "complete_and_claim 2#1"), text(exit));
 }
 
+BOOST_AUTO_TEST_CASE(a_short_answer_leaves_the_next_claim_to_the_next_completion)
+{
+    // a chain: the exchange asks for two (one free CPU, one for the queue), one is ready
+    harness h(test_config(), two_cpus);
+    setup(h, two_running());
+    h.feed(2, exit_of(1, exited(0))(h));
+    auto const answer = h.feed(2.1, exchanged({1}, {started(3)})(h));
+    BOOST_TEST(has(answer, "spawn 3#1"), text(answer));
+    BOOST_TEST(!has(answer, "claim_jobs"), text(answer));  // nothing more is ready
+    h.feed(2.2, spawned(3)(h));
+    auto const idle = h.feed(2.5, tick()(h));
+    BOOST_TEST(!has(idle, "claim_jobs"), text(idle));
+    auto const exit = h.feed(3, exit_of(3, exited(0))(h));
+    BOOST_TEST(has(exit, "complete_and_claim 3#1 completed rc=0; claim_jobs"), text(exit));
+}
+
 BOOST_AUTO_TEST_CASE(a_drain_hands_the_queued_jobs_back)
 {
     harness h(test_config(), two_cpus);
