@@ -31,21 +31,26 @@ submit_spec "$tmp/jobs.json"
 "$torcrun" worker "$wf" $(worker_args) --log-level debug --set resources.cpus=2 \
     2>"$tmp/worker.log" &
 worker_pid=$!
+# queued_waiting: the ids of the jobs the worker's log says were queued and never started
+queued_waiting() {
+    local id
+    for id in $(grep -o 'job [0-9]*: queued for free resources' "$tmp/worker.log" | grep -o '[0-9]*' | sort -un); do
+        grep -q "job $id: started" "$tmp/worker.log" || echo "$id"
+    done
+}
 for _ in $(seq 1 100); do
-    grep -q 'queued for free resources' "$tmp/worker.log" && break
+    [ -n "$(queued_waiting)" ] && break
     sleep 0.1
 done
-queued=$(grep -o 'job [0-9]*: queued for free resources' "$tmp/worker.log" | tail -1 | grep -o '[0-9]*' | head -1)
-[ -n "$queued" ] || fail "no job was queued in 10 s: $(tail -20 "$tmp/worker.log")"
-sleep 0.5
+[ -n "$(queued_waiting)" ] || fail "no job waited in the queue in 10 s: $(tail -20 "$tmp/worker.log")"
+sleep 0.3
 kill -9 "$worker_pid"
 wait "$worker_pid" 2>/dev/null || true
 worker_pid=""
 killed_at=$SECONDS
-# the queued job was still queued: the killed worker never started it
-if grep -q "job $queued: started" "$tmp/worker.log"; then
-    fail "job $queued started before the kill; no queued job was held: $(tail -20 "$tmp/worker.log")"
-fi
+# a job still queued at the kill: the killed worker never started it
+queued=$(queued_waiting | head -1)
+[ -n "$queued" ] || fail "every queued job had started before the kill: $(tail -20 "$tmp/worker.log")"
 status=$("$torcrun" jobs --url "$base" "$wf" --json |
     python3 -c 'import json,sys; print([j["status"] for j in json.load(sys.stdin) if j["id"] == int(sys.argv[1])][0])' "$queued")
 [ "$status" = running ] || fail "the queued job $queued is $status on the server, expected running (held by the killed worker)"
