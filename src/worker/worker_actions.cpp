@@ -114,6 +114,11 @@ struct request_text {
     {
         return "complete_jobs " + results(a.results, report_kind::complete);
     }
+    std::string operator()(worker::complete_and_claim const& a) const
+    {
+        return "complete_and_claim " + results(a.results, report_kind::complete) + "; " +
+               describe_claim(a.claim);
+    }
     std::string operator()(worker::check_workflow const&) const { return "check_workflow"; }
     std::string operator()(worker::deactivate_node const& a) const
     {

@@ -9,6 +9,8 @@
 #include "worker_fsm_impl.hpp"
 #include "worker_text.hpp"
 
+#include "torcrun/worker/claim_ahead.hpp"
+
 #include <boost/assert.hpp>
 
 #include <algorithm>
@@ -60,6 +62,10 @@ bool answers(worker::ready_jobs_read const&, worker_action const& a)
 bool answers(worker::jobs_reported const&, worker_action const& a)
 {
     return std::holds_alternative<worker::complete_jobs>(a);
+}
+bool answers(worker::completed_and_claimed const&, worker_action const& a)
+{
+    return std::holds_alternative<worker::complete_and_claim>(a);
 }
 bool answers(worker::heartbeat_answered const&, worker_action const& a)
 {
@@ -165,6 +171,7 @@ bool is_report(worker_action const& a)
 {
     return std::holds_alternative<worker::complete_job>(a) ||
            std::holds_alternative<worker::complete_jobs>(a) ||
+           std::holds_alternative<worker::complete_and_claim>(a) ||
            std::holds_alternative<worker::record_result>(a);
 }
 
@@ -234,6 +241,7 @@ void worker_fsm::impl::on(worker::request_failed const& e)
     // the claims are quiet (a claim re-sent under its key is answered from the first one, but a
     // restarted server may have forgotten that).
     if (r.ambiguous && (std::holds_alternative<worker::claim_jobs>(r.action) ||
+                      std::holds_alternative<worker::complete_and_claim>(r.action) ||
                       std::holds_alternative<worker::start_job>(r.action) ||
                       std::holds_alternative<worker::hand_back>(r.action)))
         want_reconcile();
@@ -288,6 +296,7 @@ void worker_fsm::impl::give_up(worker_action const& action, worker::request_fail
                 on_retried(a.job_id, false, why);
             },
             [&](worker::complete_jobs const&) { batch_refused(e); },
+            [&](worker::complete_and_claim const&) { exchange_refused(e); },
             [&](worker::check_workflow const&) {
                 say(log_severity::warning, "worker: workflow status unread: " + why);
                 claims.status_check.reset();
@@ -355,6 +364,21 @@ void worker_fsm::impl::resend_due()
             }
             if (stage == worker_stage::running) r.action = fresh_claim(it->first);
             claims.sent_at = now;
+            claims.sent_waits = std::get<worker::claim_jobs>(r.action).wait_seconds > 0;
+        }
+        if (auto* x = std::get_if<worker::complete_and_claim>(&r.action)) {
+            // The completions go again as they are (a repeat the server answers as one); the
+            // claim, under the same key, with what is free now - or, stopping and never applied,
+            // not at all.
+            if (stage == worker_stage::running) {
+                x->claim = fresh_claim(it->first);
+                x->claim.wait_seconds = 0;
+            } else if (!r.ambiguous) {
+                claims.request.reset();
+                r.action = worker::complete_jobs{it->first, std::move(x->results)};
+            }
+            claims.sent_at = now;
+            claims.sent_waits = false;
         }
         out.push_back(r.action);
         ++it;
@@ -466,6 +490,7 @@ void worker_fsm::impl::pass()
     if (stage == worker_stage::running) check_idle();
     job_timers();
     hard_stop_due();
+    if (stage == worker_stage::running) place_queued();  // before claiming: it takes free slots
     flush_reports();  // before claiming: a report may make dependents claimable
     if (stage == worker_stage::running) {
         reconcile_due();
@@ -483,7 +508,11 @@ std::optional<fsm_time> worker_fsm::impl::next_wake() const
         if (t && (!wake || *t < *wake)) wake = t;
     };
     for (auto const& [id, r] : requests.open) consider(r.retry_at);
+    auto const queue_lease_seconds = queue_lease();
     for (auto const& [id, j] : jobs) {
+        if (auto const* queued = std::get_if<job_state::queued>(&j.state);
+            queued && queue_lease_seconds)
+            consider(queued->since + seconds(queued_wait_limit_seconds(*queue_lease_seconds)));
         auto const* run = std::get_if<job_state::running>(&j.state);
         if (!run) continue;
         if (run->cause == stop_cause::none) consider(run->limit_at);
@@ -598,7 +627,8 @@ resource_pool const& worker_fsm::pool() const { return impl_->pool; }
 std::string_view to_string(job_phase phase)
 {
     static constexpr std::string_view names[] = {
-        "reading requirements",        "starting", "spawning",  "running",     "checking outputs",
+        "reading requirements",        "queued",   "starting", "spawning",  "running",
+        "checking outputs",
         "reading its failure handler", "retrying", "reporting", "handing back"};
     return names[static_cast<int>(phase)];
 }

@@ -2,10 +2,24 @@
 // than asked, jobs already held), resource requirements (cached by id), placement through the
 // pool, start_job, and handing jobs back when anything between claim and spawn fails. Also the
 // workflow status check and the idle timer, which both follow from what claims return.
+//
+// The claim-ahead queue: while the server keeps a lease for this worker, its claims also ask for
+// claim_ahead_depth() jobs beyond the free resources (claim_ahead.hpp: from the jobs' measured
+// wall time, the claims' round trip and the lease), each fitting the pool's node on its own. A
+// claimed job that does not fit the free resources then waits here, `queued`, the worker's under
+// its lease (the server holds it for this node, running when the claim started it); a slot that
+// frees starts the next queued job that fits, in claim order, without a round trip. A queued job
+// goes back to ready (hand_back, as any job not yet started) when the worker drains (a signal, the
+// allocation's end, idleness, the workflow's end), when the lease is lost, and when it waited a
+// quarter of the lease for resources that the jobs behind it took; after a kill -9 the server's
+// lease sweep puts it back with the running ones. No lease (a Torc server), no queue: claims ask
+// only for what is free, as before. Only a one-node pool queues (direct mode): a slurm-mode
+// worker places steps across nodes, where a step costs more than the round trip saved.
 #include "worker_fsm_impl.hpp"
 
 #include "worker_text.hpp"
 
+#include "torcrun/worker/claim_ahead.hpp"
 #include "torcrun/worker/never_fits.hpp"
 
 #include <boost/assert.hpp>
@@ -30,9 +44,101 @@ bool worker_fsm::impl::claim_possible() const
 {
     auto const cap = cfg.limits.max_parallel_jobs;
     return stage == worker_stage::running && !startup.end_pending && !claims.request &&
-           !claims.too_late_for_steps &&
-           claims.batch.empty() && lease_allows_claims() && pool.largest_free_per_node().cpus >= 1 &&
+           !claims.too_late_for_steps && claims.batch.empty() && lease_allows_claims() &&
+           (pool.largest_free_per_node().cpus >= 1 || ahead_wanted()) &&
            (!cap || static_cast<std::int64_t>(jobs.size()) < *cap);
+}
+
+// A claim may go now. The only worker (torcrun run), its last claim empty: the status check
+// reads what is ready first, so jobs that can never run here are named at once rather than after
+// a parked claim, which the stop would also have to wait for.
+bool worker_fsm::impl::claim_due() const
+{
+    if (!claim_possible() || now < claims.not_before) return false;
+    return !(cfg.limits.sole_worker && claims.last_empty &&
+             (claims.status_wanted || claims.status_check));
+}
+
+// ---- the claim-ahead queue
+
+// The lease that queued jobs are held under; nullopt: no queue (no extensions, a server without
+// heartbeats, a lease not yet named or lost, a pool of several nodes).
+std::optional<double> worker_fsm::impl::queue_lease() const
+{
+    if (!cfg.server.extensions || lease.unsupported || !lease.next_beat ||
+        lease.status != lease_status::held || !lease.seconds || pool.size() != 1)
+        return std::nullopt;
+    return lease.seconds;
+}
+
+// A claim for the queue alone (no free resources): only after progress. An answer with fewer
+// jobs than asked says nothing more is ready; asking again before a job ends or a report goes
+// in would only poll (and, in a chain, hold the claim that should go with the next completion).
+bool worker_fsm::impl::ahead_wanted() const
+{
+    return !claims.last_empty && !claims.short_answer && queue_room() > 0;
+}
+
+// How many more jobs the queue wants now.
+std::size_t worker_fsm::impl::queue_room() const
+{
+    auto const lease_seconds = queue_lease();
+    if (!lease_seconds) return 0;
+    std::size_t placed = 0;
+    std::size_t queued = 0;
+    for (auto const& [id, job] : jobs) {
+        if (job.placement()) ++placed;
+        if (job.phase() == job_phase::queued) ++queued;
+    }
+    auto const depth = claim_ahead_depth(
+        {claims.job_seconds, claims.round_trip_seconds, placed, lease_seconds});
+    return depth > queued ? depth - queued : 0;
+}
+
+void worker_fsm::impl::queue_job(job_entry& job)
+{
+    job.state = job_state::queued{now};
+    say(log_severity::debug, "job " + std::to_string(job.job.id) + ": queued for free resources");
+}
+
+// Starts the queued jobs that fit the free resources, in claim order (the job ids). One the
+// claim started goes to its spawn at once: the lease held, the server holds it for this node. One
+// that waited past queued_wait_limit_seconds goes back to ready.
+void worker_fsm::impl::place_queued()
+{
+    auto const lease_seconds = queue_lease();
+    for (auto& [id, job] : jobs) {
+        auto* queued = job.in<job_state::queued>();
+        if (!queued) continue;
+        if (stage != worker_stage::running || !lease_seconds) {
+            hand_back(job, log_severity::info,
+                      stage != worker_stage::running ? "the worker is stopping"
+                                                     : "no lease to hold it under");
+            continue;
+        }
+        auto const& need = claims.requirements.at(job.job.resource_requirements_id).need;
+        if (pool.check(need) == fit::now) {
+            auto placement = pool.reserve(need, reservation_id{id});
+            BOOST_ASSERT(placement);  // check() said it fits now
+            job.state = job_state::starting{std::move(*placement)};
+            if (job.job.started)
+                on_started(id);
+            else
+                send(worker::start_job{{}, id, job.job.attempt_id});
+            continue;
+        }
+        auto const limit = queued_wait_limit_seconds(*lease_seconds);
+        if (now >= queued->since + seconds(limit))
+            hand_back(job, log_severity::info,
+                      "it waited " + format_seconds(limit) +
+                          " s (a quarter of the lease) for free resources");
+    }
+}
+
+void worker_fsm::impl::hand_back_queued(std::string const& why)
+{
+    for (auto& [id, job] : jobs)
+        if (job.in<job_state::queued>()) hand_back(job, log_severity::info, why);
 }
 
 worker::claim_jobs worker_fsm::impl::fresh_claim(request_id id) const
@@ -43,6 +149,14 @@ worker::claim_jobs worker_fsm::impl::fresh_claim(request_id id) const
     for (std::size_t i = 0; i < pool.size(); ++i) {
         c.nodes.push_back(pool.available(i));
         c.limit += c.nodes.back().cpus;
+    }
+    // Claim ahead: jobs for the queue, each fitting the node as a whole (the pool's only node),
+    // so that a queued job never needs what this worker cannot have.
+    if (auto const room = queue_room(); room > 0) {
+        auto const& node = pool.capacity().front();
+        c.per_node = {node.cpus, node.memory_bytes,
+                      static_cast<std::uint32_t>(node.gpu_ids.size())};
+        c.limit += static_cast<std::uint32_t>(room);
     }
     if (auto const cap = cfg.limits.max_parallel_jobs) {
         auto const room = std::max<std::int64_t>(0, *cap - static_cast<std::int64_t>(jobs.size()));
@@ -68,19 +182,25 @@ worker::claim_jobs worker_fsm::impl::fresh_claim(request_id id) const
 
 void worker_fsm::impl::try_claim()
 {
-    if (!claim_possible() || now < claims.not_before) return;
-    // The only worker (torcrun run), its last claim empty: the status check reads what is ready
-    // first, so jobs that can never run here are named at once rather than after a parked claim,
-    // which the stop would also have to wait for.
-    if (cfg.limits.sole_worker && claims.last_empty && (claims.status_wanted || claims.status_check))
-        return;
-    claims.request = send(fresh_claim({}));
+    if (!claim_due()) return;
+    auto claim = fresh_claim({});
+    claims.sent_waits = claim.wait_seconds > 0;
+    claims.request = send(std::move(claim));
     claims.sent_at = now;
+}
+
+// A claim's answer came: its round trip sizes the queue, unless the server could park it.
+void worker_fsm::impl::claim_answered()
+{
+    if (claims.request && !claims.sent_waits)
+        claims.round_trip_seconds = moving_average(
+            claims.round_trip_seconds, std::chrono::duration<double>(now - claims.sent_at).count());
+    claims.request.reset();
 }
 
 void worker_fsm::impl::on(worker::jobs_claimed const& e, worker_action const& sent)
 {
-    claims.request.reset();
+    claim_answered();
     bool const stale = e.request == lease.stale_claim;  // claimed under a lost registration
     if (stale) lease.stale_claim.reset();
     if (e.jobs.empty()) {
@@ -137,6 +257,7 @@ void worker_fsm::impl::on(worker::jobs_claimed const& e, worker_action const& se
                                        " jobs for a limit of " + std::to_string(limit) + "; " +
                                        std::to_string(extra) + " handed back");
     fetch_requirements(true);
+    claims.short_answer = e.jobs.size() < limit;  // after the placement's claim_progress
 }
 
 void worker_fsm::impl::fetch_requirements(bool fresh)
@@ -204,6 +325,8 @@ void worker_fsm::impl::place_batch(bool fresh)
             else
                 send(worker::start_job{{}, id, job.job.attempt_id});
             placed = true;
+        } else if (verdict == fit::not_now && queue_lease()) {
+            queue_job(job);  // claimed ahead; placed when resources free up
         } else {
             refused = true;
             if (verdict == fit::not_now)
@@ -283,7 +406,7 @@ void worker_fsm::impl::fenced_off(std::int64_t job_id, std::string const& why)
 
 void worker_fsm::impl::claim_refused(std::string const& why, int http_status)
 {
-    claims.request.reset();
+    claim_answered();
     say(log_severity::error, "claim: refused: " + why);
     // e.g. "compute node N is inactive": the heartbeat's answer says whether the lease is gone
     if (http_status == 409 && lease.next_beat && !lease.beat) lease.next_beat = now;
@@ -294,6 +417,7 @@ void worker_fsm::impl::claim_refused(std::string const& why, int http_status)
 void worker_fsm::impl::claim_progress()
 {
     claims.last_empty = false;
+    claims.short_answer = false;
     claims.delay = cfg.poll.min_interval_seconds;
     claims.not_before = now;
 }

@@ -60,6 +60,7 @@ void worker_fsm::impl::drain(stop_reason why)
     reason = why;
     if (why == stop_reason::server_lost) exit_code = 1;
     claims.idle_since.reset();
+    hand_back_queued("the worker is stopping");
     if (terminating()) terminate_running();
 }
 

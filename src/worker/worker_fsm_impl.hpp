@@ -56,8 +56,9 @@ struct action_state {
 struct claim_state {
     explicit claim_state(double min_delay) : delay(min_delay) {}
 
-    std::optional<request_id> request;
+    std::optional<request_id> request;  // a claim_jobs, or a complete_and_claim
     fsm_time sent_at{}, not_before{};
+    bool sent_waits = false;  // the claim in flight may be parked (long poll): no round trip
     double delay;
     bool last_empty = false;
     std::vector<std::int64_t> batch;  // claimed jobs waiting for placement, in reply order
@@ -72,6 +73,13 @@ struct claim_state {
     // Why each ready job can never run here, from the last read while nothing was held; said at
     // the idle stop (worker_fsm_claiming.cpp). Cleared when a job is held again.
     std::vector<std::string> never_fit;
+    // What sizes the claim-ahead queue (claim_ahead.hpp): the wall time of the jobs that ran
+    // here, the round trip of the claims that did not wait.
+    std::optional<double> job_seconds;
+    std::optional<double> round_trip_seconds;
+    // The last claim's answer held fewer jobs than it asked for: nothing more is ready now, so
+    // the queue asks again only after progress (a job ends, a report goes in).
+    bool short_answer = false;
 };
 
 // Failure handlers and retried jobs (worker_fsm_running.cpp).
@@ -86,11 +94,13 @@ struct retry_state {
 
 // Attempts waiting for the server to accept them (worker_fsm_running.cpp).
 struct report_queue {
-    explicit report_queue(bool batch) : batch_supported(batch) {}
+    explicit report_queue(bool batch) : batch_supported(batch), exchange_supported(batch) {}
 
     std::deque<pending_report> pending;
     bool batch_supported;
-    std::optional<request_id> batch_request;
+    // complete_and_claim_jobs (extension): a batch goes with the next claim when one is due
+    bool exchange_supported;
+    std::optional<request_id> batch_request;  // a complete_jobs, or a complete_and_claim
 };
 
 // The node's lease (worker_fsm_lease.cpp): heartbeats while registered with use_extensions, the
@@ -199,8 +209,17 @@ struct worker_fsm::impl {
     void deactivate();
     // worker_fsm_claiming.cpp
     bool claim_possible() const;
+    bool claim_due() const;
     worker::claim_jobs fresh_claim(request_id id) const;
     void try_claim();
+    void claim_answered();
+    // the claim-ahead queue (worker_fsm_claiming.cpp)
+    std::optional<double> queue_lease() const;
+    std::size_t queue_room() const;
+    bool ahead_wanted() const;
+    void queue_job(job_entry& job);
+    void place_queued();
+    void hand_back_queued(std::string const& why);
     void on(worker::jobs_claimed const& e, worker_action const& sent);
     void fetch_requirements(bool fresh = false);
     void on(worker::requirements_read const& e, worker_action const& sent);
@@ -242,6 +261,8 @@ struct worker_fsm::impl {
     void queue_report(job_report report);
     void flush_reports();
     void on(worker::jobs_reported const& e, worker_action const&);
+    void on(worker::completed_and_claimed const& e, worker_action const& sent);
+    void exchange_refused(worker::request_failed const& e);
     // fenced: refused with 409, the job is not this worker's any more
     void report_done(request_id id, bool accepted, std::string const& why, bool fenced = false);
     void settle(pending_report const& entry, bool accepted, std::string const& why, bool fenced,

@@ -200,7 +200,8 @@ void worker_fsm::impl::lease_lost(std::string const& why)
         } else if (job.in<job_state::spawning>()) {
             ++running;
             lease.orphans.insert(id);  // stopped once its process is there
-        } else if (job.in<job_state::awaiting_requirements>() || job.in<job_state::starting>()) {
+        } else if (job.in<job_state::awaiting_requirements>() || job.in<job_state::queued>() ||
+                   job.in<job_state::starting>()) {
             ++returned;
             hand_back(job, log_severity::debug, "the lease was lost");
         }

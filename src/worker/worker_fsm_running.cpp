@@ -9,6 +9,7 @@
 #include "worker_fsm_impl.hpp"
 
 #include "torcrun/common/units.hpp"
+#include "torcrun/worker/claim_ahead.hpp"
 #include "worker_text.hpp"
 
 #include <boost/assert.hpp>
@@ -174,6 +175,8 @@ void worker_fsm::impl::on(worker::job_exited const& e)
     auto const [job, run] = live<job_state::running>(e.job_id, "exit while not running:");
     if (!job || orphan_exited(e.job_id)) return;
     pool.release(reservation_id{e.job_id});
+    claims.job_seconds = moving_average(
+        claims.job_seconds, std::chrono::duration<double>(now - run->spawned_at).count());
     auto r = classify(*job, *run, e);
     bool const zero = r.return_code == 0;
     say(zero ? log_severity::info : log_severity::warning,
@@ -419,9 +422,20 @@ void worker_fsm::impl::flush_reports()
         journal_waiting();
         return;
     }
-    worker::complete_jobs batch_action;
-    for (auto const* r : batched) batch_action.results.push_back(r->report.result);
-    reports.batch_request = send(std::move(batch_action));
+    std::vector<job_result> results;
+    for (auto const* r : batched) results.push_back(r->report.result);
+    if (reports.exchange_supported && claim_due()) {
+        // One round trip: the completions, then the claim of what is free after them (their
+        // dependents included). It never waits: the completions' answer must not be held back.
+        auto claim = fresh_claim({});
+        claim.wait_seconds = 0;
+        reports.batch_request = send(worker::complete_and_claim{{}, std::move(results), claim});
+        claims.request = reports.batch_request;
+        claims.sent_at = now;
+        claims.sent_waits = false;
+    } else {
+        reports.batch_request = send(worker::complete_jobs{{}, std::move(results)});
+    }
     for (auto* r : batched) r->request = reports.batch_request;
 }
 
@@ -466,6 +480,47 @@ void worker_fsm::impl::on(worker::jobs_reported const& e, worker_action const&)
         it = reports.pending.erase(it);
     }
     if (!unjournal.empty()) out.push_back(worker::journal_remove{std::move(unjournal)});
+}
+
+// complete_and_claim answered: the completions first (their dependents may be among the jobs
+// claimed), then the claim as claim_jobs' own answer, or its refusal.
+void worker_fsm::impl::on(worker::completed_and_claimed const& e, worker_action const& sent)
+{
+    auto const& exchange = std::get<worker::complete_and_claim>(sent);
+    auto reported = e.reported;
+    reported.request = e.request;
+    on(reported, sent);
+    if (e.claim_error) return claim_refused(e.claim_error->message, e.claim_error->http_status);
+    auto claimed = e.claimed;
+    claimed.request = e.request;
+    on(claimed, worker_action{exchange.claim});
+}
+
+// complete_and_claim refused as a whole: nothing of it was applied. A server without the route
+// (404, 405, 501: a Torc server, an older torcrun) gets completions and claims separately from
+// now on; any other refusal is the batch's (the server answers a refused claim inside a 200),
+// so the completions go again alone, as complete_jobs, and get their own verdicts.
+void worker_fsm::impl::exchange_refused(worker::request_failed const& e)
+{
+    bool const unsupported = e.http_status == 404 || e.http_status == 405 || e.http_status == 501;
+    if (unsupported) {
+        say(log_severity::warning, "server: no complete_and_claim_jobs (HTTP " +
+                                       std::to_string(e.http_status) +
+                                       "); completions and claims go separately");
+        reports.exchange_supported = false;
+    } else {
+        say(log_severity::warning, "server: completions with a claim refused (" + e.message +
+                                       "); sending the completions alone");
+    }
+    reports.batch_request.reset();
+    for (auto& r : reports.pending)
+        if (r.request == e.request) r.request.reset();
+    claim_answered();
+    if (unsupported) {
+        claim_progress();
+    } else {
+        claim_no_progress(now);
+    }
 }
 
 void worker_fsm::impl::report_done(request_id id, bool accepted, std::string const& why,

@@ -24,6 +24,7 @@ inline constexpr double report_budget = 5;  // seconds a stop leaves for reports
 
 enum class job_phase {  // where a live job is, in the order of job_state's alternatives
     requirements,
+    queued,
     starting,
     spawning,
     running,
@@ -42,6 +43,9 @@ enum class stop_cause { none, drain, runtime, memory, lease };
 namespace job_state {
 
 struct awaiting_requirements {};  // claimed; its resource requirements are being read
+struct queued {                   // claimed ahead: waits here for free resources (no placement)
+    fsm_time since;
+};
 struct starting {                 // reserved; start_job sent
     reservation placement;
 };
@@ -72,9 +76,10 @@ struct handing_back {};  // hand_back sent
 }  // namespace job_state
 
 using job_phase_state =
-    std::variant<job_state::awaiting_requirements, job_state::starting, job_state::spawning,
-                 job_state::running, job_state::checking_outputs, job_state::fetching_handler,
-                 job_state::retrying, job_state::reporting, job_state::handing_back>;
+    std::variant<job_state::awaiting_requirements, job_state::queued, job_state::starting,
+                 job_state::spawning, job_state::running, job_state::checking_outputs,
+                 job_state::fetching_handler, job_state::retrying, job_state::reporting,
+                 job_state::handing_back>;
 static_assert(std::variant_size_v<job_phase_state> ==
               static_cast<std::size_t>(job_phase::handing_back) + 1);
 

@@ -78,6 +78,10 @@ struct namer {
         return id_name("complete_job", a.result.job_id);
     }
     std::string operator()(w::complete_jobs const&) const { return "batch_complete_jobs"; }
+    std::string operator()(w::complete_and_claim const&) const
+    {
+        return "complete_and_claim_jobs";
+    }
     std::string operator()(w::check_workflow const&) const
     {
         static constexpr char const* names[] = {"is_workflow_complete", "list_jobs",
@@ -545,6 +549,31 @@ decoded batch_reported(core::request_id id, wire_reply const& r)
     return event{std::move(out)};
 }
 
+// complete_and_claim_jobs: batch_complete_jobs' answer with the claim's `jobs` beside it, and
+// `claim_error` when the server refused the claim part.
+decoded completed_and_claimed(core::request_id id, wire_reply const& r)
+{
+    auto reported = batch_reported(id, r);
+    if (!reported) return reported.error();
+    auto claim = claimed(id, r);
+    if (!claim) return claim.error();
+    w::completed_and_claimed out{id, std::get<w::jobs_reported>(*reported),
+                                 std::get<w::jobs_claimed>(*claim), std::nullopt};
+    auto v = object_reply(r);
+    if (!v) return v.error();
+    if (auto const* refusal = v->get_object().if_contains("claim_error")) {
+        if (!refusal->is_object()) {
+            return core::error{"field \"claim_error\": expected an object, found " +
+                               std::string(detail::describe(*refusal))};
+        }
+        wire::field_reader e(refusal->get_object(), "claim_error");
+        out.claim_error = w::claim_refusal{static_cast<int>(e.integer("status")),
+                                           e.text("message", "")};
+        if (!e.ok()) return *e.error();
+    }
+    return event{std::move(out)};
+}
+
 // The 2xx answer(s) of one action as its event.
 decoded decode_ok(core::worker_action const& action, core::request_id id,
                   std::span<wire_reply const> replies, std::size_t& failed_step)
@@ -575,6 +604,8 @@ decoded decode_ok(core::worker_action const& action, core::request_id id,
                 return event{w::failure_handler_read{id, std::move(*handler)}};
             } else if constexpr (std::is_same_v<A, w::complete_jobs>)
                 return batch_reported(id, last);
+            else if constexpr (std::is_same_v<A, w::complete_and_claim>)
+                return completed_and_claimed(id, last);
             else if constexpr (std::is_same_v<A, w::check_workflow>)
                 return replies.size() == 3 ? ready_jobs(id, replies, failed_step)
                                            : workflow_state(id, replies[0]);

@@ -171,7 +171,7 @@ std::string query_escape(std::string_view text)
 
 // ComputeNodesResources: per node, each dimension the largest any node offers; time_limit left
 // out when no end is known (unlimited).
-wire_request claim_request(w::claim_jobs const& a, wire_context const& c)
+json::object claim_body(w::claim_jobs const& a)
 {
     json::object o;
     o["num_cpus"] = a.per_node.cpus;
@@ -179,29 +179,43 @@ wire_request claim_request(w::claim_jobs const& a, wire_context const& c)
     o["num_gpus"] = a.per_node.gpus;
     o["num_nodes"] = a.num_nodes;
     if (a.time_limit_seconds) o["time_limit"] = core::format_duration(*a.time_limit_seconds);
-    auto target = workflow_target(c) + "/claim_jobs_based_on_resources/" + to_string(a.limit);
-    auto out = make("POST", "", to_text(o));
+    return o;
+}
+
+// The claim's query: "?wait_seconds=..&compute_node_id=..&request_key=..&start=true&label=..",
+// each part only where it applies; `request` is the claim's key.
+std::string claim_query(w::claim_jobs const& a, core::request_id request, wire_context const& c)
+{
+    std::string query;
     char separator = '?';
     if (c.use_extensions) {
         if (a.wait_seconds > 0) {
-            target += "?wait_seconds=" + number_text(a.wait_seconds);
-            out.wait_seconds = a.wait_seconds;
+            query += "?wait_seconds=" + number_text(a.wait_seconds);
             separator = '&';
         }
         // The request id is the claim's key: a claim re-sent after a lost reply keeps its id, so
         // the server answers it with the jobs the first one took.
         // With `start` the server starts what it hands out, for this node, in the claim.
         if (c.compute_node_id != 0) {
-            target += separator + std::string("compute_node_id=") + to_string(c.compute_node_id) +
-                      "&request_key=" + to_string(static_cast<std::uint64_t>(a.request)) +
-                      (a.start ? "&start=true" : "");
+            query += separator + std::string("compute_node_id=") + to_string(c.compute_node_id) +
+                     "&request_key=" + to_string(static_cast<std::uint64_t>(request)) +
+                     (a.start ? "&start=true" : "");
             separator = '&';
         }
     }
     // A labelled worker claims only its label's jobs (torcrun's server; the worker refuses a
     // label without extensions, since a Torc server would hand it any job).
-    if (c.label) target += separator + std::string("label=") + query_escape(*c.label);
-    out.target = std::move(target);
+    if (c.label) query += separator + std::string("label=") + query_escape(*c.label);
+    return query;
+}
+
+wire_request claim_request(w::claim_jobs const& a, wire_context const& c)
+{
+    auto out = make("POST",
+                    workflow_target(c) + "/claim_jobs_based_on_resources/" + to_string(a.limit) +
+                        claim_query(a, a.request, c),
+                    to_text(claim_body(a)));
+    if (c.use_extensions) out.wait_seconds = a.wait_seconds;
     return out;
 }
 
@@ -218,10 +232,10 @@ std::string fence_query(wire_context const& c, std::uint32_t attempt_id, char se
 
 // Each entry fenced by its result's own node and attempt (a journaled result names the node that
 // ran it).
-std::string batch_body(w::complete_jobs const& a)
+json::array completions_of(std::vector<core::job_result> const& results)
 {
     json::array completions;
-    for (auto const& r : a.results) {
+    for (auto const& r : results) {
         json::object entry{{"job_id", r.job_id},
                            {"status", core::to_string(r.status)},
                            {"run_id", r.run_id}};
@@ -232,7 +246,25 @@ std::string batch_body(w::complete_jobs const& a)
         entry["result"] = result_object(r);
         completions.push_back(std::move(entry));
     }
-    return to_text(json::object{{"completions", std::move(completions)}});
+    return completions;
+}
+
+std::string batch_body(w::complete_jobs const& a)
+{
+    return to_text(json::object{{"completions", completions_of(a.results)}});
+}
+
+// batch_complete_jobs' completions and the claim (which never waits: the completions' answer
+// must not be held back), under the exchange's request id as the claim's key.
+wire_request exchange_request(w::complete_and_claim const& a, wire_context const& c)
+{
+    auto claim = a.claim;
+    claim.wait_seconds = 0;
+    return make("POST",
+                workflow_target(c) + "/complete_and_claim_jobs/" + to_string(claim.limit) +
+                    claim_query(claim, a.request, c),
+                to_text(json::object{{"completions", completions_of(a.results)},
+                                     {"claim", claim_body(claim)}}));
 }
 
 // The GET's ComputeNodeModel put back with is_active false (and the worker's lifetime and the
@@ -370,6 +402,10 @@ struct first_request {
     wire_request operator()(w::complete_jobs const& a) const
     {
         return make("POST", workflow_target(c) + "/batch_complete_jobs", batch_body(a));
+    }
+    wire_request operator()(w::complete_and_claim const& a) const
+    {
+        return exchange_request(a, c);
     }
     wire_request operator()(w::check_workflow const&) const
     {

@@ -7,15 +7,18 @@ one at a time (Content-Length framing, keep-alive). Per request, with the given 
          client's connection is closed instead of getting it: "the reply was lost";
   reset  the client's connection is reset (RST) before the request is forwarded: "it never
          arrived";
-  delay  the reply is held back for a moment before it is forwarded.
+  delay  the reply is held back for a moment before it is forwarded;
+  twice  the request reaches the server twice (a retry whose first answer was lost on the way):
+         the first reply is read and thrown away, the client gets the second.
 A fixed seed makes a run repeatable. The listening port is printed on stdout ("listening PORT");
 a line per fault, and totals at exit (SIGTERM), go to the log file.
 
 usage: fault_proxy.py UPSTREAM_PORT LOG [--drop P] [--reset P] [--delay P] [--seed N]
-                     [--drop-match TEXT [--drop-count N]]
+                     [--drop-match TEXT [--drop-count N]] [--twice P [--twice-match TEXT]]
 
 --drop-match drops, as `drop` does, the replies of the first N (default 1) requests whose
 request line contains TEXT, whatever the rolls say: one chosen request loses its reply.
+--twice-match limits `twice` to the requests whose request line contains TEXT.
 """
 import argparse
 import random
@@ -27,7 +30,7 @@ import threading
 import time
 
 lock = threading.Lock()
-counts = {"requests": 0, "dropped": 0, "reset": 0, "delayed": 0, "matched": 0}
+counts = {"requests": 0, "dropped": 0, "reset": 0, "delayed": 0, "matched": 0, "twice": 0}
 
 
 def read_message(sock, buffer):
@@ -73,6 +76,7 @@ def relay(client, upstream_port, args, rng, log):
             with lock:
                 counts["requests"] += 1
                 roll = rng.random()
+                twice = args.twice_match in first_line(request) and rng.random() < args.twice
             line = first_line(request)
             if roll < args.reset:
                 with lock:
@@ -84,6 +88,14 @@ def relay(client, upstream_port, args, rng, log):
             reply, from_server = read_message(upstream, from_server)
             if reply is None:
                 return
+            if twice:
+                with lock:
+                    counts["twice"] += 1
+                log.write(f"sent twice ({first_line(reply)}): {line}\n")
+                upstream.sendall(request)
+                reply, from_server = read_message(upstream, from_server)
+                if reply is None:
+                    return
             matched = False
             if args.drop_match and args.drop_match in line:
                 with lock:
@@ -121,6 +133,8 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--drop-match", default="")
     parser.add_argument("--drop-count", type=int, default=1)
+    parser.add_argument("--twice", type=float, default=0.0)
+    parser.add_argument("--twice-match", default="")
     args = parser.parse_args()
     log = open(args.log, "a", buffering=1)
     rng = random.Random(args.seed)

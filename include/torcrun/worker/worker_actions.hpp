@@ -64,6 +64,14 @@ struct retry_job {
 struct record_result { request_id request{}; job_result result; };  // POST /results
 struct complete_job { request_id request{}; job_result result; };
 struct complete_jobs { request_id request{}; std::vector<job_result> results; };  // batch
+// POST workflows/{id}/complete_and_claim_jobs/{limit} (extension): complete_jobs' results, then
+// `claim` (never waiting), in one request and one server transaction; the request id is the
+// claim's key, as for claim_jobs. Answered by completed_and_claimed.
+struct complete_and_claim {
+    request_id request{};
+    std::vector<job_result> results;
+    claim_jobs claim;
+};
 // GET workflows/{id}/is_complete; with_ready_jobs: then, unless complete or canceled, GET
 // jobs?status=ready and resource_requirements of the workflow (the never-fit check).
 struct check_workflow { request_id request{}; bool with_ready_jobs = false; };
@@ -138,7 +146,8 @@ using worker_action =
                  worker::claim_action, worker::claim_jobs, worker::read_requirements,
                  worker::start_job, worker::hand_back, worker::read_failure_handler,
                  worker::retry_job, worker::record_result, worker::complete_job,
-                 worker::complete_jobs, worker::check_workflow, worker::deactivate_node,
+                 worker::complete_jobs, worker::complete_and_claim, worker::check_workflow,
+                 worker::deactivate_node,
                  worker::heartbeat, worker::read_held_jobs, worker::release_node,
                  worker::run_commands, worker::schedule_allocations, worker::spawn,
                  worker::signal_job, worker::check_outputs, worker::run_recovery,

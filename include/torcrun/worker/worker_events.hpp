@@ -83,6 +83,18 @@ struct jobs_reported {  // batch completion: accepted ids and per-entry errors
     std::vector<std::int64_t> completed;
     std::vector<rejected_report> rejected;
 };
+// complete_and_claim answered: the completions' verdicts and the claimed jobs; a claim the
+// server refused (its completions went in all the same) names its status and message.
+struct claim_refusal {
+    int http_status = 0;
+    std::string message;
+};
+struct completed_and_claimed {
+    request_id request{};
+    jobs_reported reported;
+    jobs_claimed claimed;
+    std::optional<claim_refusal> claim_error;
+};
 // A heartbeat was answered: the lease the server names (nullopt: it names none). A 409 or 404
 // (the node is inactive or gone: its lease is lost) comes as request_failed.
 struct heartbeat_answered { request_id request{}; std::optional<double> lease_seconds; };
@@ -162,7 +174,8 @@ using worker_event =
                  worker::node_registered, worker::workflow_read, worker::pending_actions_read,
                  worker::action_claim_read, worker::jobs_claimed, worker::requirements_read,
                  worker::failure_handler_read, worker::workflow_state_read, worker::ready_jobs_read,
-                 worker::jobs_reported, worker::heartbeat_answered, worker::held_jobs_read,
+                 worker::jobs_reported, worker::completed_and_claimed,
+                 worker::heartbeat_answered, worker::held_jobs_read,
                  worker::node_released, worker::request_done, worker::request_failed,
                  worker::action_finished, worker::job_spawned, worker::spawn_failed,
                  worker::job_exited, worker::outputs_checked, worker::memory_used>;

@@ -27,7 +27,10 @@
 //     --spawn--> running{placement, spawned_at, limit_at, kill_at, cause, killed}
 //     --exit (placement released)--> [checking_outputs{result}] --> [fetching_handler{result}]
 //     --> retrying{result, rule} (back to ready)  or  reporting (result in the report queue)
-//   awaiting_requirements, starting, spawning --refused, no fit, stopping--> handing_back
+//   awaiting_requirements --claimed ahead, not fitting now--> queued --resources free-->
+//     starting (--> spawning at once when the claim started it)
+//   awaiting_requirements, queued, starting, spawning --refused, no fit, stopping, lease lost,
+//     waited a quarter of the lease (queued)--> handing_back
 //   running --signal, grace, SIGKILL (cause, kill_at, killed)--> exit as above
 //   spawning --spawn_failed (placement released)--> a failed attempt, spawn_failed_exit_code:
 //     [fetching_handler] --> retrying or reporting, as after an exit
@@ -49,7 +52,11 @@
 // child is reaped, whatever the server says later (Torc returns them only after a successful
 // complete_job, so a refused one shrinks its pool for good; docs/TORC-COMPATIBILITY.md §6.2).
 //
-// Claims: one at a time and never while claimed jobs wait for placement. With use_extensions
+// Claims: one at a time and never while claimed jobs wait for placement; with a lease, also for
+// a few jobs beyond the free resources (the claim-ahead queue, worker_fsm_claiming.cpp). On
+// torcrun's server completions waiting when a claim is due go with it in one complete_and_claim
+// (worker_fsm_running.cpp), so one request is both the claim and the report batch in flight.
+// With use_extensions
 // and poll.long_poll_seconds > 0 the server holds the claim open; otherwise an empty reply
 // backs off from poll.min_interval_seconds, doubling to poll.interval_seconds; any progress
 // (a job claimed, ended or reported) claims again at once.

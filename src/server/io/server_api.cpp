@@ -33,6 +33,7 @@ server_api::server_api(store& db, server_options options)
     add_initialize_routes(*this);
     add_job_lifecycle_routes(*this);
     add_claim_routes(*this);
+    add_complete_and_claim_routes(*this);
     add_action_routes(*this);
     add_lease_routes(*this);
     add_spawn_routes(*this);

@@ -191,6 +191,11 @@ struct action_handler {
         for (auto const& r : a.results) shell.write_result(r);
         send();
     }
+    void operator()(w::complete_and_claim const& a) const
+    {
+        for (auto const& r : a.results) shell.write_result(r);
+        send();
+    }
     void operator()(w::check_workflow const&) const { send(); }
     void operator()(w::deactivate_node const&) const
     {

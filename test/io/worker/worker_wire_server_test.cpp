@@ -352,6 +352,40 @@ BOOST_FIXTURE_TEST_CASE(a_whole_worker_life_cycle, wire_server)
     BOOST_TEST(sent == expected, boost::test_tools::per_element());
 }
 
+// complete_and_claim against the real server: a's completion and the next claim in one
+// exchange; sent again (its answer lost), the same completion and the same job.
+BOOST_FIXTURE_TEST_CASE(completions_and_a_claim_in_one_exchange, wire_server)
+{
+    create_workflow();
+    auto const node = exchange(w::register_node{rid, 16, 32 * gib, 0, 1});
+    context.compute_node_id = as<w::node_registered>(node).compute_node_id;
+    context.run_id = as<w::workflow_read>(exchange(w::read_workflow{rid})).run_id;
+    auto first = claim(1, 0);
+    first.start = true;
+    first.request = core::request_id{7};
+    BOOST_TEST((claim_ids(first) == ids{1}));
+    auto next = claim(1, 0);
+    next.start = true;
+    w::complete_and_claim const both{core::request_id{8},
+                                     {result(1, core::result_status::completed, 0)}, next};
+    for (int sent_again = 0; sent_again < 2; ++sent_again) {
+        auto const e = exchange(both);
+        auto const* x = std::get_if<w::completed_and_claimed>(&e);
+        BOOST_TEST_REQUIRE(x != nullptr);
+        BOOST_TEST((x->reported.completed == ids{1}));
+        BOOST_TEST(x->reported.rejected.empty());
+        BOOST_TEST_REQUIRE(x->claimed.jobs.size() == 1u);
+        BOOST_TEST(x->claimed.jobs[0].id == 2);
+        BOOST_TEST(x->claimed.jobs[0].started);
+        BOOST_TEST(!x->claim_error.has_value());
+    }
+    BOOST_TEST(job_status(1) == "completed");
+    BOOST_TEST(job_status(2) == "running");
+    BOOST_TEST(job_status(3) == "ready");
+    BOOST_TEST(sent.back() == "POST /workflows/1/complete_and_claim_jobs/1?compute_node_id=1&"
+                              "request_key=8&start=true");
+}
+
 // Refusals come back as request_failed quoting the server; an empty long poll waits its time.
 BOOST_FIXTURE_TEST_CASE(refusals_and_an_empty_long_poll, wire_server)
 {

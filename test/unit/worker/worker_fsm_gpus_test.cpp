@@ -50,15 +50,18 @@ std::vector<scenario> const scenarios{
          {1.35, spawned(3), {"info: job 3: started attempt=1 on n0[3] cpus=1 memory=0"}},
          {1.4, claimed({}), {"arm_timer 1.7"}},
          {2, exit_of(2, exited(0)),
-          {"info: job 2: completed rc=0 (exited with 0)", "complete_jobs 2#1 completed rc=0",
-           "claim_jobs limit=6 cpus=6 memory=16g gpus=1 nodes=1", "arm_timer 5.4"}},
-         {2.1, claimed({job(4, 1)}),
+          {"info: job 2: completed rc=0 (exited with 0)",
+           "complete_and_claim 2#1 completed rc=0; claim_jobs limit=6 cpus=6 memory=16g gpus=1 "
+           "nodes=1",
+           "arm_timer 5.4"}},
+         {2.1, exchanged({2}, {job(4, 1)}),
           {"start_job 4", "claim_jobs limit=5 cpus=5 memory=16g gpus=0 nodes=1"}},
          {2.2, done("start_job 4"), {"spawn 4#1 on n0[2] cpus=1 memory=0"}},
          {2.25, spawned(4), {"info: job 4: started attempt=1 on n0[2] cpus=1 memory=0"}},
-         {2.3, exit_of(1, killed(SIGSEGV)),
-          {"warning: job 1: failed rc=139 (killed by SIGSEGV (11))"}},  // a claim is out
-         {2.4, batch_ok({2}), {"complete_jobs 1#1 failed rc=139"}},
+         {2.3, exit_of(1, killed(SIGSEGV)),  // a claim is out: the completion goes alone
+          {"warning: job 1: failed rc=139 (killed by SIGSEGV (11))",
+           "complete_jobs 1#1 failed rc=139"}},
+         {2.4, batch_ok({1}), {}},
          {2.5, claimed({job(5, 2)}),
           {"start_job 5", "claim_jobs limit=5 cpus=5 memory=16g gpus=0 nodes=1"}},
          {2.6, done("start_job 5"), {"spawn 5#1 on n0[0,1] cpus=1 memory=0"}},
@@ -75,9 +78,10 @@ std::vector<scenario> const scenarios{
               {"info: job 1: started attempt=1 on n0[0,1,2,3],n1[0,1,2,3] cpus=8 memory=16g "
                "whole"}},
              {2, exit_of(1, exited(0)),
-              {"info: job 1: completed rc=0 (exited with 0)", "complete_jobs 1#1 completed rc=0",
-               "claim_jobs limit=16 cpus=8 memory=16g gpus=4 nodes=2"}},
-             {2.1, claimed(jobs_of(11, 18, 8)), {"read_requirements 8"}},
+              {"info: job 1: completed rc=0 (exited with 0)",
+               "complete_and_claim 1#1 completed rc=0; claim_jobs limit=16 cpus=8 memory=16g "
+               "gpus=4 nodes=2"}},
+             {2.1, exchanged({1}, jobs_of(11, 18, 8)), {"read_requirements 8"}},
              {2.2, requirements(8, needs(1, gib, 1)),
               {"start_job 11", "start_job 12", "start_job 13", "start_job 14", "start_job 15",
                "start_job 16", "start_job 17", "start_job 18",

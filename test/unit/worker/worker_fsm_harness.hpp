@@ -25,10 +25,12 @@ using core::worker_event;
 inline constexpr std::uint64_t gib = std::uint64_t{1} << 30;
 inline constexpr double unix_t0 = 1'750'000'000;  // the wall clock at time 0
 
+// Rounded, not truncated: a time read back from an arm_timer (nanoseconds -> seconds) comes back
+// as the same time point, so a tick delivered then is not a nanosecond before the timer.
 inline core::worker_fsm::time_point at(double seconds)
 {
     return core::worker_fsm::time_point{} +
-           std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+           std::chrono::round<std::chrono::steady_clock::duration>(
                std::chrono::duration<double>(seconds));
 }
 

@@ -41,6 +41,16 @@ inline make_event claimed(std::vector<core::claimed_job> jobs)
 {
     return reply<worker::jobs_claimed>("claim_jobs", std::move(jobs));
 }
+// complete_and_claim answered: these completions accepted, these jobs claimed.
+inline make_event exchanged(std::vector<std::int64_t> completed,
+                            std::vector<core::claimed_job> jobs)
+{
+    return [=](harness& h) {
+        auto const id = h.req("complete_and_claim");
+        return worker_event{worker::completed_and_claimed{
+            id, worker::jobs_reported{id, completed, {}}, worker::jobs_claimed{id, jobs}, {}}};
+    };
+}
 inline make_event requirements(std::int64_t id, core::job_resources r)
 {
     return reply<worker::requirements_read>("read_requirements " + std::to_string(id), r);

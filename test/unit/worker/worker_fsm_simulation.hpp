@@ -74,7 +74,8 @@ struct tally {
                 reconciled = 0, multi = 0, started_by_claims = 0,
                 started_again = 0,  // a re-sent claim's answer: jobs its first answer started
                 retries_repeated = 0,  // a retry sent again, answered from the server's memory
-                retries_bumped = 0;    // a retry of an attempt the sweep ended (policy finish)
+                retries_bumped = 0,    // a retry of an attempt the sweep ended (policy finish)
+                exchanges = 0;         // completions and a claim answered in one reply
 };
 
 // One worker of a sequence: its state machine and what its shell owes it.

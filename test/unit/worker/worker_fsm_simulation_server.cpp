@@ -127,7 +127,8 @@ std::optional<worker_event> simulation::answer_one(sim_worker& w)
         return worker::request_failed{id, kinds[r_.in(0, 3)], 0, "down"};
     }
     if (roll < 15 && !std::holds_alternative<worker::heartbeat>(action)) {
-        bool const batch = std::holds_alternative<worker::complete_jobs>(action);
+        bool const batch = std::holds_alternative<worker::complete_jobs>(action) ||
+                           std::holds_alternative<worker::complete_and_claim>(action);
         int const status = batch && r_.chance(0.5) ? 404 : 422;
         return worker::request_failed{id, http_failure::http_4xx, status, "refused"};
     }
@@ -238,6 +239,18 @@ worker_event simulation::answer(sim_worker& w, core::request_id id, core::worker
                 return worker::request_failed{id, http_failure::http_4xx, 409, "not this node's"};
             } else if constexpr (std::is_same_v<A, worker::complete_jobs>) {
                 return report_answer(w, id, x.results);
+            } else if constexpr (std::is_same_v<A, worker::complete_and_claim>) {
+                // the completions, then the claim in the same step; a refused claim (an
+                // inactive node) is answered beside the completions
+                worker::completed_and_claimed out{id, {}, {}, std::nullopt};
+                out.reported = std::get<worker::jobs_reported>(report_answer(w, id, x.results));
+                auto claim = claim_answer(w, id, x.claim);
+                if (auto const* refused = std::get_if<worker::request_failed>(&claim))
+                    out.claim_error = worker::claim_refusal{refused->http_status, refused->message};
+                else
+                    out.claimed = std::get<worker::jobs_claimed>(claim);
+                ++seen_.exchanges;
+                return out;
             } else if constexpr (std::is_same_v<A, worker::check_workflow>) {
                 bool const complete = std::ranges::all_of(
                     jobs_, [](auto const& j) { return j.second.status == sstatus::done; });

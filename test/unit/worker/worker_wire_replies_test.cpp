@@ -273,6 +273,28 @@ BOOST_AUTO_TEST_CASE(batch_completion_workflow_state_and_plain_successes)
     BOOST_TEST(b.rejected[1].job_id == 45);
     BOOST_TEST(b.rejected[1].http_status == 409);  // torcrun's do
 
+    auto const exchange =
+        one(w::complete_and_claim{rid, {}, {}}, 200,
+            R"({"completed":[42],"errors":[{"job_id":43,"status":409,"message":"held"}],)"
+            R"("jobs":[{"id":44,"workflow_id":3,"name":"j44","command":"true",)"
+            R"("resource_requirements_id":1,"status":"running","attempt_id":1}]})");
+    auto const& x = as<w::completed_and_claimed>(exchange);
+    BOOST_TEST((x.reported.completed == std::vector<std::int64_t>{42}));
+    BOOST_TEST_REQUIRE(x.reported.rejected.size() == 1u);
+    BOOST_TEST(x.reported.rejected[0].http_status == 409);
+    BOOST_TEST_REQUIRE(x.claimed.jobs.size() == 1u);
+    BOOST_TEST(x.claimed.jobs[0].id == 44);
+    BOOST_TEST(x.claimed.jobs[0].started);
+    BOOST_TEST(!x.claim_error.has_value());
+    auto const refused =
+        one(w::complete_and_claim{rid, {}, {}}, 200,
+            R"({"completed":[],"errors":[],"jobs":[],)"
+            R"("claim_error":{"status":409,"message":"compute node 9 is inactive"}})");
+    auto const& r = as<w::completed_and_claimed>(refused);
+    BOOST_TEST_REQUIRE(r.claim_error.has_value());
+    BOOST_TEST(r.claim_error->http_status == 409);
+    BOOST_TEST(r.claim_error->message == "compute node 9 is inactive");
+
     auto const state = one(w::check_workflow{rid}, 200,
                            R"({"is_canceled":true,"is_complete":true,)"
                            R"("needs_to_run_completion_script":false})");
@@ -445,6 +467,11 @@ std::vector<broken_case> broken_cases()
         {"batch error", w::complete_jobs{rid, {}},
          {{200, R"({"completed":[],"errors":[{"message":"m"}]})"}}, h5, 200,
          R"(batch_complete_jobs: field "errors[0].job_id" is missing)"},
+        {"exchange", w::complete_and_claim{rid, {}, {}},
+         {{200, R"({"completed":[],"errors":[],"claim_error":[]})"}}, h5, 200,
+         R"(complete_and_claim_jobs: field "claim_error": expected an object, found an array)"},
+        {"exchange 404", w::complete_and_claim{rid, {}, {}}, {{404, R"({"message":"no route"})"}},
+         h4, 404, R"(complete_and_claim_jobs: HTTP 404: "no route")"},
         {"is_complete", w::check_workflow{rid}, {{200, R"({"is_canceled":false})"}}, h5, 200,
          R"(is_workflow_complete: field "is_complete" is missing)"},
         {"node GET", w::deactivate_node{rid, 1}, {{200, "[]"}}, h5, 200,

@@ -152,6 +152,17 @@ std::vector<request_case> request_cases()
              R"("workflow_id":3,"run_id":2,"attempt_id":2,"compute_node_id":9,"return_code":0,)"
              R"("exec_time_minutes":1.5,"completion_time":"2026-01-19T22:55:01.123Z",)"
              R"("status":"completed"}}]})"},
+        // the exchange's request id is the claim's key; it never waits
+        {"complete_and_claim",
+         w::complete_and_claim{core::request_id{6},
+                               {result(42, core::result_status::failed, true)},
+                               claim(30, std::nullopt, true)},
+         true, "POST",
+         "/workflows/3/complete_and_claim_jobs/8?compute_node_id=9&request_key=6&start=true",
+         std::string(R"({"completions":[{"job_id":42,"status":"failed","run_id":2,)"
+                     R"("compute_node_id":9,"attempt_id":2,"result":)") +
+             result_failed_json +
+             R"(}],"claim":{"num_cpus":8,"memory_gb":16,"num_gpus":2,"num_nodes":2}})"},
         {"check_workflow", w::check_workflow{}, true, "GET", "/workflows/3/is_complete", ""},
         {"deactivate_node", w::deactivate_node{core::request_id{1}, 3600.5}, true, "GET",
          "/compute_nodes/9", ""},

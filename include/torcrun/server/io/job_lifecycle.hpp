@@ -9,6 +9,8 @@
 // - claims take `wait_seconds` (long poll, at most server_options::long_poll_max_seconds and 60)
 //   and `compute_node_id` (the claimant, so a lost worker's pending jobs can be handed back);
 // - POST /workflows/{id}/batch_complete_jobs (as in newer Torc; docs/TORC-COMPATIBILITY.md §5);
+// - POST /workflows/{id}/complete_and_claim_jobs/{limit}: batch_complete_jobs, then a claim, in
+//   one request (complete_and_claim_routes.cpp);
 // - POST /compute_nodes/{id}/heartbeat starts and renews a worker's lease. Only nodes that have
 //   sent one are subject to expire_lost_workers, so Torc's own runners, which never send one, are
 //   never expired;
@@ -29,6 +31,7 @@ void add_workflow_state_routes(server_api& api);  // is_complete, status, cancel
 void add_initialize_routes(server_api& api);      // initialize_jobs
 void add_job_lifecycle_routes(server_api& api);   // start, complete, manage, retry, batch
 void add_claim_routes(server_api& api);           // claim_jobs_based_on_resources, claim_next
+void add_complete_and_claim_routes(server_api& api);  // batch completion and a claim in one
 void add_action_routes(server_api& api);          // pending actions, claim an action
 void add_lease_routes(server_api& api);           // heartbeat
 void add_spawn_routes(server_api& api);           // spawn_jobs (dynamic jobs)
