@@ -204,8 +204,14 @@ void worker_fsm::impl::on(worker::jobs_claimed const& e, worker_action const& se
     bool const stale = e.request == lease.stale_claim;  // claimed under a lost registration
     if (stale) lease.stale_claim.reset();
     if (e.jobs.empty()) {
-        claims.last_empty = true;
         claims.status_wanted = jobs.empty();  // with jobs live the workflow cannot be complete
+        // Something freed resources while the claim was out (a job ended): the answer was for
+        // the resources offered then, so claim again at once rather than after the backoff.
+        if (claims.progress_at > claims.sent_at) {
+            claim_progress();
+            return;
+        }
+        claims.last_empty = true;
         claim_no_progress(claims.sent_at);
         return;
     }
@@ -420,6 +426,7 @@ void worker_fsm::impl::claim_progress()
     claims.short_answer = false;
     claims.delay = cfg.poll.min_interval_seconds;
     claims.not_before = now;
+    claims.progress_at = now;
 }
 
 void worker_fsm::impl::claim_no_progress(fsm_time from)

@@ -58,6 +58,9 @@ struct claim_state {
 
     std::optional<request_id> request;  // a claim_jobs, or a complete_and_claim
     fsm_time sent_at{}, not_before{};
+    // The last claim_progress(): one after sent_at means resources freed (or work appeared)
+    // while the claim was out, so its empty answer says nothing about now.
+    fsm_time progress_at{};
     bool sent_waits = false;  // the claim in flight may be parked (long poll): no round trip
     double delay;
     bool last_empty = false;

@@ -74,6 +74,24 @@ std::vector<scenario> const scenarios{
          BOOST_TEST(h.fsm().ledger().started == 1u);
          BOOST_TEST(h.fsm().pool().idle());
      }},
+    {"a claim answered empty after a job ended while it was out is sent again at once",
+     test_config(), one_node(),
+     opening(node_text, claim8) + std::vector<step>{
+         {1, claimed({job(42)}), {"read_requirements 1"}},
+         {1.1, requirements(1, needs(2, gib)),
+          {"start_job 42", "claim_jobs limit=6 cpus=6 memory=15g gpus=4 nodes=1"}},
+         {1.2, done("start_job 42"), {"spawn 42#1 on n0 cpus=2 memory=1g"}},
+         {1.3, spawned(42), {"info: job 42: started attempt=1 on n0 cpus=2 memory=1g"}},
+         {1.4, claimed({}), {"arm_timer 1.6"}},
+         {1.6, tick(), {"claim_jobs limit=6 cpus=6 memory=15g gpus=4 nodes=1", "arm_timer 5.4"}},
+         // The job ends 10 ms after the claim went out for 6 CPUs; its answer (empty) says
+         // nothing about the 8 free now: no backoff (which would wait until 2.0).
+         {1.61, exit_of(42, exited(0)),
+          {"info: job 42: completed rc=0 (exited with 0)", "complete_jobs 42#1 completed rc=0"}},
+         {1.62, batch_ok({42}), {}},
+         {1.63, claimed({}), {"claim_jobs " + claim8, "check_workflow"}},
+     },
+     [](harness& h) { ledger_is(h, 1, 1, 0, 0); }},
     {"requirements are read once per id and cached", test_config(), one_node(),
      opening(node_text, claim8) + std::vector<step>{
          {1, claimed({job(42), job(43)}), {"read_requirements 1"}},

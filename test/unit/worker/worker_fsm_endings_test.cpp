@@ -211,13 +211,19 @@ std::vector<scenario> const scenarios{
          {4, exit_of(42, exited(0)),
           {"info: job 42: completed rc=0 (exited with 0)", "complete_jobs 42#1 completed rc=0"}},
          {4.1, batch_ok({42}), {}},
-         {4.2, claimed({}), {"claim_jobs " + n0_claim, "check_workflow", "arm_timer 6.2"}},
-         {4.3, status(false, false), {}},
-         {4.4, claimed({}), {"check_workflow", "arm_timer 5.2"}},
+         // The claim out since 2.6 answers empty, but the job ended meanwhile: claimed again at
+         // once, and idle time counts from the first empty answer to a claim sent with nothing
+         // held (4.4).
+         {4.2, claimed({}), {"claim_jobs " + n0_claim, "check_workflow"}},
+         {4.3, status(false, false), {"arm_timer 9.2"}},
+         {4.4, claimed({}), {"check_workflow", "arm_timer 4.7"}},
          {4.5, status(false, false), {}},
-         {5.2, tick(), {"claim_jobs " + n0_claim, "arm_timer 6.2"}},
-         {5.3, claimed({}), {"check_workflow"}},
-         {6.2, tick(),
+         {4.7, tick(), {"claim_jobs " + n0_claim, "arm_timer 6.4"}},
+         {4.8, claimed({}), {"check_workflow", "arm_timer 5.7"}},
+         {4.9, status(false, false), {}},
+         {5.7, tick(), {"claim_jobs " + n0_claim, "arm_timer 6.4"}},
+         {5.8, claimed({}), {"check_workflow"}},
+         {6.4, tick(),
           {"info: worker: idle for 2 s; stopping", "read_pending_actions on_worker_complete"}},
      }},
 };
