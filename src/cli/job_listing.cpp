@@ -63,32 +63,22 @@ std::string percent(std::optional<double> v)
 std::vector<std::string> attempt_cells(attempt_facts const& f, bool gpu_columns)
 {
     auto const or_dash = [](std::string s) { return s.empty() ? std::string("-") : s; };
-    std::string const cpu = percent(f.peak_cpu_percent);
+    std::vector<std::string> cells{std::to_string(f.attempts),
+                                   f.start_unix ? format_date_time(std::floor(*f.start_unix)) : "-",
+                                   f.seconds ? format_elapsed(*f.seconds) : "-",
+                                   or_dash(f.node),
+                                   gpu_cell(f.gpu_ids),
+                                   f.peak_memory_bytes ? format_size(*f.peak_memory_bytes) : "-",
+                                   or_dash(percent(f.peak_cpu_percent))};
     if (gpu_columns) {
-        std::string const util =
-            f.peak_gpu_percent && f.avg_gpu_percent
-                ? percent(f.peak_gpu_percent) + "/" + percent(f.avg_gpu_percent)
-                : "";
-        return {std::to_string(f.attempts),
-                f.start_unix ? format_date_time(std::floor(*f.start_unix)) : "-",
-                f.seconds ? format_elapsed(*f.seconds) : "-",
-                or_dash(f.node),
-                gpu_cell(f.gpu_ids),
-                f.peak_memory_bytes ? format_size(*f.peak_memory_bytes) : "-",
-                or_dash(cpu),
-                or_dash(util),
-                f.peak_gpu_memory_bytes ? format_size(*f.peak_gpu_memory_bytes) : "-",
-                or_dash(f.bound_cpus),
-                f.log_dir.value_or("-")};
+        cells.push_back(or_dash(f.peak_gpu_percent && f.avg_gpu_percent
+                                    ? percent(f.peak_gpu_percent) + "/" + percent(f.avg_gpu_percent)
+                                    : ""));
+        cells.push_back(f.peak_gpu_memory_bytes ? format_size(*f.peak_gpu_memory_bytes) : "-");
+        cells.push_back(or_dash(f.bound_cpus));
     }
-    return {std::to_string(f.attempts),
-            f.start_unix ? format_date_time(std::floor(*f.start_unix)) : "-",
-            f.seconds ? format_elapsed(*f.seconds) : "-",
-            or_dash(f.node),
-            gpu_cell(f.gpu_ids),
-            f.peak_memory_bytes ? format_size(*f.peak_memory_bytes) : "-",
-            or_dash(cpu),
-            f.log_dir.value_or("-")};
+    cells.push_back(f.log_dir.value_or("-"));
+    return cells;
 }
 
 std::string origin_cell(std::string_view origin, std::optional<std::int64_t> spawned_by)

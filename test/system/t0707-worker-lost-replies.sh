@@ -13,12 +13,7 @@ torcrun=$1
 tmp=$(mktemp -d)
 source "$(dirname "$0")/server_lib.sh"
 source "$(dirname "$0")/worker_lib.sh"
-proxy_pid=""
-cleanup() {
-    if [ -n "$proxy_pid" ]; then kill "$proxy_pid" 2>/dev/null || true; fi
-    worker_test_cleanup
-}
-trap cleanup EXIT
+trap worker_test_cleanup EXIT
 jobs=${TORCRUN_FAULT_JOBS:-500}
 
 start_server "$tmp/db"
@@ -30,12 +25,7 @@ json.dump({"name": "lost-replies", "jobs": jobs}, open(path, "w"))
 PY
 submit_spec "$tmp/jobs.json"
 
-python3 "$(dirname "$0")/../support/fault_proxy.py" "$port" "$tmp/proxy.log" \
-    --drop 0.05 --reset 0.01 --delay 0.02 --seed "${TORCRUN_FAULT_SEED:-7}" >"$tmp/proxy.out" &
-proxy_pid=$!
-for _ in $(seq 1 100); do grep -q '^listening ' "$tmp/proxy.out" 2>/dev/null && break; sleep 0.05; done
-proxy_port=$(sed -n 's/^listening //p' "$tmp/proxy.out")
-[ -n "$proxy_port" ] || fail "the proxy did not start"
+start_fault_proxy --drop 0.05 --reset 0.01 --delay 0.02 --seed "${TORCRUN_FAULT_SEED:-7}"
 
 start=$SECONDS
 rc=0
@@ -44,9 +34,7 @@ timeout 600 "$torcrun" worker "$wf" --url "http://127.0.0.1:$proxy_port/torc-ser
     --set limits.idle_timeout_seconds=20 --set resources.cpus=8 \
     --set poll.min_interval_seconds=0.05 2>"$tmp/worker.log" || rc=$?
 took=$((SECONDS - start))
-kill "$proxy_pid"
-wait "$proxy_pid" 2>/dev/null || true
-proxy_pid=""
+stop_fault_proxy
 [ "$rc" = 0 ] || fail "worker exit $rc: $(tail -20 "$tmp/worker.log")"
 
 dropped=$(grep -c '^dropped the reply' "$tmp/proxy.log" || true)

@@ -14,12 +14,7 @@ torcrun=$1
 tmp=$(mktemp -d)
 source "$(dirname "$0")/server_lib.sh"
 source "$(dirname "$0")/worker_lib.sh"
-proxy_pid=""
-cleanup() {
-    if [ -n "$proxy_pid" ]; then kill "$proxy_pid" 2>/dev/null || true; fi
-    worker_test_cleanup
-}
-trap cleanup EXIT
+trap worker_test_cleanup EXIT
 
 start_server "$tmp/db"
 cat >"$tmp/request.json" <<EOF2
@@ -36,20 +31,13 @@ jobs:
 EOF2
 submit_spec "$tmp/spec.yaml"
 
-python3 "$(dirname "$0")/../support/fault_proxy.py" "$port" "$tmp/proxy.log" \
-    --drop-match spawn_jobs >"$tmp/proxy.out" &
-proxy_pid=$!
-for _ in $(seq 1 100); do grep -q '^listening ' "$tmp/proxy.out" 2>/dev/null && break; sleep 0.05; done
-proxy_port=$(sed -n 's/^listening //p' "$tmp/proxy.out")
-[ -n "$proxy_port" ] || fail "the proxy did not start"
+start_fault_proxy --drop-match spawn_jobs
 
 rc=0
 timeout 120 "$torcrun" worker "$wf" --url "http://127.0.0.1:$proxy_port/torc-service/v1" \
     --output-dir "$tmp/out" --mode direct --long-poll 1 --poll-interval 0.5 \
     --set limits.idle_timeout_seconds=10 2>"$tmp/worker.log" || rc=$?
-kill "$proxy_pid"
-wait "$proxy_pid" 2>/dev/null || true
-proxy_pid=""
+stop_fault_proxy
 [ "$rc" = 0 ] || fail "worker exit $rc: $(tail -20 "$tmp/worker.log")"
 
 grep -q '^dropped the reply (HTTP/1.1 200 OK).*POST /torc-service/v1/jobs/1/spawn_jobs' \

@@ -15,12 +15,7 @@ torcrun=$1
 tmp=$(mktemp -d)
 source "$(dirname "$0")/server_lib.sh"
 source "$(dirname "$0")/worker_lib.sh"
-proxy_pid=""
-cleanup() {
-    if [ -n "$proxy_pid" ]; then kill "$proxy_pid" 2>/dev/null || true; fi
-    worker_test_cleanup
-}
-trap cleanup EXIT
+trap worker_test_cleanup EXIT
 
 start_server "$tmp/db"
 python3 - "$tmp/jobs.json" "$tmp/ran.txt" <<'PY'
@@ -36,14 +31,9 @@ json.dump({"name": "exchange-faults", "jobs": jobs}, open(path, "w"))
 PY
 submit_spec "$tmp/jobs.json"
 
-python3 "$(dirname "$0")/../support/fault_proxy.py" "$port" "$tmp/proxy.log" \
-    --drop 0.05 --reset 0.01 --seed "${TORCRUN_FAULT_SEED:-11}" \
+start_fault_proxy --drop 0.05 --reset 0.01 --seed "${TORCRUN_FAULT_SEED:-11}" \
     --drop-match complete_and_claim_jobs --drop-count 8 \
-    --twice 0.1 --twice-match complete_and_claim_jobs >"$tmp/proxy.out" &
-proxy_pid=$!
-for _ in $(seq 1 100); do grep -q '^listening ' "$tmp/proxy.out" 2>/dev/null && break; sleep 0.05; done
-proxy_port=$(sed -n 's/^listening //p' "$tmp/proxy.out")
-[ -n "$proxy_port" ] || fail "the proxy did not start"
+    --twice 0.1 --twice-match complete_and_claim_jobs
 
 start=$SECONDS
 rc=0
@@ -52,9 +42,7 @@ timeout 300 "$torcrun" worker "$wf" --url "http://127.0.0.1:$proxy_port/torc-ser
     --set limits.idle_timeout_seconds=20 --set resources.cpus=4 \
     --set poll.min_interval_seconds=0.05 2>"$tmp/worker.log" || rc=$?
 took=$((SECONDS - start))
-kill "$proxy_pid"
-wait "$proxy_pid" 2>/dev/null || true
-proxy_pid=""
+stop_fault_proxy
 [ "$rc" = 0 ] || fail "worker exit $rc: $(tail -20 "$tmp/worker.log")"
 
 exchanges_dropped=$(grep -c '^dropped the reply.*complete_and_claim_jobs' "$tmp/proxy.log" || true)

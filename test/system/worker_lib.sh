@@ -1,13 +1,32 @@
 # Shared by the worker system tests (sourced after server_lib.sh): submit a spec, run
 # `torcrun worker` against the server with short poll intervals, find per-job log directories.
 
-# worker_test_cleanup: the worker tests' EXIT trap. A worker still running ($worker_pid) is
-# killed, then the servers; $tmp is removed unless TORCRUN_KEEP is set.
+# worker_test_cleanup: the worker tests' EXIT trap. A fault proxy ($proxy_pid) and a worker
+# still running ($worker_pid) are killed, then the servers; $tmp is removed unless TORCRUN_KEEP is set.
 worker_pid=""
+proxy_pid=""
 worker_test_cleanup() {
+    if [ -n "$proxy_pid" ]; then kill "$proxy_pid" 2>/dev/null || true; fi
     if [ -n "$worker_pid" ]; then kill -9 "$worker_pid" 2>/dev/null || true; fi
     kill_servers
     [ -n "${TORCRUN_KEEP:-}" ] || rm -rf "$tmp"
+}
+
+# start_fault_proxy ARGS...: test/support/fault_proxy.py in front of the server ($port), with
+# ARGS (--drop, --drop-match, --twice ...) and its log in $tmp/proxy.log; sets proxy_pid and
+# proxy_port. stop_fault_proxy ends it.
+start_fault_proxy() {
+    python3 "$(dirname "${BASH_SOURCE[0]}")/../support/fault_proxy.py" "$port" "$tmp/proxy.log" \
+        "$@" >"$tmp/proxy.out" &
+    proxy_pid=$!
+    for _ in $(seq 1 100); do grep -q '^listening ' "$tmp/proxy.out" 2>/dev/null && break; sleep 0.05; done
+    proxy_port=$(sed -n 's/^listening //p' "$tmp/proxy.out")
+    [ -n "$proxy_port" ] || fail "the proxy did not start"
+}
+stop_fault_proxy() {
+    kill "$proxy_pid"
+    wait "$proxy_pid" 2>/dev/null || true
+    proxy_pid=""
 }
 
 # submit_spec FILE: sets wf.
