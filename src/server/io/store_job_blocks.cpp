@@ -139,6 +139,7 @@ api_result<bool> store::create_jobs_at(std::int64_t workflow_id, std::int64_t fi
     } const guard{*this};
     batch_owned_ = &owned;
     reserved_jobs_ = &blocks;
+    job_edges edges;
     for (std::size_t i = 0; i < jobs.size(); ++i) {
         auto& fields = jobs[i];
         auto const context = std::string(what) + ": jobs[" + std::to_string(i) + "]";
@@ -147,8 +148,10 @@ api_result<bool> store::create_jobs_at(std::int64_t workflow_id, std::int64_t fi
             fields.set("resource_requirements_id", **rr);
         auto const id = first_id + static_cast<std::int64_t>(i);
         if (auto row = insert_row(api::job_model, fields, context, id); !row) return row.error();
-        if (auto linked = insert_links(id, fields, context); !linked) return linked.error();
+        if (auto linked = insert_links(id, fields, context, &edges); !linked)
+            return linked.error();
     }
+    if (auto linked = insert_edges(edges, what); !linked) return linked.error();
     if (auto done = sp->commit(what); !done) return done.error();
     return true;
 }

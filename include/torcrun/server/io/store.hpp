@@ -155,10 +155,17 @@ private:
     explicit store(sqlite::connection db);
 
     // create_job's rows, inside the caller's savepoint.
-    api_result<api::record> insert_job(api::record fields, std::string_view what);
+    // A batch's dependency edges (job, blocker), written together by insert_edges.
+    using job_edges = std::vector<std::pair<std::int64_t, std::int64_t>>;
+    // `edges`, when given, receives the job's dependencies instead of their being written.
+    api_result<api::record> insert_job(api::record fields, std::string_view what,
+                                       job_edges* edges = nullptr);
     api_result<void> attach_links(api::record& job);
     api_result<void> insert_links(std::int64_t job_id, api::record const& fields,
-                                  std::string_view what);
+                                  std::string_view what, job_edges* edges = nullptr);
+    // Many edges to a statement (one statement's cursors, foreign-key checks set up and halt
+    // shared by up to 128 rows), in the order given.
+    api_result<void> insert_edges(job_edges const& edges, std::string_view what);
     api_result<void> replace_dependencies(std::int64_t job_id, api::id_list const& ids,
                                           std::string_view what);
     api_result<page_rows> query_page(std::string const& select, std::string const& count,
