@@ -9,7 +9,7 @@
 #                  them; the client sends each again and the server answers "created": false;
 #   sent twice     every batch reaches the server twice;
 #   restart        the first batch's reply is lost and the server is restarted (same database,
-#                  same port) before the client's second try;
+#                  same port) before the client's second try (the client held meanwhile);
 #   client killed  every batch reply is dropped, and the client is killed while it retries: the
 #                  workflow keeps the first batch, uninitialized, and a worker runs none of it.
 set -euo pipefail
@@ -90,8 +90,12 @@ proxy --drop-match "$batches"
 submit_pid=$!
 for _ in $(seq 1 200); do grep -q '^dropped the reply' "$tmp/proxy.log" && break; sleep 0.05; done
 grep -q '^dropped the reply' "$tmp/proxy.log" || fail "restart: no reply dropped"
+# The client is held while the server restarts (it pauses a second before its second try), so
+# its retry meets the new server rather than the proxy's refused upstream.
+kill -STOP "$submit_pid"
 stop_server
 fixed_port=$port start_server "$tmp/db"
+kill -CONT "$submit_pid"
 rc=0
 wait "$submit_pid" || rc=$?
 submit_pid=""
