@@ -8,7 +8,8 @@
 #   footprint   a `torcrun worker`'s CPU time and RSS, idle and with many running `sleep` jobs
 #   server      B4: `torcrun server` with 64 simulated workers (bench/server_load.cpp), batched
 #               and unbatched completions of 100,000 jobs; creating 100,000 jobs with 1,000,000
-#               dependencies through `torcrun submit` (initialize_jobs included)
+#               dependencies through `torcrun submit` (initialize_jobs included); `create`
+#               alone is that creation without the loads
 #   scale       B5: the same load at 1,000, 10,000 and 100,000 jobs: throughput and server CPU
 #               per job
 #   million     B7 (opt-in, not in the default list: minutes): workflows of 10,000, 100,000 and
@@ -25,7 +26,8 @@
 # results under the work directory), BENCH_JOBS, BENCH_CHAIN, BENCH_SLEEPERS, BENCH_WINDOW (s),
 # BENCH_TORCRUN (a built binary; default: build Release into build/), BENCH_OUT (results dir),
 # BENCH_ONLY (space-separated subset of: throughput disk chain footprint server scale slurm
-# million), BENCH_DISK_TMP (the disk pass's directory, default /var/tmp),
+# million, and create: only the creation part of server, for working on it), BENCH_DISK_TMP (the
+# disk pass's directory, default /var/tmp),
 # BENCH_KEEP=1 (keep the work directory), BENCH_NOTE (a line added to the results), BENCH_TMP
 # (where the work directory goes), BENCH_TAG (appended to the results' name). The server
 # benchmarks: BENCH_SERVER_JOBS (100000), BENCH_SCALE_SIZES ("1000 10000 100000"),
@@ -144,6 +146,7 @@ for rep in $(seq 1 "$reps"); do
         footprint "$rep"
     fi
     [[ " $only " == *" server "* ]] && server_bench "$rep"
+    [[ " $only " == *" create "* ]] && create_run "$rep"
     [[ " $only " == *" scale "* ]] && scale_bench "$rep"
     [[ " $only " == *" million "* ]] && million_bench "$rep"
     [[ " $only " == *" slurm "* ]] && slurm_bench "$rep"
