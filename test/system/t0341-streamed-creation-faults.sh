@@ -44,7 +44,7 @@ start_server "$tmp/db"
 proxy_url() { echo "http://127.0.0.1:$proxy_port/torc-service/v1"; }
 # proxy ARGS...: a fresh proxy log and port file, then the proxy.
 proxy() {
-    rm -f "$tmp/proxy.log" "$tmp/proxy.out"  # an old "listening" line would be read
+    rm -f "$tmp/proxy.log"  # each case counts its own requests
     start_fault_proxy "$@"
 }
 batches='/bulk_jobs?first_id='

@@ -16,6 +16,7 @@ worker_test_cleanup() {
 # ARGS (--drop, --drop-match, --twice ...) and its log in $tmp/proxy.log; sets proxy_pid and
 # proxy_port. stop_fault_proxy ends it.
 start_fault_proxy() {
+    : >"$tmp/proxy.out"  # emptied before the proxy starts: an earlier proxy's line is never read
     python3 "$(dirname "${BASH_SOURCE[0]}")/../support/fault_proxy.py" "$port" "$tmp/proxy.log" \
         "$@" >"$tmp/proxy.out" &
     proxy_pid=$!

@@ -29,8 +29,8 @@ core::result<core::spec::creation_plan> plan_spec_file(std::string const& path,
 // message is one line per problem: the failed call, then `deleted workflow N` or why the delete
 // failed too.
 // `scheduler_ids`, when given, receives the ids of the plan's Slurm schedulers by name. `server`
-// shapes the bodies (api::submission): `torcrun submit` reads it from the server first;
-// `torcrun run`'s own embedded server takes the default, v0.10's shapes.
+// shapes the bodies and picks streamed creation (api::submission): `torcrun submit` and
+// `torcrun run` read it from the server first; the default is v0.10's shapes.
 core::result<std::int64_t> submit_plan(torc_client& client, core::spec::creation_plan plan,
                                        bool initialize, api::name_ids* scheduler_ids = nullptr,
                                        api::server_dialect const& server = {});
