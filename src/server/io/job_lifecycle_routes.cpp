@@ -117,12 +117,12 @@ api_result<bool> canceled_attempt_result(job_changes& changes, core::job_state c
 // complete_job and batch_complete_jobs. An unfenced completion (a Torc v0.10 client) is fenced by
 // the compute node its result names: refused when that node was deactivated (its jobs went back)
 // or when another node holds the job (core::check_result_node).
-api_result<void> complete_one(job_changes& changes, std::int64_t job_id, job_status requested,
-                              std::int64_t run_id, api::record const& result,
-                              core::job_fence const& fence)
+// complete_loaded takes the job and run as read (batch_complete_jobs reads the job once and the
+// workflow's run_id once per batch); complete_one reads them.
+api_result<void> complete_loaded(job_changes& changes, job_and_run const* state,
+                                 std::int64_t job_id, job_status requested, std::int64_t run_id,
+                                 api::record const& result, core::job_fence const& fence)
 {
-    auto state = load_job(changes, job_id);
-    if (!state) return state.error();
     auto const& job = state->job;
     if (job) {
         if (auto ok = check_fence_node(changes, fence, job->workflow_id, "compute_node_id"); !ok)
@@ -174,6 +174,15 @@ api_result<void> complete_one(job_changes& changes, std::int64_t job_id, job_sta
     auto released = changes.finished(wf, finished);
     if (!released) return released.error();
     return {};
+}
+
+api_result<void> complete_one(job_changes& changes, std::int64_t job_id, job_status requested,
+                              std::int64_t run_id, api::record const& result,
+                              core::job_fence const& fence)
+{
+    auto state = load_job(changes, job_id);
+    if (!state) return state.error();
+    return complete_loaded(changes, &*state, job_id, requested, run_id, result, fence);
 }
 
 // The `{status}` path segment as a job status; the message names the endpoint.
@@ -355,9 +364,10 @@ constexpr api::field_spec entry_fields[] = {
 };
 api::model_spec const entry_model{"batch_completion", "", entry_fields};
 
-// The entry's job belongs to the workflow in the path; then complete_one.
+// The entry's job belongs to the workflow in the path; then complete_loaded, with the workflow's
+// run_id read once for the batch (nothing in a batch changes it).
 api_result<void> complete_entry(job_changes& changes, std::int64_t workflow_id,
-                                api::record const& entry)
+                                std::int64_t current_run, api::record const& entry)
 {
     auto const job_id = *entry.int64("job_id");
     auto job = changes.job_state(job_id);
@@ -376,7 +386,9 @@ api_result<void> complete_entry(job_changes& changes, std::int64_t workflow_id,
     if (fence.attempt && !fence.node) {
         return api::unprocessable(context + ": field \"attempt_id\" needs \"compute_node_id\"");
     }
-    return complete_one(changes, job_id, status, *entry.int64("run_id"), *result, fence);
+    job_and_run const state{*job, current_run};
+    return complete_loaded(changes, &state, job_id, status, *entry.int64("run_id"), *result,
+                           fence);
 }
 
 api::response batch_complete(server_api& api, api::request const& req, std::int64_t workflow_id)
@@ -387,12 +399,14 @@ api::response batch_complete(server_api& api, api::request const& req, std::int6
         api::decode_batch(entry_model, req.body, "completions", api::decode_mode::create, what);
     if (!entries) return api::error_response(entries.error());
     job_changes changes(api, what);
+    auto flags = changes.flags(workflow_id);
+    if (!flags) return api::error_response(flags.error());
     std::vector<std::int64_t> completed;
     std::string errors;
     for (auto const& entry : *entries) {
         auto sp = savepoint::begin(api.db().db(), what);
         if (!sp) return api::error_response(sp.error());
-        auto done = complete_entry(changes, workflow_id, entry);
+        auto done = complete_entry(changes, workflow_id, flags->run_id, entry);
         if (done) done = sp->commit(what);
         if (done) {
             completed.push_back(*entry.int64("job_id"));

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -105,6 +106,10 @@ public:
                                                      std::string_view what);
     // With the five id lists.
     api_result<api::record> get_job(std::int64_t id, std::string_view what);
+    // The jobs `ids` as get_job reads each, in that order, read a chunk of ids per statement
+    // (a claim's answer); a missing id is 404 as in get_job.
+    api_result<std::vector<api::record>> get_jobs(std::span<std::int64_t const> ids,
+                                                  std::string_view what);
     api_result<page_rows> list_jobs(list_query const& query, bool with_links,
                                     std::string_view what);
     // Torc's rules: after initialization only resource_requirements_id and scheduler_id (and
