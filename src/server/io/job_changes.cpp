@@ -237,11 +237,11 @@ api_result<void> job_changes::set_status(std::int64_t workflow_id, std::int64_t 
     return {};
 }
 
-api_result<void> job_changes::record_result(api::record const& result)
+api_result<void> job_changes::record_result(api::record const& result, bool references_checked)
 {
     // The row is not read back: its job and workflow are the ones sent (NOT NULL columns, so the
     // insert fails without them), read back only when they came as other than integers.
-    auto row = db().insert_row(api::result_model, result, source_);
+    auto row = db().insert_row(api::result_model, result, source_, references_checked);
     if (!row) return row.error();
     auto job = result.int64("job_id");
     auto workflow = result.int64("workflow_id");

@@ -168,7 +168,10 @@ api_result<void> complete_loaded(job_changes& changes, job_and_run const* state,
     }
     auto const wf = job->workflow_id;
     if (auto ok = changes.set_status(wf, job_id, job->status, requested); !ok) return ok;
-    if (auto ok = changes.record_result(result); !ok) return ok;
+    // The result's references are checked above: its job is this job of its workflow
+    // (decide_complete_job), its compute node the fence's active node of the workflow or, unfenced,
+    // an active node the workflow owns.
+    if (auto ok = changes.record_result(result, true); !ok) return ok;
     if (!core::satisfies_dependency(requested)) return {};  // pending_failed waits
     std::int64_t const finished[] = {job_id};
     auto released = changes.finished(wf, finished);

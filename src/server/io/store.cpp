@@ -320,9 +320,9 @@ model_sql const& sql_of(api::model_spec const& model)
 }  // namespace
 
 api_result<std::int64_t> store::insert_row(api::model_spec const& model, record const& fields,
-                                           std::string_view what)
+                                           std::string_view what, bool references_checked)
 {
-    if (auto wf = fields.int64("workflow_id")) {
+    if (auto wf = fields.int64("workflow_id"); wf && !references_checked) {
         if (auto ok = check_references(model, fields, *wf, what); !ok) return ok.error();
     }
     auto const& sql = sql_of(model);

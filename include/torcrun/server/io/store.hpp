@@ -65,9 +65,11 @@ public:
     api_result<api::record> insert(api::model_spec const& model, api::record const& fields,
                                    std::string_view what);
     // The same without reading the row back: its id (a completion's result row, where nothing
-    // else of the stored row is needed).
+    // else of the stored row is needed). references_checked: the caller has checked the
+    // `references` fields as check_references would (a completion's result), so they are not read
+    // again.
     api_result<std::int64_t> insert_row(api::model_spec const& model, api::record const& fields,
-                                        std::string_view what);
+                                        std::string_view what, bool references_checked = false);
     api_result<api::record> get(api::model_spec const& model, std::int64_t id,
                                 std::string_view what);
     api_result<page_rows> list(api::model_spec const& model, list_query const& query,
