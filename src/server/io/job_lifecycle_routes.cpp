@@ -29,6 +29,7 @@ using detail::savepoint;
 struct job_and_run {
     std::optional<core::job_state> job;  // nullopt: no such job
     std::int64_t current_run = 0;
+    bool fence_node_checked = false;  // the fence's node was found active in the job's workflow
 };
 
 api_result<job_and_run> load_job(job_changes& changes, std::int64_t job_id)
@@ -125,8 +126,10 @@ api_result<void> complete_loaded(job_changes& changes, job_and_run const* state,
 {
     auto const& job = state->job;
     if (job) {
-        if (auto ok = check_fence_node(changes, fence, job->workflow_id, "compute_node_id"); !ok)
-            return ok;
+        if (!state->fence_node_checked) {
+            auto ok = check_fence_node(changes, fence, job->workflow_id, "compute_node_id");
+            if (!ok) return ok;
+        }
         if (job->status == job_status::canceled) {
             auto late = canceled_attempt_result(changes, *job, requested, run_id, result, fence);
             if (!late) return late.error();
@@ -368,9 +371,12 @@ constexpr api::field_spec entry_fields[] = {
 api::model_spec const entry_model{"batch_completion", "", entry_fields};
 
 // The entry's job belongs to the workflow in the path; then complete_loaded, with the workflow's
-// run_id read once for the batch (nothing in a batch changes it).
+// run_id read once for the batch and its fence's node checked once for the entries that name it
+// (nothing in a batch changes either: `checked_node` is the node last found active).
 api_result<void> complete_entry(job_changes& changes, std::int64_t workflow_id,
-                                std::int64_t current_run, api::record const& entry)
+                                std::int64_t current_run,
+                                std::optional<std::int64_t>& checked_node,
+                                api::record const& entry)
 {
     auto const job_id = *entry.int64("job_id");
     auto job = changes.job_state(job_id);
@@ -389,7 +395,15 @@ api_result<void> complete_entry(job_changes& changes, std::int64_t workflow_id,
     if (fence.attempt && !fence.node) {
         return api::unprocessable(context + ": field \"attempt_id\" needs \"compute_node_id\"");
     }
-    job_and_run const state{*job, current_run};
+    job_and_run state{*job, current_run};
+    if (*job && fence.node) {  // as complete_loaded would check it, first, for an existing job
+        if (checked_node != fence.node) {
+            if (auto ok = check_fence_node(changes, fence, workflow_id, "compute_node_id"); !ok)
+                return ok;
+            checked_node = fence.node;
+        }
+        state.fence_node_checked = true;
+    }
     return complete_loaded(changes, &state, job_id, status, *entry.int64("run_id"), *result,
                            fence);
 }
@@ -405,11 +419,12 @@ api::response batch_complete(server_api& api, api::request const& req, std::int6
     auto flags = changes.flags(workflow_id);
     if (!flags) return api::error_response(flags.error());
     std::vector<std::int64_t> completed;
+    std::optional<std::int64_t> checked_node;
     std::string errors;
     for (auto const& entry : *entries) {
         auto sp = savepoint::begin(api.db().db(), what);
         if (!sp) return api::error_response(sp.error());
-        auto done = complete_entry(changes, workflow_id, flags->run_id, entry);
+        auto done = complete_entry(changes, workflow_id, flags->run_id, checked_node, entry);
         if (done) done = sp->commit(what);
         if (done) {
             completed.push_back(*entry.int64("job_id"));
