@@ -1,7 +1,5 @@
 // The SQLite wrapper of sqlite.hpp. Every connection is configured the same way on open: WAL,
-// synchronous=NORMAL, foreign keys on, busy timeout. Before the first connection, SQLite's memory
-// statistics are switched off (SQLITE_CONFIG_MEMSTATUS): nothing reads them, and keeping them
-// takes a global mutex on every allocation SQLite makes (a few % of the server's CPU per job).
+// synchronous=NORMAL, foreign keys on, busy timeout.
 #include "torcrun/common/io/sqlite.hpp"
 
 #include <boost/assert.hpp>
@@ -139,8 +137,6 @@ failure statement::fail(int rc) const { return make_failure(db_, rc, sql()); }
 
 result<connection> connection::open(std::string const& path, open_options const& options)
 {
-    // Only before SQLite initializes; later calls answer SQLITE_MISUSE and change nothing.
-    [[maybe_unused]] static int const no_memstatus = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     sqlite3* db = nullptr;
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
     if (options.create) flags |= SQLITE_OPEN_CREATE;
