@@ -96,11 +96,7 @@ api::record read_record(sqlite::statement const& stmt, api::model_spec const& mo
     return row;
 }
 
-namespace {
-
-// The savepoint statements are prepared once (the connection's statement cache) instead of
-// parsed by sqlite3_exec on every use: batch_complete_jobs opens one per completion.
-sqlite::result<void> run_cached(sqlite::connection& db, std::string const& sql)
+sqlite::result<void> run_prepared(sqlite::connection& db, std::string const& sql)
 {
     auto stmt = db.cached(sql);
     if (!stmt) return stmt.error();
@@ -108,6 +104,8 @@ sqlite::result<void> run_cached(sqlite::connection& db, std::string const& sql)
     (*stmt)->reset();
     return done;
 }
+
+namespace {
 
 std::string const savepoint_sql = "SAVEPOINT store_op";
 std::string const rollback_sql = "ROLLBACK TO store_op";
@@ -117,20 +115,20 @@ std::string const release_sql = "RELEASE store_op";
 
 api_result<savepoint> savepoint::begin(sqlite::connection& db, std::string_view what)
 {
-    if (auto done = run_cached(db, savepoint_sql); !done) return to_api_error(done.error(), what);
+    if (auto done = run_prepared(db, savepoint_sql); !done) return to_api_error(done.error(), what);
     return savepoint(&db);
 }
 
 savepoint::~savepoint()
 {
     if (db_ == nullptr) return;
-    (void)run_cached(*db_, rollback_sql);
-    (void)run_cached(*db_, release_sql);
+    (void)run_prepared(*db_, rollback_sql);
+    (void)run_prepared(*db_, release_sql);
 }
 
 api_result<void> savepoint::commit(std::string_view what)
 {
-    auto done = run_cached(*db_, release_sql);
+    auto done = run_prepared(*db_, release_sql);
     if (!done) return to_api_error(done.error(), what);
     db_ = nullptr;
     return {};
