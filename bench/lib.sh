@@ -105,7 +105,8 @@ run_worker() {
     return $rc
 }
 
-# -- throughput: $jobs independent jobs, one output file (or log directory) per job
+# -- throughput: $jobs independent jobs, one output file (or log directory) per job. The disk
+# pass sets tp_bench=throughput_disk and tp_work (a directory on disk) around the same functions.
 
 # own_cpu_ms LOG: the CPU (user + system, ms) the worker's process reported for itself on its
 # `stopped` line: every thread of it, the jobs not counted.
@@ -117,13 +118,13 @@ own_cpu_ms() {
 # record_per_job TOOL REP METRIC MS: MS (milliseconds over the whole run) per job, as METRIC.
 record_per_job() {
     [ -n "$4" ] || bench_fail "$1: no CPU figures on the worker's stopped line"
-    record throughput "$1" "$2" "$3" "$(awk -v ms="$4" -v n="$jobs" 'BEGIN { printf "%.4f", ms / n }')"
+    record "${tp_bench:-throughput}" "$1" "$2" "$3" "$(awk -v ms="$4" -v n="$jobs" 'BEGIN { printf "%.4f", ms / n }')"
 }
 
 # `torcrun run` hosts the server and the worker in one process, so its own CPU is both.
 throughput_torcrun_run() {
-    local dir=$work/t-run-$1
-    timed torcrun_run throughput "$1" "$jobs" run_spec "$work/independent.json" "$dir"
+    local dir=${tp_work:-$work}/t-run-$1
+    timed torcrun_run "${tp_bench:-throughput}" "$1" "$jobs" run_spec "$work/independent.json" "$dir"
     record_per_job torcrun_run "$1" torcrun_cpu_ms_per_job "$(own_cpu_ms "$dir/out/worker.log")"
     rm -rf "$dir"
 }
@@ -156,9 +157,9 @@ parallel_jobs() {
 
 # throughput_peer TOOL REP: xargs or parallel runs the jobs, each writing one file.
 throughput_peer() {
-    local dir=$work/t-$1-$2
+    local dir=${tp_work:-$work}/t-$1-$2
     mkdir -p "$dir"
-    timed "$1" throughput "$2" "$jobs" "$1"_jobs "$dir"
+    timed "$1" "${tp_bench:-throughput}" "$2" "$jobs" "$1"_jobs "$dir"
     local n
     n=$(find "$dir" -name '*.out' | wc -l)
     [ "$n" = "$jobs" ] || bench_fail "$1 wrote $n output files, not $jobs"

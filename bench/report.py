@@ -50,13 +50,16 @@ def compute(samples, meta):
             "median": median(samples, bench, tool, metric),
             "samples": values(samples, bench, tool, metric)}
 
-    def jps(tool):
-        return median(samples, "throughput", tool, "jobs_per_s")
+    def jps(tool, bench="throughput"):
+        return median(samples, bench, tool, "jobs_per_s")
 
     for tool in ("torcrun_run", "torcrun_worker"):
         for peer in ("xargs", "parallel"):
             if jps(tool) and jps(peer):
                 out["ratios"][f"{tool}/{peer}"] = jps(tool) / jps(peer)
+    if jps("torcrun_run", "throughput_disk") and jps("xargs", "throughput_disk"):
+        out["ratios"]["disk torcrun_run/xargs"] = \
+            jps("torcrun_run", "throughput_disk") / jps("xargs", "throughput_disk")
     # Per-link latency: each repetition's wall / links less that repetition's job run time.
     run_ms = dict(samples.get(("chain", "bash_c_true", "run_ms"), []))
     links = int(meta.get("chain", "1"))
@@ -75,9 +78,12 @@ def compute(samples, meta):
                     0.8, "higher", "x"))
     t.append(target(f"throughput {primary}/parallel", out["ratios"].get(f"{primary}/parallel"),
                     2.5, "higher", "x"))
+    if "throughput_disk" in out["medians"]:
+        t.append(target(f"throughput on {meta.get('disk_fs')} torcrun_run/xargs",
+                        out["ratios"].get("disk torcrun_run/xargs"), 0.7, "higher", "x"))
     for tool in ("torcrun_run", "torcrun_worker"):
         t.append(target(f"throughput {tool}: worker + server CPU per job",
-                        med("throughput", tool, "torcrun_cpu_ms_per_job"), 0.2, "at most", "ms"))
+                        med("throughput", tool, "torcrun_cpu_ms_per_job"), 0.3, "at most", "ms"))
     t.append(target(f"chain {primary} latency per link", med("chain", primary, "link_ms"),
                     1.0, "at most", "ms"))
     t.append(target("idle worker CPU", med("footprint", "idle", "worker_cpu_pct"),
@@ -171,7 +177,15 @@ def markdown(out):
     if "throughput" in md:
         lines += ["", f"## Throughput: {m.get('jobs')} independent `bash -c true` jobs, "
                   f"one output per job", ""] + rate_table(md["throughput"])
-        lines += [""] + [f"- {k}: {v:.2f}x" for k, v in out["ratios"].items()]
+        lines += [""] + [f"- {k}: {v:.2f}x" for k, v in out["ratios"].items()
+                         if not k.startswith("disk ")]
+    if "throughput_disk" in md:
+        lines += ["", f"## Throughput with the files on {m.get('disk_fs')}: the same jobs", "",
+                  f"- creating one empty file there took {m.get('disk_create_us')} us", ""]
+        lines += rate_table(md["throughput_disk"])
+        r = out["ratios"].get("disk torcrun_run/xargs")
+        if r:
+            lines += ["", f"- torcrun_run/xargs: {r:.2f}x"]
     if "chain" in md:
         c = md["chain"]
         lines += ["", f"## Dependency latency: a chain of {m.get('chain')} jobs", "",

@@ -2,11 +2,14 @@
 # torcrun's benchmarks beside its peers, in one run (bench/README.md says what each measures):
 #   throughput  N independent jobs through `torcrun run`, `torcrun worker` (server started and
 #               workflow submitted beforehand, untimed), `xargs -P<cores>`, GNU `parallel -j<cores>`
+#   disk        throughput's `torcrun run` and `xargs -P` again, their files on disk
+#               (BENCH_DISK_TMP, default /var/tmp) when the work directory is not on disk
 #   chain       a chain of M dependent jobs through `torcrun run` and `torcrun worker`
 #   footprint   a `torcrun worker`'s CPU time and RSS, idle and with many running `sleep` jobs
 #   server      B4: `torcrun server` with 64 simulated workers (bench/server_load.cpp), batched
 #               and unbatched completions of 100,000 jobs; creating 100,000 jobs with 1,000,000
-#               dependencies through `torcrun submit` (initialize_jobs included)
+#               dependencies through `torcrun submit` (initialize_jobs included); `create`
+#               alone is that creation without the loads
 #   scale       B5: the same load at 1,000, 10,000 and 100,000 jobs: throughput and server CPU
 #               per job
 #   million     B7 (opt-in, not in the default list: minutes): workflows of 10,000, 100,000 and
@@ -22,7 +25,9 @@
 # Environment: BENCH_REPS (5), BENCH_QUICK=1 (1 repetition, 500 jobs, chain of 100, 10 s windows,
 # results under the work directory), BENCH_JOBS, BENCH_CHAIN, BENCH_SLEEPERS, BENCH_WINDOW (s),
 # BENCH_TORCRUN (a built binary; default: build Release into build/), BENCH_OUT (results dir),
-# BENCH_ONLY (space-separated subset of: throughput chain footprint server scale slurm million),
+# BENCH_ONLY (space-separated subset of: throughput disk chain footprint server scale slurm
+# million, and create: only the creation part of server, for working on it), BENCH_DISK_TMP (the
+# disk pass's directory, default /var/tmp),
 # BENCH_KEEP=1 (keep the work directory), BENCH_NOTE (a line added to the results), BENCH_TMP
 # (where the work directory goes), BENCH_TAG (appended to the results' name). The server
 # benchmarks: BENCH_SERVER_JOBS (100000), BENCH_SCALE_SIZES ("1000 10000 100000"),
@@ -54,7 +59,7 @@ else
     million_sizes=${BENCH_MILLION_SIZES:-"10000 100000 1000000"}
 fi
 load_workers=${BENCH_LOAD_WORKERS:-64} load_slots=${BENCH_LOAD_SLOTS:-16}
-only=${BENCH_ONLY:-throughput chain footprint server scale slurm}
+only=${BENCH_ONLY:-throughput disk chain footprint server scale slurm}
 if [[ " $only " == *" slurm "* ]] && [ -z "${TORCRUN_SLURM_ENV:-}" ]; then
     bench_log "slurm benchmark skipped: TORCRUN_SLURM_ENV is not set"
     only=${only//slurm/}
@@ -90,7 +95,8 @@ has_run=0
 # cost ~1 ms on a busy VM's disk, and torcrun creates 7 entries per job to xargs' 1: the results
 # name the file system and the measured cost of one create.
 work=$(mktemp -d "${BENCH_TMP:-${TMPDIR:-/tmp}}/torcrun-bench.XXXXXX")
-trap 'stop_started; [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$work"' EXIT
+disk_work=""
+trap 'stop_started; [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$work" ${disk_work:+"$disk_work"}' EXIT
 samples=$work/samples.tsv
 : >"$samples"
 python3 "$bench_dir/gen_spec.py" independent "$jobs" "$job_command" >"$work/independent.json"
@@ -100,6 +106,18 @@ python3 "$bench_dir/gen_spec.py" sleep "$sleepers" 120 >"$work/sleep.json"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 fs_type=$(df --output=fstype "$work" | tail -1)
 create_us=$(python3 "$bench_dir/create_cost.py" "$work")
+# The disk pass: the same jobs with their files on a disk file system, in the same run.
+disk_fs="" disk_create_us=""
+if [[ " $only " == *" disk "* ]]; then
+    disk_work=$(mktemp -d "${BENCH_DISK_TMP:-/var/tmp}/torcrun-bench-disk.XXXXXX")
+    disk_fs=$(df --output=fstype "$disk_work" | tail -1)
+    if [[ "$disk_fs" == "$fs_type" || "$disk_fs" == tmpfs ]]; then
+        bench_log "disk pass skipped: $disk_work is on $disk_fs, the work directory on $fs_type"
+        only=${only//disk/} disk_fs=""
+    else
+        disk_create_us=$(python3 "$bench_dir/create_cost.py" "$disk_work")
+    fi
+fi
 bench_log "work in $work: $reps repetitions, $cores cores, torcrun run: $([ $has_run = 1 ] && echo yes || echo no)"
 
 for rep in $(seq 1 "$reps"); do
@@ -108,6 +126,14 @@ for rep in $(seq 1 "$reps"); do
         [ $has_run = 1 ] && tools=(torcrun_run "${tools[@]}")
         (( rep % 2 == 0 )) && tools=($(printf '%s\n' "${tools[@]}" | tac))
         for tool in "${tools[@]}"; do throughput_"$tool" "$rep"; done
+    fi
+    if [[ " $only " == *" disk "* ]]; then
+        tools=(xargs)
+        [ $has_run = 1 ] && tools=(torcrun_run xargs)
+        (( rep % 2 == 0 )) && tools=($(printf '%s\n' "${tools[@]}" | tac))
+        for tool in "${tools[@]}"; do
+            tp_bench=throughput_disk tp_work=$disk_work throughput_"$tool" "$rep"
+        done
     fi
     if [[ " $only " == *" chain "* ]]; then
         job_run_time "$rep"
@@ -120,6 +146,7 @@ for rep in $(seq 1 "$reps"); do
         footprint "$rep"
     fi
     [[ " $only " == *" server "* ]] && server_bench "$rep"
+    [[ " $only " == *" create "* ]] && create_run "$rep"
     [[ " $only " == *" scale "* ]] && scale_bench "$rep"
     [[ " $only " == *" million "* ]] && million_bench "$rep"
     [[ " $only " == *" slurm "* ]] && slurm_bench "$rep"
@@ -138,7 +165,7 @@ python3 "$bench_dir/report.py" "$samples" "$out/$name" \
     create_edges="$create_edges" million_sizes="$million_sizes" \
     load_workers="$load_workers" load_slots="$load_slots" \
     slurm_jobs="$slurm_jobs" slurm_cpus="${slurm_cpus:-}" \
-    fs="$fs_type" create_us="$create_us" \
+    fs="$fs_type" create_us="$create_us" disk_fs="$disk_fs" disk_create_us="$disk_create_us" \
     load_after="$(cut -d' ' -f1-3 /proc/loadavg)" \
     torcrun_version="$("$torcrun" version 2>&1 | head -1)" \
     commit="$(git -C "$TORCRUN_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)" \

@@ -1,5 +1,6 @@
 // See positional_command.hpp.
 #include "positional_command.hpp"
+#include "command_line_parse.hpp"
 
 #include "torcrun/cli/command_hints.hpp"
 
@@ -38,7 +39,7 @@ std::variant<po::variables_map, int> parse_positional_command(
     positional.add(all_words.c_str(), -1);
     po::variables_map flags;
     try {
-        po::store(po::command_line_parser(args).options(all).positional(positional).run(), flags);
+        po::store(parse_command_line(args, all, &positional), flags);
     } catch (po::error const& e) {
         return fail(command_line_error(e, options));
     }

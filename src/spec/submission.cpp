@@ -47,12 +47,16 @@ core::error answer_error(client_call const& call, std::string_view problem)
                        std::string(problem)};
 }
 
+// What is wrong with an answer, before accept() names the call.
+core::error problem(std::string text) { return core::error{std::move(text)}; }
+
 }  // namespace
 
 submission::submission(spec::creation_plan plan, bool initialize, server_dialect const& server)
     : plan_(std::move(plan)),
       initialize_(initialize),
-      contract_(server.kind == server_kind::torcrun ? torc_contract::v0_23 : server.contract)
+      contract_(server.kind == server_kind::torcrun ? torc_contract::v0_23 : server.contract),
+      streamed_(server.kind == server_kind::torcrun)
 {
     auto& w = plan_.workflow;
     if (server.kind == server_kind::torcrun && w.default_monitor) {
@@ -70,6 +74,7 @@ std::size_t submission::stage_size(stage s) const
         case stage::resource_requirements: return plan_.resource_requirements.size();
         case stage::slurm_schedulers: return plan_.slurm_schedulers.size();
         case stage::failure_handlers: return plan_.failure_handlers.size();
+        case stage::reserve_job_ids: return streamed_ && !plan_.jobs.empty() ? 1 : 0;
         case stage::bulk_jobs: return plan_.job_batches.size();
         case stage::datasets: return plan_.datasets.size();
         case stage::actions: return plan_.actions.size();
@@ -128,6 +133,11 @@ client_call submission::build(stage s, std::size_t i) const
             return post("/failure_handlers", detail::handler_body(wf, h),
                         named("failure_handlers", h.name));
         }
+        case stage::reserve_job_ids:
+            return {"POST",
+                    "/workflows/" + std::to_string(wf) +
+                        "/reserve_job_ids?count=" + std::to_string(plan_.jobs.size()),
+                    "", "reserve_job_ids (" + std::to_string(plan_.jobs.size()) + " jobs)"};
         case stage::bulk_jobs: return job_batch_call(i);
         case stage::datasets:
             return post("/workflows/" + std::to_string(wf) + "/datasets",
@@ -149,9 +159,15 @@ client_call submission::job_batch_call(std::size_t batch_index) const
     detail::job_refs const refs{ids_[file_ids],      ids_[user_data_ids], ids_[requirement_ids],
                                 ids_[scheduler_ids], ids_[handler_ids],   ids_[job_ids_of]};
     json::array jobs;
+    jobs.reserve(batch.jobs.size());
     for (auto const j : batch.jobs)
         jobs.push_back(detail::job_body(workflow_id_.value_or(0), plan_.jobs[j], refs));
-    return post("/bulk_jobs", {{"jobs", std::move(jobs)}},
+    std::string path = "/bulk_jobs";
+    if (streamed_) {
+        path = "/workflows/" + std::to_string(workflow_id_.value_or(0)) +
+               "/bulk_jobs?first_id=" + std::to_string(batch_first_.at(batch_index));
+    }
+    return post(std::move(path), {{"jobs", std::move(jobs)}},
                 "bulk_jobs[" + std::to_string(batch_index) + "] level " +
                     std::to_string(batch.level) + " (" + std::to_string(batch.jobs.size()) +
                     " jobs)");
@@ -168,44 +184,72 @@ client_call submission::action_call(std::size_t i) const
 
 core::result<void> submission::accept(std::string_view body)
 {
-    auto const call = next();
-    BOOST_ASSERT_MSG(call, "accept() after the last call");
-    if (!call) return {};
-    if (auto ok = record(stage_, index_, body, *call); !ok) return ok;
+    BOOST_ASSERT_MSG(stage_ != stage::done, "accept() after the last call");
+    if (stage_ == stage::done) return {};
+    // The call is built again only to name it in an error: a job batch's body is the costliest
+    // thing the client makes.
+    if (auto ok = record(stage_, index_, body); !ok)
+        return answer_error(build(stage_, index_), ok.error().message);
     ++index_;
     skip_empty_stages();
     return {};
 }
 
-core::result<void> submission::record_jobs(std::size_t batch_index, json::value const& answer,
-                                           client_call const& call)
+core::result<void> submission::record_reserved(json::value const& answer)
+{
+    auto const first = integer_field(answer, "first_id");
+    auto const count = integer_field(answer, "count");
+    auto const wanted = static_cast<std::int64_t>(plan_.jobs.size());
+    if (!first || *first < 1) return problem("has no positive integer \"first_id\"");
+    if (count != wanted)
+        return problem("reserves " + std::to_string(count.value_or(0)) + " job ids for " +
+                       std::to_string(wanted) + " asked");
+    // Ids in the order the batches send the jobs: batch k's jobs are consecutive from its first.
+    std::int64_t next = *first;
+    batch_first_.clear();
+    for (auto const& batch : plan_.job_batches) {
+        batch_first_.push_back(next);
+        for (auto const j : batch.jobs) ids_[job_ids_of][plan_.jobs[j].name] = next++;
+    }
+    return {};
+}
+
+core::result<void> submission::record_jobs(std::size_t batch_index, json::value const& answer)
 {
     auto const& batch = plan_.job_batches[batch_index].jobs;
+    if (streamed_) {
+        auto const first = integer_field(answer, "first_id");
+        auto const count = integer_field(answer, "count");
+        if (first != batch_first_[batch_index] ||
+            count != static_cast<std::int64_t>(batch.size()))
+            return problem("does not confirm jobs " + std::to_string(batch_first_[batch_index]) +
+                           " and the " + std::to_string(batch.size()) + " after");
+        return {};
+    }
     auto const* o = answer.if_object();
     auto const* jobs = o ? o->if_contains("jobs") : nullptr;
-    if (!jobs || !jobs->is_array()) return answer_error(call, "has no \"jobs\" array");
+    if (!jobs || !jobs->is_array()) return problem("has no \"jobs\" array");
     if (jobs->as_array().size() != batch.size())
-        return answer_error(call, "holds " + std::to_string(jobs->as_array().size()) +
-                                      " jobs for " + std::to_string(batch.size()) + " sent");
+        return problem("holds " + std::to_string(jobs->as_array().size()) + " jobs for " +
+                       std::to_string(batch.size()) + " sent");
     for (std::size_t k = 0; k < batch.size(); ++k) {
         auto const id = integer_field(jobs->as_array()[k], "id");
-        if (!id)
-            return answer_error(call, "has no integer \"id\" in jobs[" + std::to_string(k) + "]");
+        if (!id) return problem("has no integer \"id\" in jobs[" + std::to_string(k) + "]");
         ids_[job_ids_of][plan_.jobs[batch[k]].name] = *id;
     }
     return {};
 }
 
-core::result<void> submission::record(stage s, std::size_t index, std::string_view body,
-                                      client_call const& call)
+core::result<void> submission::record(stage s, std::size_t index, std::string_view body)
 {
     if (s == stage::initialize || s == stage::actions || s == stage::datasets) return {};
     boost::system::error_code ec;
     auto const answer = json::parse(body, ec);
-    if (ec) return answer_error(call, "is not JSON: " + ec.message());
-    if (s == stage::bulk_jobs) return record_jobs(index, answer, call);
+    if (ec) return problem("is not JSON: " + ec.message());
+    if (s == stage::bulk_jobs) return record_jobs(index, answer);
+    if (s == stage::reserve_job_ids) return record_reserved(answer);
     auto const id = integer_field(answer, "id");
-    if (!id) return answer_error(call, "has no integer \"id\"");
+    if (!id) return problem("has no integer \"id\"");
     switch (s) {
         case stage::workflow: workflow_id_ = *id; break;
         case stage::files: ids_[file_ids][plan_.files[index].name] = *id; break;

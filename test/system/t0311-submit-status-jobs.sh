@@ -203,9 +203,11 @@ set -e
 gone=$((before + 1))
 submitter=${USER:-${USERNAME:-unknown}}
 [ -n "$submitter" ] || submitter=unknown
-diff -u - "$tmp/err" <<EOF || fail "rollback messages"
+# A torcrun server takes the jobs at the ids reserved for them (streamed creation).
+sed 's/first_id=[0-9]*/first_id=F/' "$tmp/err" >"$tmp/err.shown"
+diff -u - "$tmp/err.shown" <<EOF || fail "rollback messages"
 torcrun submit: warning: workflow: the spec's user "testuser" is not stored: the workflow belongs to the submitting user "$submitter", as in Torc
-torcrun submit: bulk_jobs[0] level 0 (100 jobs): POST /bulk_jobs: HTTP 413: request body is larger than 4096 bytes
+torcrun submit: bulk_jobs[0] level 0 (100 jobs): POST /workflows/$gone/bulk_jobs?first_id=F: HTTP 413: request body is larger than 4096 bytes
 torcrun submit: deleted workflow $gone
 EOF
 expect GET "/workflows/$gone" "" 404

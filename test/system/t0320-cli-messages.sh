@@ -4,7 +4,8 @@
 # equivalents, a second argument, a spec that is a directory or missing (the same words from
 # `spec`, `run` and `submit`), a bad URL with the form expected, a server that is not running,
 # the example of `server --help` accepted, `jobs` of an unknown workflow (404 as `status`), and
-# TORC_API_URL under --url and over the default for the clients and the worker.
+# TORC_API_URL under --url and over the default for the clients and the worker, and an option
+# left without its value.
 set -euo pipefail
 torcrun=$1
 tmp=$(mktemp -d)
@@ -34,6 +35,13 @@ first_line 2 "torcrun: unknown command 'stauts' (did you mean 'status'?)" stauts
 first_line 2 "torcrun: unknown command 'cancle' (did you mean 'cancel'?)" cancle 1
 first_line 2 "torcrun: unknown command 'workflow' (did you mean 'workflows'?)" workflow
 first_line 2 "torcrun: unknown command 'frobnicate'" frobnicate
+# An option given no value does not take the next option as its value (a database file named
+# --help was created that way).
+expect 2 "torcrun server: the option '--db' needs a value; '--help' is an option (write --db=--help for a value that starts with --)" \
+    server --db --help
+[ ! -e ./--help ] || fail "server --db --help created a file named --help"
+expect 2 "torcrun worker: the option '--url' needs a value; '--workflow' is an option (write --url=--workflow for a value that starts with --)" \
+    worker --url --workflow 1
 
 # --- options: the nearest option, or torcrun's equivalent of Torc's -------------------------
 echo '{name: "w", jobs: [{name: "a", command: "true"}]}' >w.json5

@@ -5,6 +5,13 @@
 // accept(), and repeats; the names in the plan become the ids the server returned, so later bodies
 // can refer to them.
 //
+// Against torcrun's own server (server_kind::torcrun) the jobs are created streamed (a torcrun
+// extension, docs/TORC-COMPATIBILITY.md §5 "Streamed creation"): one call reserves a block of
+// job ids, each job's id is known from then on, and batch k goes to
+// POST /workflows/{id}/bulk_jobs?first_id=F with the ids of its blockers already filled in, so
+// no batch waits for the answer of another (job_batch may be built ahead, on another thread).
+// Against a Torc server the calls are Torc's, answer after answer.
+//
 // Bodies leave out absent optional fields, as Torc's client does, and also two nulls Torc sends
 // that its own contract does not allow (a job's `scheduler_id: null`, an action's
 // `job_ids: null`); the server reads an absent field as null.
@@ -23,6 +30,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace torcrun::api {
 
@@ -65,6 +73,15 @@ public:
     // The number of calls this plan takes.
     std::size_t call_count() const;
 
+    // Streamed creation: true while next() is a job batch whose body needs no earlier answer;
+    // then job_batch(i) for i from batch_index() to batch_count() - 1 may be built in advance,
+    // on any thread (it reads only what accept() no longer changes), and sent in order, each
+    // answer still going to accept().
+    bool streaming_batches() const { return streamed_ && stage_ == stage::bulk_jobs; }
+    std::size_t batch_index() const { return stage_ == stage::bulk_jobs ? index_ : 0; }
+    std::size_t batch_count() const { return plan_.job_batches.size(); }
+    client_call job_batch(std::size_t batch) const { return job_batch_call(batch); }
+
 private:
     enum class stage {
         workflow,
@@ -73,6 +90,7 @@ private:
         resource_requirements,
         slurm_schedulers,
         failure_handlers,
+        reserve_job_ids,
         bulk_jobs,
         datasets,
         actions,
@@ -95,10 +113,11 @@ private:
     client_call build(stage s, std::size_t index) const;
     client_call job_batch_call(std::size_t batch) const;
     client_call action_call(std::size_t index) const;
-    core::result<void> record(stage s, std::size_t index, std::string_view body,
-                              client_call const& call);
-    core::result<void> record_jobs(std::size_t batch_index, boost::json::value const& answer,
-                                   client_call const& call);
+    // Both return what is wrong with the answer ("has no integer \"id\""), which accept()
+    // prefixes with the call.
+    core::result<void> record(stage s, std::size_t index, std::string_view body);
+    core::result<void> record_jobs(std::size_t batch_index, boost::json::value const& answer);
+    core::result<void> record_reserved(boost::json::value const& answer);
 
     core::spec::creation_plan plan_;
     bool initialize_ = true;
@@ -107,6 +126,8 @@ private:
     std::size_t index_ = 0;
     std::optional<std::int64_t> workflow_id_;
     name_ids ids_[id_kinds];
+    bool streamed_ = false;                 // a torcrun server: jobs at reserved ids
+    std::vector<std::int64_t> batch_first_;  // streamed: each batch's first job id
 };
 
 // The body of `POST /workflows` for a planned workflow (docs/TORC-COMPATIBILITY.md §4.9);

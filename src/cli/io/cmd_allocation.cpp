@@ -3,6 +3,7 @@
 #include "machine_facts.hpp"
 #include "torcrun/cli/commands.hpp"
 
+#include "cli/command_line_parse.hpp"
 #include "cli/positional_command.hpp"
 #include "torcrun/slurm/allocation_report.hpp"
 #include "torcrun/slurm/gpu_devices.hpp"
@@ -42,7 +43,7 @@ int cmd_allocation(arguments const& args)
         "the mode to evaluate: auto, direct or slurm");
     po::variables_map vm;
     try {
-        po::store(po::command_line_parser(args).options(options).run(), vm);
+        po::store(parse_command_line(args, options), vm);
         po::notify(vm);
     } catch (po::error const& e) {
         return usage_error(command_line_error(e, options));

@@ -4,6 +4,7 @@
 // worker would combine it; --sources prints each key's value and where it came from instead.
 #include "torcrun/cli/commands.hpp"
 
+#include "cli/command_line_parse.hpp"
 #include "cli/positional_command.hpp"
 
 #include "config_options.hpp"
@@ -130,9 +131,7 @@ int cmd_config(arguments const& args)
                               "flag --NAME or workflow ID execution_config");
     po::variables_map flags;
     try {
-        po::store(po::command_line_parser(arguments(args.begin() + 1, args.end()))
-                      .options(options)
-                      .run(),
+        po::store(parse_command_line(arguments(args.begin() + 1, args.end()), options),
                   flags);
     } catch (po::error const& e) {
         std::cerr << "torcrun config: " << command_line_error(e, options) << "\n";

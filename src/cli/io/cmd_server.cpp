@@ -7,6 +7,7 @@
 #include "torcrun/cli/commands.hpp"
 #include "torcrun/config/config_schema.hpp"
 
+#include "cli/command_line_parse.hpp"
 #include "cli/positional_command.hpp"
 
 #include "config_options.hpp"
@@ -173,7 +174,7 @@ int cmd_server(arguments const& args)
     options.add_options()("help,h", "print this help");
     po::variables_map flags;
     try {
-        po::store(po::command_line_parser(args).options(options).run(), flags);
+        po::store(parse_command_line(args, options), flags);
     } catch (po::error const& e) {
         std::cerr << "torcrun server: " << command_line_error(e, options) << "\n";
         return 2;

@@ -14,6 +14,7 @@
 // arguments or environment.
 #include "torcrun/cli/commands.hpp"
 
+#include "cli/command_line_parse.hpp"
 #include "machine_facts.hpp"
 #include "torc_client.hpp"
 #include "torcrun/cli/spawn_call.hpp"
@@ -90,7 +91,7 @@ int cmd_spawn_jobs(arguments const& args)
     positional.add("request", 1);
     po::variables_map flags;
     try {
-        po::store(po::command_line_parser(args).options(options).positional(positional).run(),
+        po::store(parse_command_line(args, options, &positional),
                   flags);
         po::notify(flags);
     } catch (po::error const& e) {

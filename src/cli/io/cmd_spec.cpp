@@ -5,6 +5,7 @@
 // (core::spec::spec_objects), the source of docs/reference/spec-keys.md.
 #include "torcrun/cli/commands.hpp"
 
+#include "cli/command_line_parse.hpp"
 #include "cli/positional_command.hpp"
 #include "cli/spec_render.hpp"
 #include "config_options.hpp"
@@ -41,7 +42,7 @@ int print_keys(arguments const& args, po::options_description const& options)
     positional.add("spec-words", -1);
     po::variables_map vm;
     try {
-        po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+        po::store(parse_command_line(args, all, &positional), vm);
     } catch (po::error const& e) {
         return fail(command_line_error(e, options));
     }

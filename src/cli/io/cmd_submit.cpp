@@ -32,6 +32,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <optional>
 
 namespace torcrun::apps {
 
@@ -343,8 +344,13 @@ int cmd_submit(arguments const& args)
     torc_client client(std::move(*settings));
     auto const server = read_server_dialect(client);
     if (!server) return fail(server.error().message, 1);
-    auto planned = *plan;
-    override_max_parallel_jobs(planned, max_parallel_jobs);
+    // The plan the allocations are made from; copied only when there are any to make (a copy
+    // of a 100,000-job plan costs the client as much as encoding its batches).
+    std::optional<core::spec::creation_plan> planned;
+    if (context) {
+        planned = *plan;
+        override_max_parallel_jobs(*planned, max_parallel_jobs);
+    }
     api::name_ids scheduler_ids;
     auto wf = submit_plan(client, std::move(*plan), initialize, &scheduler_ids, *server);
     if (!wf) return fail_lines(wf.error().message, 1);
@@ -352,7 +358,7 @@ int cmd_submit(arguments const& args)
     std::cout.flush();
     if (!context) return 0;
     auto const scheduled = schedule_allocations(client, std::move(*context), *wf, scheduler_ids,
-                                                planned, initialize);
+                                                *planned, initialize);
     if (scheduled != 0 || !watching) return scheduled;
     watching->allocation.workflow_id = *wf;
     return watch_workflow(client, *wf, std::move(*watching));

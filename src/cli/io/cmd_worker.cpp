@@ -8,6 +8,7 @@
 #include "sbatch_files.hpp"
 #include "torcrun/cli/commands.hpp"
 
+#include "cli/command_line_parse.hpp"
 #include "cli/positional_command.hpp"
 #include "server_probe.hpp"
 #include "worker_setup.hpp"
@@ -73,7 +74,7 @@ int cmd_worker(arguments const& args)
     positional.add("workflow", 1);
     po::variables_map flags;
     try {
-        po::store(po::command_line_parser(args).options(options).positional(positional).run(),
+        po::store(parse_command_line(args, options, &positional),
                   flags);
     } catch (po::error const& e) {
         return usage_error(command_line_error(e, options));

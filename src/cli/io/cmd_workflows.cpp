@@ -5,6 +5,7 @@
 // cleanup (cmd_sync_status.cpp).
 #include "torcrun/cli/commands.hpp"
 
+#include "cli/command_line_parse.hpp"
 #include "cli/positional_command.hpp"
 #include "torc_client.hpp"
 #include "workflow_summary.hpp"
@@ -63,7 +64,7 @@ int cmd_workflows(arguments const& args)
     positional.add("words", -1);
     po::variables_map flags;
     try {
-        po::store(po::command_line_parser(args).options(all).positional(positional).run(), flags);
+        po::store(parse_command_line(args, all, &positional), flags);
     } catch (po::error const& e) {
         return fail(command_line_error(e, options), 2);
     }

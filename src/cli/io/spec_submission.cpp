@@ -1,6 +1,8 @@
 // Spec file -> creation plan -> REST calls. The user comes from the environment as in Torc.
 #include "spec_submission.hpp"
 
+#include "batch_stream.hpp"
+
 #include "config_options.hpp"
 #include "table_files.hpp"
 #include "torcrun/spec/submission.hpp"
@@ -36,10 +38,15 @@ core::result<std::int64_t> submit_plan(torc_client& client, core::spec::creation
 {
     api::submission sub(std::move(plan), initialize, server);
     while (auto call = sub.next()) {
-        auto answer = client.send(call->method, call->path, call->body);
-        auto accepted =
-            answer ? sub.accept(*answer)
-                   : core::result<void>(core::error{call->what + ": " + answer.error().message});
+        core::result<void> accepted;
+        if (sub.streaming_batches()) {
+            accepted = send_batches_streamed(client, sub);
+        } else {
+            auto answer = client.send(call->method, call->path, call->body);
+            accepted = answer ? sub.accept(*answer)
+                              : core::result<void>(
+                                    core::error{call->what + ": " + answer.error().message});
+        }
         if (accepted) continue;
         auto message = accepted.error().message;
         if (auto const wf = sub.workflow_id()) {

@@ -443,6 +443,25 @@ api::response bulk_create(store& db, request const& req)
     return api::json_response(200, api::encode_wrapped(model, *created, "jobs"));
 }
 
+// torcrun extension (streamed creation): POST /workflows/{id}/bulk_jobs?first_id=F, Torc's job
+// bodies written at ids F, F + 1, ... of a block reserve_job_ids set aside; answers
+// {"first_id": F, "count": N, "created": true}, or "created": false for a batch sent again.
+api::response bulk_create_at(store& db, request const& req, std::int64_t wf)
+{
+    constexpr std::string_view bulk = "bulk_jobs";
+    auto first = api::query_value(req, {"first_id", param_kind::integer, true}, bulk);
+    if (!first) return api::error_response(first.error());
+    auto const first_id = std::get<std::int64_t>(**first);
+    auto jobs = api::decode_batch(model, req.body, "jobs", api::decode_mode::create, bulk);
+    if (!jobs) return api::error_response(jobs.error());
+    auto const count = jobs->size();
+    auto created = db.create_jobs_at(wf, first_id, std::move(*jobs), bulk);
+    if (!created) return api::error_response(created.error());
+    return api::json_response(200, "{\"first_id\":" + std::to_string(first_id) +
+                                       ",\"count\":" + std::to_string(count) +
+                                       ",\"created\":" + (*created ? "true" : "false") + "}");
+}
+
 using relation_query = api_result<page_rows> (store::*)(std::int64_t, api::paging const&);
 
 void add_relation_route(server_api& api, std::string_view name, relation_query query,
@@ -474,6 +493,22 @@ void add_job_routes(server_api& api)
                   });
     api.add_route("POST", "/bulk_jobs", api::access::workflows_in_batch("jobs"),
                   [&db](request const& req, path_params const&) { return bulk_create(db, req); });
+    api.add_route("POST", "/workflows/{id}/reserve_job_ids", api::access::workflow_in_path(),
+                  [&db](request const& req, path_params const& p) {
+                      constexpr std::string_view reserve = "reserve_job_ids";
+                      auto count =
+                          api::query_value(req, {"count", param_kind::integer, true}, reserve);
+                      if (!count) return api::error_response(count.error());
+                      auto const n = std::get<std::int64_t>(**count);
+                      auto first = db.reserve_job_ids(p.id("id"), n, reserve);
+                      if (!first) return api::error_response(first.error());
+                      return api::json_response(200, "{\"first_id\":" + std::to_string(*first) +
+                                                         ",\"count\":" + std::to_string(n) + "}");
+                  });
+    api.add_route("POST", "/workflows/{id}/bulk_jobs", api::access::workflow_in_path(),
+                  [&db](request const& req, path_params const& p) {
+                      return bulk_create_at(db, req, p.id("id"));
+                  });
     api.add_route("GET", "/jobs", api::access::workflow_in_query(),
                   [&db](request const& req, path_params const&) { return list_jobs(db, req); });
     api.add_route("DELETE", "/jobs", api::access::workflow_in_query(),

@@ -247,7 +247,8 @@ api_result<void> job_changes::record_result(api::record const& result, bool refe
 {
     // The row is not read back: its job and workflow are the ones sent (NOT NULL columns, so the
     // insert fails without them), read back only when they came as other than integers.
-    auto row = db().insert_row(api::result_model, result, source_, references_checked);
+    auto row = db().insert_row(api::result_model, result, source_, std::nullopt,
+                               references_checked);
     if (!row) return row.error();
     auto job = result.int64("job_id");
     auto workflow = result.int64("workflow_id");

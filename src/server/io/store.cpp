@@ -224,7 +224,10 @@ core::result<store> store::open(std::string const& path)
 store::store(sqlite::connection db) : db_(std::move(db)) {}
 
 store::store(store&& other) noexcept
-    : db_(std::move(other.db_)), ready_(std::move(other.ready_)), batch_owned_(other.batch_owned_)
+    : db_(std::move(other.db_)),
+      ready_(std::move(other.ready_)),
+      batch_owned_(other.batch_owned_),
+      reserved_jobs_(other.reserved_jobs_)
 {
     if (ready_) ready_->rebind(db_);
 }
@@ -236,6 +239,7 @@ store& store::operator=(store&& other) noexcept
     db_ = std::move(other.db_);
     ready_ = std::move(other.ready_);
     batch_owned_ = other.batch_owned_;
+    reserved_jobs_ = other.reserved_jobs_;
     if (ready_) ready_->rebind(db_);
     return *this;
 }
@@ -254,6 +258,7 @@ api_result<void> store::check_owner(std::string_view table, std::int64_t id,
                                     std::int64_t workflow_id, std::string const& context)
 {
     if (table == "workflow") return require_workflow(id, context);
+    if (reserved_jobs_ && table == "job" && reserved_jobs_->holds(id)) return {};
     if (batch_owned_ && batch_owned_->contains({table, id})) return {};
     auto owner = detail::scalar(
         db_, "SELECT workflow_id FROM " + std::string(table) + " WHERE id = ?", {id}, context);
@@ -292,6 +297,7 @@ namespace {
 struct model_sql {
     std::vector<std::string_view> writable;
     std::string insert;
+    std::string insert_with_id;  // the same with the row's id given (jobs at reserved ids)
     std::string get;
 };
 
@@ -310,6 +316,8 @@ model_sql const& sql_of(api::model_spec const& model)
         marks += marks.empty() ? "?" : ", ?";
     }
     out.insert = "INSERT INTO " + std::string(model.table) + " (" + names + ") VALUES (" + marks + ")";
+    out.insert_with_id = "INSERT INTO " + std::string(model.table) + " (id, " + names +
+                         ") VALUES (?, " + marks + ")";
     out.get = "SELECT " + detail::column_list(model) + " FROM " + std::string(model.table) +
               " WHERE id = ?";
     return out;
@@ -318,15 +326,17 @@ model_sql const& sql_of(api::model_spec const& model)
 }  // namespace
 
 api_result<std::int64_t> store::insert_row(api::model_spec const& model, record const& fields,
-                                           std::string_view what, bool references_checked)
+                                           std::string_view what, std::optional<std::int64_t> id,
+                                           bool references_checked)
 {
     if (auto wf = fields.int64("workflow_id"); wf && !references_checked) {
         if (auto ok = check_references(model, fields, *wf, what); !ok) return ok.error();
     }
     auto const& sql = sql_of(model);
-    auto stmt = db_.cached(sql.insert);
+    auto stmt = db_.cached(id ? sql.insert_with_id : sql.insert);
     if (!stmt) return to_api_error(stmt.error(), what);
     int index = 1;
+    if (id) (*stmt)->bind(index++, *id);
     for (auto name : sql.writable) bind_or_null(**stmt, index++, fields.find(name));
     if (auto done = (*stmt)->run(); !done) return insert_failure(done.error(), fields, what);
     return db_.last_insert_rowid();

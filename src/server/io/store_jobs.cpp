@@ -4,6 +4,8 @@
 // Torc's update_job rules (store.hpp).
 #include "store_detail.hpp"
 
+#include <sqlite3.h>
+
 #include <algorithm>
 #include <array>
 #include <optional>
@@ -63,11 +65,15 @@ std::string field_prefix(std::string_view what, std::string_view field)
 }  // namespace
 
 api_result<void> store::insert_links(std::int64_t job_id, record const& fields,
-                                     std::string_view what)
+                                     std::string_view what, job_edges* edges)
 {
     for (auto const& link : link_tables) {
         auto const* ids = fields.ids(link.field);
         if (ids == nullptr) continue;
+        if (edges != nullptr && link.table == "job_depends_on") {
+            for (auto id : *ids) edges->emplace_back(job_id, id);
+            continue;
+        }
         auto stmt = db_.cached("INSERT OR IGNORE INTO " + std::string(link.table) + " (job_id, " +
                                std::string(link.column) + ") VALUES (?, ?)");
         if (!stmt) return to_api_error(stmt.error(), what);
@@ -76,6 +82,49 @@ api_result<void> store::insert_links(std::int64_t job_id, record const& fields,
             (*stmt)->bind(1, job_id).bind(2, id);
             if (auto done = (*stmt)->run(); !done) return to_api_error(done.error(), what);
         }
+    }
+    return {};
+}
+
+namespace {
+
+// Edges per multi-row insert: the statement's fixed costs (its cursors on the table and its two
+// indexes, the foreign-key set-up, the halt) shared by this many rows; 256 parameters.
+constexpr std::size_t edges_per_insert = 128;
+
+std::string edges_insert(std::size_t rows)
+{
+    std::string sql = "INSERT OR IGNORE INTO job_depends_on (job_id, depends_on_job_id) VALUES (?, ?)";
+    for (std::size_t i = 1; i < rows; ++i) sql += ", (?, ?)";
+    return sql;
+}
+
+}  // namespace
+
+api_result<void> store::insert_edges(job_edges const& edges, std::string_view what)
+{
+    static std::string const many = edges_insert(edges_per_insert);
+    static std::string const one = edges_insert(1);
+    std::size_t done = 0;
+    while (done < edges.size()) {
+        std::size_t const rows = edges.size() - done >= edges_per_insert ? edges_per_insert : 1;
+        auto stmt = db_.cached(rows == 1 ? one : many);
+        if (!stmt) return to_api_error(stmt.error(), what);
+        (*stmt)->reset();
+        int index = 1;
+        for (std::size_t k = done; k < done + rows; ++k, index += 2)
+            (*stmt)->bind(index, edges[k].first).bind(index + 1, edges[k].second);
+        if (auto ran = (*stmt)->run(); !ran) {
+            // Ownership was checked before; a blocker at a reserved id with no job yet (a batch
+            // sent before the one holding its blockers) is what remains.
+            if (ran.error().extended_code == SQLITE_CONSTRAINT_FOREIGNKEY) {
+                return api::unprocessable(std::string(what) +
+                                          ": a dependency names a reserved job id that no job "
+                                          "has yet (send the batches in order)");
+            }
+            return to_api_error(ran.error(), what);
+        }
+        done += rows;
     }
     return {};
 }
@@ -110,7 +159,7 @@ api_result<record> store::create_job(record fields, std::string_view what)
     return job;
 }
 
-api_result<record> store::insert_job(record fields, std::string_view what)
+api_result<record> store::insert_job(record fields, std::string_view what, job_edges* edges)
 {
     fields.set("status", uninitialized);
     if (!fields.has_value("resource_requirements_id")) {
@@ -123,7 +172,7 @@ api_result<record> store::insert_job(record fields, std::string_view what)
     auto job = insert(api::job_model, fields, what);
     if (!job) return job.error();
     auto const id = *job->int64("id");
-    if (auto linked = insert_links(id, fields, what); !linked) return linked.error();
+    if (auto linked = insert_links(id, fields, what, edges); !linked) return linked.error();
     // The links as attach_links would read them back from a new job's rows: in the order sent,
     // later duplicates dropped (INSERT OR IGNORE keeps the first), without reading them again.
     for (auto const& link : link_tables)
@@ -160,12 +209,14 @@ api_result<std::vector<record>> store::create_jobs(std::vector<record> jobs, std
     // One savepoint for the batch, none per job: a savepoint journals the original of every page
     // it first touches, so one per job would copy each job's pages once more.
     out.reserve(jobs.size());
+    job_edges edges;
     for (std::size_t i = 0; i < jobs.size(); ++i) {
-        auto job =
-            insert_job(std::move(jobs[i]), std::string(what) + ": jobs[" + std::to_string(i) + "]");
+        auto job = insert_job(std::move(jobs[i]),
+                              std::string(what) + ": jobs[" + std::to_string(i) + "]", &edges);
         if (!job) return job.error();
         out.push_back(std::move(*job));
     }
+    if (auto linked = insert_edges(edges, what); !linked) return linked.error();
     if (auto done = sp->commit(what); !done) return done.error();
     return out;
 }

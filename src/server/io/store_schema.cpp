@@ -415,11 +415,22 @@ DROP INDEX IF EXISTS job_next;
 CREATE INDEX IF NOT EXISTS job_workflow_status ON job(workflow_id, status);
 )sql";
 
-constexpr std::array<std::string_view, 14> migrations{schema_v1, schema_v2, schema_v3,
+// -- torcrun extension (docs/TORC-COMPATIBILITY.md §5, "Streamed creation"): the blocks of job
+// ids reserved for a workflow, against which a batch created at given ids is checked.
+constexpr std::string_view schema_v15 = R"sql(
+CREATE TABLE job_id_block (
+  workflow_id INTEGER NOT NULL REFERENCES workflow(id) ON DELETE CASCADE,
+  first_id INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  PRIMARY KEY (workflow_id, first_id)
+);
+)sql";
+
+constexpr std::array<std::string_view, 15> migrations{schema_v1, schema_v2, schema_v3,
                                                       schema_v4, schema_v5, schema_v6,
                                                       schema_v7, schema_v8, schema_v9,
                                                       schema_v10, schema_v11, schema_v12,
-                                                      schema_v13, schema_v14};
+                                                      schema_v13, schema_v14, schema_v15};
 
 }  // namespace
 

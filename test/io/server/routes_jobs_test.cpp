@@ -220,4 +220,73 @@ BOOST_FIXTURE_TEST_CASE(ten_thousand_jobs_in_one_request, jobs_fixture)
     BOOST_TEST(db.db().cached_count() == cached);  // new body shapes, no new statements
 }
 
+// Streamed creation (torcrun extension): a block of job ids reserved, batches written at those
+// ids with their blockers named by them; a batch sent twice is written once; ids outside the
+// workflow's blocks, another workflow's jobs and a conflicting batch are refused.
+BOOST_FIXTURE_TEST_CASE(jobs_at_reserved_ids, jobs_fixture)
+{
+    ok("POST", "/jobs", R"({"workflow_id":1,"name":"before","command":"c"})");  // id 1
+    auto const block = ok("POST", "/workflows/1/reserve_job_ids", "", {{"count", "4"}});
+    BOOST_TEST(boost::json::serialize(block) == R"({"first_id":2,"count":4})");
+    // An ordinary insert after the reservation skips the block.
+    auto const after = ok("POST", "/jobs", R"({"workflow_id":1,"name":"after","command":"c"})");
+    BOOST_TEST(after.at("id").as_int64() == 6);
+    std::string const first_batch =
+        R"({"jobs":[{"workflow_id":1,"name":"a","command":"c","output_file_ids":[1]},)"
+        R"({"workflow_id":1,"name":"b","command":"c","depends_on_job_ids":[1]}]})";
+    auto const created = ok("POST", "/workflows/1/bulk_jobs", first_batch, {{"first_id", "2"}});
+    BOOST_TEST(boost::json::serialize(created) == R"({"first_id":2,"count":2,"created":true})");
+    // The same batch again (its reply was lost): answered, not written twice.
+    auto const again = ok("POST", "/workflows/1/bulk_jobs", first_batch, {{"first_id", "2"}});
+    BOOST_TEST(boost::json::serialize(again) == R"({"first_id":2,"count":2,"created":false})");
+    ok("POST", "/workflows/1/bulk_jobs",
+       R"({"jobs":[{"workflow_id":1,"name":"c","command":"c","depends_on_job_ids":[3,2,3],)"
+       R"("resource_requirements_id":2}]})",
+       {{"first_id", "4"}});
+    BOOST_TEST(count("job") == 5);
+    auto const c = ok("GET", "/jobs/4");
+    BOOST_TEST(ids(c, "depends_on_job_ids") == "[3,2]");
+    BOOST_TEST(c.at("resource_requirements_id").as_int64() == 2);
+    BOOST_TEST(c.at("status").as_string() == "uninitialized");
+    BOOST_TEST(ok("GET", "/jobs/2").at("resource_requirements_id").as_int64() == 1);  // default
+    BOOST_TEST(ids(ok("GET", "/jobs/3"), "depends_on_job_ids") == "[1]");
+
+    // Refusals, each writing nothing.
+    std::string const one = R"({"jobs":[{"workflow_id":1,"name":"x","command":"c"}]})";
+    BOOST_TEST(fails(422, "POST", "/workflows/1/bulk_jobs", one, {{"first_id", "6"}}) ==
+               "bulk_jobs: job ids 6 to 6 are not in one block reserved for workflow 1 "
+               "(POST reserve_job_ids first)");
+    BOOST_TEST(fails(409, "POST", "/workflows/1/bulk_jobs", one, {{"first_id", "3"}}) ==
+               R"(bulk_jobs: job 3 already exists as "b", not "x")");
+    BOOST_TEST(fails(422, "POST", "/workflows/1/reserve_job_ids", "", {{"count", "0"}}) ==
+               "reserve_job_ids: count 0 is not between 1 and 10000000");
+    BOOST_TEST(fails(404, "POST", "/workflows/9/reserve_job_ids", "", {{"count", "1"}}) ==
+               "reserve_job_ids: no workflow with id 9");
+    auto const other = workflow("other");
+    auto const theirs = ok("POST", "/workflows/" + std::to_string(other) + "/reserve_job_ids", "",
+                           {{"count", "2"}});
+    auto const their_first = std::to_string(theirs.at("first_id").as_int64());
+    BOOST_TEST(their_first == "7");
+    // A block of workflow 1's used from the other workflow's path, and the other way round.
+    BOOST_TEST(fails(422, "POST", "/workflows/" + std::to_string(other) + "/bulk_jobs", one,
+                     {{"first_id", "2"}})
+                   .starts_with("bulk_jobs: job ids 2 to 2 are not in one block reserved"));
+    BOOST_TEST(fails(422, "POST", "/workflows/" + std::to_string(other) + "/bulk_jobs",
+                     R"({"jobs":[{"workflow_id":)" + std::to_string(other) +
+                         R"(,"name":"y","command":"c","depends_on_job_ids":[2]}]})",
+                     {{"first_id", their_first}}) ==
+               R"(bulk_jobs: jobs[0]: field "depends_on_job_ids": job 2 belongs to workflow 1, )"
+               "not " + std::to_string(other));
+    BOOST_TEST(fails(422, "POST", "/workflows/1/bulk_jobs",
+                     R"({"jobs":[{"workflow_id":)" + std::to_string(other) +
+                         R"(,"name":"z","command":"c"}]})",
+                     {{"first_id", "5"}}) ==
+               R"(bulk_jobs: jobs[0]: field "workflow_id": )" + std::to_string(other) +
+                   " is not the path's workflow 1");
+    BOOST_TEST(count("job") == 5);
+    // A workflow deleted takes its blocks with it.
+    ok("DELETE", "/workflows/" + std::to_string(other));
+    BOOST_TEST(count("job_id_block") == 1);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -64,8 +64,9 @@ struct temp_dir {
     ~temp_dir() { fs::remove_all(path); }
 };
 
-// Takes version 13's, 12's, 11's, 10's and 9's additions back out of a fresh database.
-std::string const undo_version_9 = "DROP TABLE ro_crate_entity;"
+// Takes version 15's, 13's, 12's, 11's, 10's and 9's additions back out of a fresh database.
+std::string const undo_version_9 = "DROP TABLE job_id_block;"
+                                   "DROP TABLE ro_crate_entity;"
                                    "DROP TABLE job_dataset_input; DROP TABLE job_dataset_output;"
                                    "DROP TABLE dataset;"
                                    "ALTER TABLE scheduled_compute_node DROP COLUMN made_for;"
@@ -98,19 +99,19 @@ BOOST_AUTO_TEST_CASE(schema_is_versioned)
         auto db = io::store::open(path).value();
         auto stmt = db.db().prepare("SELECT group_concat(version) FROM schema_version").value();
         (void)stmt.step().value();
-        BOOST_TEST(stmt.text(0) == "1,2,3,4,5,6,7,8,9,10,11,12,13,14");
+        BOOST_TEST(stmt.text(0) == "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15");
     }
     {
         auto db = io::store::open(path).value();  // reopening applies nothing twice
         auto stmt = db.db().prepare("SELECT COUNT(*) FROM schema_version").value();
         (void)stmt.step().value();
-        BOOST_TEST(stmt.int64(0) == 14);
+        BOOST_TEST(stmt.int64(0) == 15);
         BOOST_TEST_REQUIRE(db.db().exec("INSERT INTO schema_version VALUES (99)").has_value());
     }
     auto newer = io::store::open(path);
     BOOST_TEST_REQUIRE(newer.has_error());
     BOOST_TEST(newer.error().message ==
-               "store: the database has schema version 99, newer than this torcrun knows (14)");
+               "store: the database has schema version 99, newer than this torcrun knows (15)");
 }
 
 // A version-3 database (made here by taking the additions of versions 4, 5, 7, 8, 9 and 10 back
@@ -154,7 +155,7 @@ BOOST_AUTO_TEST_CASE(version_3_databases_are_migrated_in_place)
     BOOST_TEST(updated.int64("priority").value_or(-1) == 4);
     auto stmt = db.db().prepare("SELECT group_concat(version) FROM schema_version").value();
     (void)stmt.step().value();
-    BOOST_TEST(stmt.text(0) == "1,2,3,4,5,6,7,8,9,10,11,12,13,14");
+    BOOST_TEST(stmt.text(0) == "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15");
     // v14: one narrow status index; the claims' wide ones gave way to the ready index.
     auto index = db.db()
                      .prepare("SELECT group_concat(name) FROM sqlite_master WHERE name IN "

@@ -6,6 +6,7 @@
 #include "spec_support.hpp"
 
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
@@ -309,6 +310,91 @@ BOOST_AUTO_TEST_CASE(the_workflow_body_takes_the_servers_shapes)
     api::submission sub(*asked, true, own);
     auto const body = boost::json::parse(sub.next()->body).as_object();
     BOOST_TEST(body.at("resource_monitor_config").as_object().at("sample_interval_seconds") == 2);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(streamed_creation)
+
+api::server_dialect const own{api::server_kind::torcrun, api::torc_contract::v0_23, "0.1.0"};
+
+// Runs the calls up to the job batches against the fake server; the reservation is answered
+// with `reserved`.
+api::submission up_to_batches(std::string const& reserved)
+{
+    api::submission sub(plan_of(full_spec), true, own);
+    fake_server server;
+    while (auto call = sub.next()) {
+        if (call->path.find("reserve_job_ids") != std::string::npos) {
+            BOOST_TEST(call->path == "/workflows/100/reserve_job_ids?count=2");
+            BOOST_TEST(call->body.empty());
+            BOOST_TEST_REQUIRE(sub.accept(reserved).has_value());
+            break;
+        }
+        BOOST_TEST_REQUIRE(call->path.find("bulk_jobs") == std::string::npos);
+        BOOST_TEST_REQUIRE(sub.accept(server.answer(*call)).has_value());
+    }
+    return sub;
+}
+
+// Against a torcrun server every job's id is known once the block is reserved: the batches
+// name their blockers by those ids and can all be built before any of them is answered.
+BOOST_AUTO_TEST_CASE(batches_are_built_from_the_reserved_ids_before_any_answer)
+{
+    auto sub = up_to_batches(R"({"first_id":700,"count":2})");
+    BOOST_TEST_REQUIRE(sub.streaming_batches());
+    BOOST_TEST(sub.batch_index() == 0U);
+    BOOST_TEST_REQUIRE(sub.batch_count() == 2U);
+    auto const first = sub.job_batch(0);
+    auto const second = sub.job_batch(1);
+    BOOST_TEST(first.path == "/workflows/100/bulk_jobs?first_id=700");
+    BOOST_TEST(second.path == "/workflows/100/bulk_jobs?first_id=701");
+    auto const b = boost::json::parse(second.body).at("jobs").at(0);
+    BOOST_TEST(b.at("name") == "b");
+    BOOST_TEST(boost::json::serialize(b.at("depends_on_job_ids")) == "[700]");
+    BOOST_TEST(sub.job_ids().at("a") == 700);
+    BOOST_TEST(sub.job_ids().at("b") == 701);
+    // next() is the same call as the one built ahead.
+    BOOST_TEST((*sub.next() == first));
+    BOOST_TEST_REQUIRE(sub.accept(R"({"first_id":700,"count":1,"created":true})").has_value());
+    BOOST_TEST(sub.batch_index() == 1U);
+    // A batch sent again and answered "created": false is as good as created.
+    BOOST_TEST_REQUIRE(sub.accept(R"({"first_id":701,"count":1,"created":false})").has_value());
+    BOOST_TEST(!sub.streaming_batches());
+    std::vector<std::string> rest;
+    while (auto call = sub.next()) {
+        rest.push_back(call->path);
+        BOOST_TEST_REQUIRE(sub.accept(R"({"id":1})").has_value());
+    }
+    BOOST_TEST_REQUIRE(rest.size() == 3U);
+    BOOST_TEST(rest[0] == "/workflows/100/actions");
+    BOOST_TEST(rest[2] == "/workflows/100/initialize_jobs");
+}
+
+BOOST_AUTO_TEST_CASE(a_reservation_that_does_not_fit_is_an_error)
+{
+    api::submission sub(plan_of(full_spec), true, own);
+    fake_server server;
+    while (sub.next()->path.find("reserve_job_ids") == std::string::npos)
+        BOOST_TEST_REQUIRE(sub.accept(server.answer(*sub.next())).has_value());
+    auto bad = sub.accept(R"({"first_id":700,"count":1})");
+    BOOST_TEST_REQUIRE(bad.has_error());
+    BOOST_TEST(bad.error().message ==
+               "POST /workflows/100/reserve_job_ids?count=2 (reserve_job_ids (2 jobs)): the "
+               "answer reserves 1 job ids for 2 asked");
+    auto none = sub.accept(R"({"count":2})");
+    BOOST_TEST_REQUIRE(none.has_error());
+    BOOST_TEST(none.error().message.ends_with("the answer has no positive integer \"first_id\""));
+}
+
+BOOST_AUTO_TEST_CASE(a_batch_answer_for_other_ids_is_an_error)
+{
+    auto sub = up_to_batches(R"({"first_id":700,"count":2})");
+    auto bad = sub.accept(R"({"first_id":701,"count":1})");
+    BOOST_TEST_REQUIRE(bad.has_error());
+    BOOST_TEST(bad.error().message ==
+               "POST /workflows/100/bulk_jobs?first_id=700 (bulk_jobs[0] level 0 (1 jobs)): the "
+               "answer does not confirm jobs 700 and the 1 after");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

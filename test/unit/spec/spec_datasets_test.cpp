@@ -72,12 +72,13 @@ BOOST_AUTO_TEST_CASE(the_submission_creates_datasets_after_the_jobs)
     while (auto call = s.next()) {
         calls.push_back(call->method + " " + call->path);
         std::string answer = "{\"id\":" + std::to_string(next_id++) + "}";
-        if (call->path == "/bulk_jobs") {
+        // A torcrun server: the job ids reserved in one call, then each batch at its ids.
+        if (call->path.starts_with("/workflows/1/reserve_job_ids?count="))
+            answer = "{\"first_id\":100,\"count\":" + call->path.substr(35) + "}";
+        if (call->path.starts_with("/workflows/1/bulk_jobs?first_id=")) {
             auto const body = boost::json::parse(call->body);
-            answer = "{\"jobs\":[";
-            for (std::size_t i = 0; i < body.at("jobs").as_array().size(); ++i)
-                answer += (i ? ",{\"id\":" : "{\"id\":") + std::to_string(10 + next_id++) + "}";
-            answer += "]}";
+            answer = "{\"first_id\":" + call->path.substr(32) + ",\"count\":" +
+                     std::to_string(body.at("jobs").as_array().size()) + "}";
         }
         if (call->path == "/workflows/1/datasets" && calls.size() > 0 &&
             call->body.find("\"parts\"") != std::string::npos) {
@@ -90,7 +91,9 @@ BOOST_AUTO_TEST_CASE(the_submission_creates_datasets_after_the_jobs)
         BOOST_TEST_REQUIRE(s.accept(answer).has_value());
     }
     auto const joined = join(calls, ";");
-    BOOST_TEST(joined.find("POST /bulk_jobs;POST /workflows/1/datasets;POST /workflows/1/datasets;"
+    BOOST_TEST(joined.find("POST /workflows/1/reserve_job_ids?count=5;"
+                           "POST /workflows/1/bulk_jobs?first_id=100;"
+                           "POST /workflows/1/datasets;POST /workflows/1/datasets;"
                            "POST /workflows/1/initialize_jobs") != std::string::npos,
                joined);
 }

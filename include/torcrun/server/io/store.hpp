@@ -17,6 +17,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <set>
 #include <span>
 #include <string>
@@ -42,6 +44,18 @@ struct list_query {
     api::paging page;
 };
 
+// The blocks of job ids reserved for one workflow (store::reserve_job_ids): an id inside one is
+// the workflow's own, whoever names it.
+struct job_id_blocks {
+    std::vector<std::pair<std::int64_t, std::int64_t>> ranges;  // first and last id, inclusive
+    bool holds(std::int64_t id) const
+    {
+        for (auto const& [first, last] : ranges)
+            if (id >= first && id <= last) return true;
+        return false;
+    }
+};
+
 struct page_rows {
     std::vector<api::record> items;
     std::int64_t total_count = 0;
@@ -65,11 +79,14 @@ public:
     api_result<api::record> insert(api::model_spec const& model, api::record const& fields,
                                    std::string_view what);
     // The same without reading the row back: its id (a completion's result row, where nothing
-    // else of the stored row is needed). references_checked: the caller has checked the
-    // `references` fields as check_references would (a completion's result), so they are not read
-    // again.
+    // else of the stored row is needed).
+    // `id`, when given, is the row's id (a job at a reserved id) instead of the next one.
+    // references_checked: the caller has checked the `references` fields as check_references
+    // would (a completion's result), so they are not read again.
     api_result<std::int64_t> insert_row(api::model_spec const& model, api::record const& fields,
-                                        std::string_view what, bool references_checked = false);
+                                        std::string_view what,
+                                        std::optional<std::int64_t> id = std::nullopt,
+                                        bool references_checked = false);
     api_result<api::record> get(api::model_spec const& model, std::int64_t id,
                                 std::string_view what);
     api_result<page_rows> list(api::model_spec const& model, list_query const& query,
@@ -107,6 +124,18 @@ public:
     api_result<std::vector<api::record>> create_jobs(std::vector<api::record> jobs,
                                                      std::string_view what);
     // With the five id lists.
+    // torcrun extension (streamed creation, docs/TORC-COMPATIBILITY.md §5): `count` consecutive
+    // job ids set aside for the workflow's jobs (AUTOINCREMENT never hands them out again); the
+    // first of them. Another call reserves another block; a block never used is only a gap.
+    api_result<std::int64_t> reserve_job_ids(std::int64_t workflow_id, std::int64_t count,
+                                             std::string_view what);
+    // The jobs at ids first_id, first_id + 1, ... of a block reserved for `workflow_id`, with
+    // their links, in one savepoint; dependencies on the workflow's reserved ids need no
+    // ownership read (the foreign keys still prove the rows exist). True when created; false
+    // when the same batch was created before (a retry whose first reply was lost): the same
+    // names at the same ids. Nothing is read back.
+    api_result<bool> create_jobs_at(std::int64_t workflow_id, std::int64_t first_id,
+                                    std::vector<api::record> jobs, std::string_view what);
     api_result<api::record> get_job(std::int64_t id, std::string_view what);
     // The jobs `ids` as get_job reads each, in that order, read a chunk of ids per statement
     // (a claim's answer); a missing id is 404 as in get_job.
@@ -134,10 +163,17 @@ private:
     explicit store(sqlite::connection db);
 
     // create_job's rows, inside the caller's savepoint.
-    api_result<api::record> insert_job(api::record fields, std::string_view what);
+    // A batch's dependency edges (job, blocker), written together by insert_edges.
+    using job_edges = std::vector<std::pair<std::int64_t, std::int64_t>>;
+    // `edges`, when given, receives the job's dependencies instead of their being written.
+    api_result<api::record> insert_job(api::record fields, std::string_view what,
+                                       job_edges* edges = nullptr);
     api_result<void> attach_links(api::record& job);
     api_result<void> insert_links(std::int64_t job_id, api::record const& fields,
-                                  std::string_view what);
+                                  std::string_view what, job_edges* edges = nullptr);
+    // Many edges to a statement (one statement's cursors, foreign-key checks set up and halt
+    // shared by up to 128 rows), in the order given.
+    api_result<void> insert_edges(job_edges const& edges, std::string_view what);
     api_result<void> replace_dependencies(std::int64_t job_id, api::id_list const& ids,
                                           std::string_view what);
     api_result<page_rows> query_page(std::string const& select, std::string const& count,
@@ -150,6 +186,8 @@ private:
     // batch's workflow, so a blocker named by many jobs of the batch is read once. Rows cannot
     // move or vanish inside the batch's savepoint; null outside create_jobs.
     std::set<std::pair<std::string_view, std::int64_t>>* batch_owned_ = nullptr;
+    // While create_jobs_at writes a batch: the workflow's reserved job ids; null otherwise.
+    job_id_blocks const* reserved_jobs_ = nullptr;
 };
 
 }  // namespace torcrun::io
