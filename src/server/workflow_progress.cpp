@@ -15,13 +15,17 @@ std::int64_t status_counts::total() const
 
 is_complete_answer is_complete(workflow_flags const& flags, status_counts const& counts)
 {
-    is_complete_answer answer{flags.is_canceled, true,
-                              flags.has_detected_need_to_run_completion_script};
-    if (flags.is_canceled) return answer;
-    for (auto const s : all_job_statuses) {
-        if (!counts_as_complete(s) && counts[s] > 0) answer.is_complete = false;
-    }
-    return answer;
+    bool const any_unfinished = std::any_of(all_job_statuses.begin(), all_job_statuses.end(),
+                                            [&](job_status s) {
+                                                return !counts_as_complete(s) && counts[s] > 0;
+                                            });
+    return is_complete(flags, any_unfinished);
+}
+
+is_complete_answer is_complete(workflow_flags const& flags, bool any_unfinished)
+{
+    return {flags.is_canceled, flags.is_canceled || !any_unfinished,
+            flags.has_detected_need_to_run_completion_script};
 }
 
 bool is_uninitialized(status_counts const& counts)

@@ -47,6 +47,9 @@ struct is_complete_answer {
 // GET is_complete: a canceled workflow is complete; otherwise complete when every job
 // counts_as_complete (a workflow without jobs is complete). pending_failed keeps it open.
 is_complete_answer is_complete(workflow_flags const& flags, status_counts const& counts);
+// The same from whether any job is in a status that does not count as complete (the server asks
+// its index for one such job instead of counting every job).
+is_complete_answer is_complete(workflow_flags const& flags, bool any_unfinished);
 
 // GET is_uninitialized: every job is uninitialized or disabled (also with no jobs).
 bool is_uninitialized(status_counts const& counts);

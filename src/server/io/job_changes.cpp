@@ -204,10 +204,16 @@ api_result<bool> job_changes::has_unfinished_jobs(std::int64_t workflow_id)
     auto index = db().ready_jobs().current(source_);
     if (!index) return index.error();
     if (*index != nullptr && (*index)->has_jobs(workflow_id)) return true;
-    auto row = scalar(db().db(),
-                      "SELECT 1 FROM job WHERE workflow_id = ? AND status IN (0, 1, 2, 3, 4, 10) "
-                      "LIMIT 1",
-                      {workflow_id}, source_);
+    // The statuses that do not count as complete (core::counts_as_complete), one index seek each.
+    static std::string const sql = [] {
+        std::string in;
+        for (auto s : core::all_job_statuses) {
+            if (core::counts_as_complete(s)) continue;
+            in += (in.empty() ? "" : ", ") + std::to_string(core::to_int(s));
+        }
+        return "SELECT 1 FROM job WHERE workflow_id = ? AND status IN (" + in + ") LIMIT 1";
+    }();
+    auto row = scalar(db().db(), sql, {workflow_id}, source_);
     if (!row) return row.error();
     return row->has_value();
 }
@@ -237,11 +243,12 @@ api_result<void> job_changes::set_status(std::int64_t workflow_id, std::int64_t 
     return {};
 }
 
-api_result<void> job_changes::record_result(api::record const& result)
+api_result<void> job_changes::record_result(api::record const& result, bool references_checked)
 {
     // The row is not read back: its job and workflow are the ones sent (NOT NULL columns, so the
     // insert fails without them), read back only when they came as other than integers.
-    auto row = db().insert_row(api::result_model, result, source_);
+    auto row = db().insert_row(api::result_model, result, source_, std::nullopt,
+                               references_checked);
     if (!row) return row.error();
     auto job = result.int64("job_id");
     auto workflow = result.int64("workflow_id");
@@ -355,9 +362,9 @@ api_result<void> job_changes::check_workflow_complete(std::int64_t workflow_id)
     if (!*waiting) return {};  // the common case: nothing to trigger, no counting
     auto flags = this->flags(workflow_id);
     if (!flags) return flags.error();
-    auto counts = this->counts(workflow_id);
-    if (!counts) return counts.error();
-    auto const answer = core::is_complete(*flags, *counts);
+    auto unfinished = has_unfinished_jobs(workflow_id);
+    if (!unfinished) return unfinished.error();
+    auto const answer = core::is_complete(*flags, *unfinished);
     if (!answer.is_complete || answer.is_canceled) return {};
     auto done = scalar(db().db(),
                        "UPDATE workflow_action SET trigger_count = required_triggers WHERE "

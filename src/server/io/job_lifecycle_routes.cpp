@@ -29,6 +29,7 @@ using detail::savepoint;
 struct job_and_run {
     std::optional<core::job_state> job;  // nullopt: no such job
     std::int64_t current_run = 0;
+    bool fence_node_checked = false;  // the fence's node was found active in the job's workflow
 };
 
 api_result<job_and_run> load_job(job_changes& changes, std::int64_t job_id)
@@ -117,16 +118,18 @@ api_result<bool> canceled_attempt_result(job_changes& changes, core::job_state c
 // complete_job and batch_complete_jobs. An unfenced completion (a Torc v0.10 client) is fenced by
 // the compute node its result names: refused when that node was deactivated (its jobs went back)
 // or when another node holds the job (core::check_result_node).
-api_result<void> complete_one(job_changes& changes, std::int64_t job_id, job_status requested,
-                              std::int64_t run_id, api::record const& result,
-                              core::job_fence const& fence)
+// complete_loaded takes the job and run as read (batch_complete_jobs reads the job once and the
+// workflow's run_id once per batch); complete_one reads them.
+api_result<void> complete_loaded(job_changes& changes, job_and_run const* state,
+                                 std::int64_t job_id, job_status requested, std::int64_t run_id,
+                                 api::record const& result, core::job_fence const& fence)
 {
-    auto state = load_job(changes, job_id);
-    if (!state) return state.error();
     auto const& job = state->job;
     if (job) {
-        if (auto ok = check_fence_node(changes, fence, job->workflow_id, "compute_node_id"); !ok)
-            return ok;
+        if (!state->fence_node_checked) {
+            auto ok = check_fence_node(changes, fence, job->workflow_id, "compute_node_id");
+            if (!ok) return ok;
+        }
         if (job->status == job_status::canceled) {
             auto late = canceled_attempt_result(changes, *job, requested, run_id, result, fence);
             if (!late) return late.error();
@@ -168,12 +171,24 @@ api_result<void> complete_one(job_changes& changes, std::int64_t job_id, job_sta
     }
     auto const wf = job->workflow_id;
     if (auto ok = changes.set_status(wf, job_id, job->status, requested); !ok) return ok;
-    if (auto ok = changes.record_result(result); !ok) return ok;
+    // The result's references are checked above: its job is this job of its workflow
+    // (decide_complete_job), its compute node the fence's active node of the workflow or, unfenced,
+    // an active node the workflow owns.
+    if (auto ok = changes.record_result(result, true); !ok) return ok;
     if (!core::satisfies_dependency(requested)) return {};  // pending_failed waits
     std::int64_t const finished[] = {job_id};
     auto released = changes.finished(wf, finished);
     if (!released) return released.error();
     return {};
+}
+
+api_result<void> complete_one(job_changes& changes, std::int64_t job_id, job_status requested,
+                              std::int64_t run_id, api::record const& result,
+                              core::job_fence const& fence)
+{
+    auto state = load_job(changes, job_id);
+    if (!state) return state.error();
+    return complete_loaded(changes, &*state, job_id, requested, run_id, result, fence);
 }
 
 // The `{status}` path segment as a job status; the message names the endpoint.
@@ -355,8 +370,12 @@ constexpr api::field_spec entry_fields[] = {
 };
 api::model_spec const entry_model{"batch_completion", "", entry_fields};
 
-// The entry's job belongs to the workflow in the path; then complete_one.
+// The entry's job belongs to the workflow in the path; then complete_loaded, with the workflow's
+// run_id read once for the batch and its fence's node checked once for the entries that name it
+// (nothing in a batch changes either: `checked_node` is the node last found active).
 api_result<void> complete_entry(job_changes& changes, std::int64_t workflow_id,
+                                std::int64_t current_run,
+                                std::optional<std::int64_t>& checked_node,
                                 api::record const& entry)
 {
     auto const job_id = *entry.int64("job_id");
@@ -376,7 +395,17 @@ api_result<void> complete_entry(job_changes& changes, std::int64_t workflow_id,
     if (fence.attempt && !fence.node) {
         return api::unprocessable(context + ": field \"attempt_id\" needs \"compute_node_id\"");
     }
-    return complete_one(changes, job_id, status, *entry.int64("run_id"), *result, fence);
+    job_and_run state{*job, current_run};
+    if (*job && fence.node) {  // as complete_loaded would check it, first, for an existing job
+        if (checked_node != fence.node) {
+            if (auto ok = check_fence_node(changes, fence, workflow_id, "compute_node_id"); !ok)
+                return ok;
+            checked_node = fence.node;
+        }
+        state.fence_node_checked = true;
+    }
+    return complete_loaded(changes, &state, job_id, status, *entry.int64("run_id"), *result,
+                           fence);
 }
 
 api::response batch_complete(server_api& api, api::request const& req, std::int64_t workflow_id)
@@ -387,12 +416,15 @@ api::response batch_complete(server_api& api, api::request const& req, std::int6
         api::decode_batch(entry_model, req.body, "completions", api::decode_mode::create, what);
     if (!entries) return api::error_response(entries.error());
     job_changes changes(api, what);
+    auto flags = changes.flags(workflow_id);
+    if (!flags) return api::error_response(flags.error());
     std::vector<std::int64_t> completed;
+    std::optional<std::int64_t> checked_node;
     std::string errors;
     for (auto const& entry : *entries) {
         auto sp = savepoint::begin(api.db().db(), what);
         if (!sp) return api::error_response(sp.error());
-        auto done = complete_entry(changes, workflow_id, entry);
+        auto done = complete_entry(changes, workflow_id, flags->run_id, checked_node, entry);
         if (done) done = sp->commit(what);
         if (done) {
             completed.push_back(*entry.int64("job_id"));

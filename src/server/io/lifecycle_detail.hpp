@@ -76,7 +76,9 @@ public:
                                 job_status to, std::optional<std::int64_t> node = std::nullopt);
     // Inserts a result row (checked as POST /results checks it) and makes it the job's current
     // result (workflow_result).
-    api_result<void> record_result(api::record const& result);
+    // references_checked: the result's job and compute node were checked against the workflow
+    // (complete_job's checks), so the insert does not read them again.
+    api_result<void> record_result(api::record const& result, bool references_checked = false);
     // Jobs that will run again have no current result.
     api_result<void> drop_current_results(std::span<std::int64_t const> job_ids);
 

@@ -7,6 +7,7 @@
 #include "torcrun/server/io/dataset_finalizer.hpp"
 #include "torcrun/server/io/job_lifecycle.hpp"
 #include "ro_crate_records.hpp"
+#include "store_detail.hpp"
 
 #include <sqlite3.h>
 
@@ -203,6 +204,10 @@ api::outcome server_api::handle(api::request const& req)
 
 namespace {
 
+std::string const request_savepoint = "SAVEPOINT request";
+std::string const request_rollback = "ROLLBACK TO request";
+std::string const request_release = "RELEASE request";
+
 bool failed(api::outcome const& out)
 {
     auto const* answer = std::get_if<api::response>(&out);
@@ -222,7 +227,7 @@ api::outcome server_api::handle_grouped(api::request const& req)
         group_.emplace(std::move(*tx));
         ++group_id_;
     }
-    if (auto begun = db.exec("SAVEPOINT request"); !begun)
+    if (auto begun = detail::run_prepared(db, request_savepoint); !begun)
         return api::error_response(api::api_error{503, "database: " + begun.error().message});
     changed_.clear();
     auto out = run(req);
@@ -234,7 +239,7 @@ api::outcome server_api::handle_grouped(api::request const& req)
         return out;
     }
     if (failed(out)) {
-        (void)db.exec("ROLLBACK TO request");
+        (void)detail::run_prepared(db, request_rollback);
         changed_.clear();
     } else {
         for (auto id : changed_) {
@@ -243,7 +248,7 @@ api::outcome server_api::handle_grouped(api::request const& req)
         }
         changed_.clear();
     }
-    if (auto released = db.exec("RELEASE request"); !released) group_lost_ = true;
+    if (auto released = detail::run_prepared(db, request_release); !released) group_lost_ = true;
     return out;
 }
 

@@ -96,22 +96,39 @@ api::record read_record(sqlite::statement const& stmt, api::model_spec const& mo
     return row;
 }
 
+sqlite::result<void> run_prepared(sqlite::connection& db, std::string const& sql)
+{
+    auto stmt = db.cached(sql);
+    if (!stmt) return stmt.error();
+    auto done = (*stmt)->run();
+    (*stmt)->reset();
+    return done;
+}
+
+namespace {
+
+std::string const savepoint_sql = "SAVEPOINT store_op";
+std::string const rollback_sql = "ROLLBACK TO store_op";
+std::string const release_sql = "RELEASE store_op";
+
+}  // namespace
+
 api_result<savepoint> savepoint::begin(sqlite::connection& db, std::string_view what)
 {
-    if (auto done = db.exec("SAVEPOINT store_op"); !done) return to_api_error(done.error(), what);
+    if (auto done = run_prepared(db, savepoint_sql); !done) return to_api_error(done.error(), what);
     return savepoint(&db);
 }
 
 savepoint::~savepoint()
 {
     if (db_ == nullptr) return;
-    (void)db_->exec("ROLLBACK TO store_op");
-    (void)db_->exec("RELEASE store_op");
+    (void)run_prepared(*db_, rollback_sql);
+    (void)run_prepared(*db_, release_sql);
 }
 
 api_result<void> savepoint::commit(std::string_view what)
 {
-    auto done = db_->exec("RELEASE store_op");
+    auto done = run_prepared(*db_, release_sql);
     if (!done) return to_api_error(done.error(), what);
     db_ = nullptr;
     return {};
@@ -309,9 +326,10 @@ model_sql const& sql_of(api::model_spec const& model)
 }  // namespace
 
 api_result<std::int64_t> store::insert_row(api::model_spec const& model, record const& fields,
-                                           std::string_view what, std::optional<std::int64_t> id)
+                                           std::string_view what, std::optional<std::int64_t> id,
+                                           bool references_checked)
 {
-    if (auto wf = fields.int64("workflow_id")) {
+    if (auto wf = fields.int64("workflow_id"); wf && !references_checked) {
         if (auto ok = check_references(model, fields, *wf, what); !ok) return ok.error();
     }
     auto const& sql = sql_of(model);

@@ -44,6 +44,11 @@ private:
     sqlite::connection* db_ = nullptr;
 };
 
+// Runs a statement without rows (SAVEPOINT, RELEASE, ROLLBACK TO) prepared once, from the
+// connection's statement cache, instead of parsed by sqlite3_exec on every use: batch_complete_jobs
+// opens a savepoint per completion, the group commit one per request.
+sqlite::result<void> run_prepared(sqlite::connection& db, std::string const& sql);
+
 // Runs a statement prepared from `sql` with `args` bound in order and returns the first
 // column of the first row, if any row.
 api_result<std::optional<api::cell>> scalar(sqlite::connection& db, std::string const& sql,

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace torcrun::io {
@@ -225,6 +227,103 @@ api_result<record> store::get_job(std::int64_t id, std::string_view what)
     if (!job) return job.error();
     if (auto linked = attach_links(*job); !linked) return linked.error();
     return job;
+}
+
+namespace {
+
+// get_jobs reads up to this many jobs per statement: `IN (?1, ..., ?32)`, the parameters past the
+// last id left NULL (which matches nothing), so one prepared statement serves every count.
+constexpr std::size_t ids_per_read = 32;
+
+std::string id_params()
+{
+    std::string out = "(";
+    for (std::size_t i = 1; i <= ids_per_read; ++i)
+        out += (i > 1 ? ", ?" : "?") + std::to_string(i);
+    return out + ")";
+}
+
+// The job rows and each link table's ids of a chunk of jobs; the links in rowid order per job, as
+// attach_links reads them.
+struct chunk_sql {
+    std::string jobs;
+    std::array<std::string, link_tables.size()> links;
+};
+
+chunk_sql const& chunk_reads()
+{
+    static chunk_sql const sql = [] {
+        chunk_sql out;
+        auto const in = id_params();
+        out.jobs = "SELECT " + detail::column_list(api::job_model) + " FROM job WHERE id IN " + in;
+        for (std::size_t k = 0; k < link_tables.size(); ++k) {
+            out.links[k] = "SELECT job_id, " + std::string(link_tables[k].column) + " FROM " +
+                           std::string(link_tables[k].table) + " WHERE job_id IN " + in +
+                           " ORDER BY job_id, rowid";
+        }
+        return out;
+    }();
+    return sql;
+}
+
+}  // namespace
+
+api_result<std::vector<record>> store::get_jobs(std::span<std::int64_t const> ids,
+                                                std::string_view what)
+{
+    std::vector<std::optional<record>> found(ids.size());
+    std::unordered_map<std::int64_t, std::size_t> position;
+    position.reserve(ids.size());
+    for (std::size_t i = 0; i < ids.size(); ++i) position.emplace(ids[i], i);
+    auto const& sql = chunk_reads();
+    auto bind_chunk = [&](sqlite::statement& stmt, std::size_t from) {
+        auto const n = std::min(ids_per_read, ids.size() - from);
+        for (std::size_t i = 0; i < n; ++i) stmt.bind(static_cast<int>(i + 1), ids[from + i]);
+    };
+    for (std::size_t from = 0; from < ids.size(); from += ids_per_read) {
+        auto stmt = db_.cached(sql.jobs);
+        if (!stmt) return to_api_error(stmt.error(), what);
+        bind_chunk(**stmt, from);
+        while (true) {
+            auto row = (*stmt)->step();
+            if (!row) return to_api_error(row.error(), what);
+            if (!*row) break;
+            auto job = detail::read_record(**stmt, api::job_model);
+            auto const at = position.find(job.int64("id").value_or(0));
+            if (at == position.end() || at->second < from || at->second >= from + ids_per_read)
+                continue;  // an id sent twice: the first one's chunk reads it
+            found[at->second] = std::move(job);
+        }
+        for (std::size_t k = 0; k < link_tables.size(); ++k) {
+            auto links = db_.cached(sql.links[k]);
+            if (!links) return to_api_error(links.error(), what);
+            bind_chunk(**links, from);
+            std::vector<api::id_list> lists(std::min(ids_per_read, ids.size() - from));
+            while (true) {
+                auto row = (*links)->step();
+                if (!row) return to_api_error(row.error(), what);
+                if (!*row) break;
+                auto const at = position.find((*links)->int64(0));
+                if (at == position.end() || at->second < from || at->second >= from + lists.size())
+                    continue;
+                lists[at->second - from].push_back((*links)->int64(1));
+            }
+            for (std::size_t i = 0; i < lists.size(); ++i) {
+                if (found[from + i]) found[from + i]->set(link_tables[k].field, std::move(lists[i]));
+            }
+        }
+    }
+    std::vector<record> out;
+    out.reserve(ids.size());
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (!found[i]) {  // missing (its 404, worded as get_job words it) or an id sent twice
+            auto job = get_job(ids[i], what);
+            if (!job) return job.error();
+            found[i] = std::move(*job);
+        }
+        out.push_back(std::move(*found[i]));
+    }
+    return out;
 }
 
 api_result<page_rows> store::list_jobs(list_query const& query, bool with_links,

@@ -27,9 +27,11 @@ api::response is_complete(server_api& api, std::int64_t wf)
     job_changes changes(api, "is_complete");
     auto flags = changes.flags(wf);
     if (!flags) return api::error_response(flags.error());
-    auto counts = changes.counts(wf);
-    if (!counts) return api::error_response(counts.error());
-    auto const answer = core::is_complete(*flags, *counts);
+    // Whether one job is unfinished, not how many jobs have each status: the workers poll this,
+    // and counting read every job of the workflow (its index entries) on each poll.
+    auto unfinished = changes.has_unfinished_jobs(wf);
+    if (!unfinished) return api::error_response(unfinished.error());
+    auto const answer = core::is_complete(*flags, *unfinished);
     return api::json_response(200, "{\"is_canceled\":" + json_bool(answer.is_canceled) +
                                        ",\"is_complete\":" + json_bool(answer.is_complete) +
                                        ",\"needs_to_run_completion_script\":" +

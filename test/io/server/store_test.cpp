@@ -399,6 +399,41 @@ BOOST_FIXTURE_TEST_CASE(jobs_get_default_requirements_and_ordered_links, store_f
     BOOST_TEST(db.job_ids(99).value().empty());
 }
 
+// get_jobs (a claim's answer) reads each job as get_job does, across its chunks of 32 ids per
+// statement, in the order asked, an id asked twice included; a missing one is get_job's 404.
+BOOST_FIXTURE_TEST_CASE(jobs_read_together_read_as_one_by_one, store_fixture)
+{
+    auto const wf = workflow();
+    auto const file = add(api::file_model, R"({"workflow_id":)" + std::to_string(wf) +
+                                               R"(,"name":"f","path":"p"})");
+    std::vector<std::int64_t> ids;
+    for (int i = 0; i < 70; ++i) {
+        std::string extra;
+        if (i >= 2) {  // blockers in an order that is not the rowid's, a file on some
+            extra = R"(,"depends_on_job_ids":[)" + std::to_string(ids[i - 1]) + "," +
+                    std::to_string(ids[i - 2]) + "]";
+        }
+        if (i % 3 == 0) extra += R"(,"input_file_ids":[)" + std::to_string(file) + "]";
+        ids.push_back(job(wf, "j" + std::to_string(i), extra));
+    }
+    std::vector<std::int64_t> asked(ids.rbegin(), ids.rend());
+    asked.insert(asked.begin() + 40, ids[5]);  // twice, in another chunk than its first
+    auto const got = db.get_jobs(asked, "claim").value();
+    BOOST_TEST_REQUIRE(got.size() == asked.size());
+    for (std::size_t i = 0; i < asked.size(); ++i) {
+        auto const one = db.get_job(asked[i], "claim").value();
+        BOOST_TEST(api::encode(api::job_model, got[i]) == api::encode(api::job_model, one));
+    }
+    BOOST_TEST((*got[asked.size() - 3].ids("depends_on_job_ids") == api::id_list{ids[1], ids[0]}));
+    BOOST_TEST((*got.back().ids("input_file_ids") == api::id_list{file}));
+    BOOST_TEST(db.get_jobs({}, "claim").value().empty());
+    std::vector<std::int64_t> const missing{ids[0], 9999};
+    auto const refused = db.get_jobs(missing, "claim");
+    BOOST_TEST_REQUIRE(!refused.has_value());
+    BOOST_TEST(refused.error().status == 404u);
+    BOOST_TEST(refused.error().message == db.get_job(9999, "claim").error().message);
+}
+
 BOOST_FIXTURE_TEST_CASE(a_bulk_create_is_all_or_nothing, store_fixture)
 {
     workflow();

@@ -124,6 +124,11 @@ BOOST_DATA_TEST_CASE(is_complete_as_torc, bdata::make(complete_cases), c)
     BOOST_TEST(answer.is_complete == c.answer.is_complete);
     BOOST_TEST(answer.needs_to_run_completion_script == c.answer.needs_to_run_completion_script);
     BOOST_TEST(core::is_uninitialized(c.counts) == c.uninitialized);
+    // The server's is_complete asks only whether one job is unfinished: the same answer.
+    bool any_unfinished = false;
+    for (auto s : core::all_job_statuses)
+        any_unfinished = any_unfinished || (!core::counts_as_complete(s) && c.counts[s] > 0);
+    BOOST_TEST((core::is_complete(c.flags, any_unfinished) == c.answer));
 }
 
 BOOST_DATA_TEST_CASE(reset_status_decisions, bdata::make(reset_cases), c)

@@ -20,6 +20,7 @@
 #include <optional>
 #include <utility>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -80,9 +81,12 @@ public:
     // The same without reading the row back: its id (a completion's result row, where nothing
     // else of the stored row is needed).
     // `id`, when given, is the row's id (a job at a reserved id) instead of the next one.
+    // references_checked: the caller has checked the `references` fields as check_references
+    // would (a completion's result), so they are not read again.
     api_result<std::int64_t> insert_row(api::model_spec const& model, api::record const& fields,
                                         std::string_view what,
-                                        std::optional<std::int64_t> id = std::nullopt);
+                                        std::optional<std::int64_t> id = std::nullopt,
+                                        bool references_checked = false);
     api_result<api::record> get(api::model_spec const& model, std::int64_t id,
                                 std::string_view what);
     api_result<page_rows> list(api::model_spec const& model, list_query const& query,
@@ -133,6 +137,10 @@ public:
     api_result<bool> create_jobs_at(std::int64_t workflow_id, std::int64_t first_id,
                                     std::vector<api::record> jobs, std::string_view what);
     api_result<api::record> get_job(std::int64_t id, std::string_view what);
+    // The jobs `ids` as get_job reads each, in that order, read a chunk of ids per statement
+    // (a claim's answer); a missing id is 404 as in get_job.
+    api_result<std::vector<api::record>> get_jobs(std::span<std::int64_t const> ids,
+                                                  std::string_view what);
     api_result<page_rows> list_jobs(list_query const& query, bool with_links,
                                     std::string_view what);
     // Torc's rules: after initialization only resource_requirements_id and scheduler_id (and
