@@ -199,7 +199,7 @@ result<statement> connection::prepare(std::string_view sql)
     return statement(stmt, db_);
 }
 
-result<statement*> connection::cached(std::string const& sql)
+result<statement*> connection::cached(std::string_view sql)
 {
     if (auto it = cache_.find(sql); it != cache_.end()) {
         it->second->reset();
@@ -207,7 +207,7 @@ result<statement*> connection::cached(std::string const& sql)
     }
     auto stmt = prepare(sql);
     if (!stmt) return stmt.error();
-    auto& slot = cache_[sql];
+    auto& slot = cache_[std::string(sql)];
     slot = std::make_unique<statement>(std::move(*stmt));
     return slot.get();
 }

@@ -99,7 +99,8 @@ public:
     result<statement> prepare(std::string_view sql);
     // A statement kept for the connection's lifetime, reset and ready to bind. The reference stays
     // valid until the connection closes; do not interleave two uses of the same SQL.
-    result<statement*> cached(std::string const& sql);
+    // Looked up by the text itself: a literal costs no std::string per call.
+    result<statement*> cached(std::string_view sql);
 
     std::size_t cached_count() const { return cache_.size(); }
 
@@ -111,7 +112,15 @@ private:
     explicit connection(sqlite3* db) : db_(db) {}
     void close();
     sqlite3* db_ = nullptr;
-    std::unordered_map<std::string, std::unique_ptr<statement>> cache_;
+    // Transparent hash and equality, so that cached(string_view) finds without a copy.
+    struct sql_hash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view sql) const noexcept
+        {
+            return std::hash<std::string_view>{}(sql);
+        }
+    };
+    std::unordered_map<std::string, std::unique_ptr<statement>, sql_hash, std::equal_to<>> cache_;
 };
 
 // BEGIN (deferred) or BEGIN IMMEDIATE on construction; ROLLBACK in the destructor unless
