@@ -317,20 +317,31 @@ core::result<std_streams> open_streams(spawn_request const& r)
     return streams;
 }
 
-// argv and envp as execve takes them; argv points into the request, envp into `assignments`.
+// argv and envp as execve takes them: argv points into the request, envp into `text`, where the
+// "NAME=value" entries lie one after the other, NUL-terminated. One per spawning thread, reused:
+// its capacity stays, so a job allocates nothing here (a string per variable and the growing
+// arrays, of which those over 1 KiB made malloc consolidate its fast bins, at every job). Used
+// only until the start returns.
 struct exec_arrays {
-    std::vector<std::string> assignments;
+    std::string text;
     std::vector<char*> argv, envp;
 };
 
-exec_arrays make_arrays(spawn_request const& r)
+exec_arrays& make_arrays(spawn_request const& r)
 {
-    exec_arrays arrays;
+    thread_local exec_arrays arrays;
+    arrays.argv.clear();
     for (auto const& a : r.argv) arrays.argv.push_back(const_cast<char*>(a.c_str()));
     arrays.argv.push_back(nullptr);
+    arrays.text.clear();
     for (auto const& [name, value] : r.environment)
-        arrays.assignments.push_back(cat(name, "=", value));
-    for (auto const& a : arrays.assignments) arrays.envp.push_back(const_cast<char*>(a.c_str()));
+        arrays.text.append(name).append(1, '=').append(value).append(1, '\0');
+    arrays.envp.clear();
+    char* at = arrays.text.data();
+    for (auto const& [name, value] : r.environment) {
+        arrays.envp.push_back(at);
+        at += name.size() + value.size() + 2;
+    }
     arrays.envp.push_back(nullptr);
     return arrays;
 }
@@ -346,7 +357,7 @@ core::result<forked_child> fork_child(spawn_request const& request,
     if (!exe) return exe.error();
     auto const streams = open_streams(request);
     if (!streams) return streams.error();
-    auto const arrays = make_arrays(request);
+    auto const& arrays = make_arrays(request);
 
     unique_fd status_read, status_write;
     if (started_by_fork) {
