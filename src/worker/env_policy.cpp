@@ -77,6 +77,14 @@ result<void> check_names(env_map const& env, std::string_view what)
 void erase_matching(env_map& env, std::span<std::string const> patterns,
                     std::span<std::string const> keep = {})
 {
+    // Exact names only and nothing kept (torcrun's own lists): one lookup per name, not a
+    // comparison of every variable with every pattern.
+    if (keep.empty() &&
+        std::ranges::none_of(patterns, [](auto const& p) { return p.ends_with('*'); })) {
+        for (auto const& name : patterns)
+            if (auto const it = env.find(name); it != env.end()) env.erase(it);
+        return;
+    }
     std::erase_if(env, [&](auto const& entry) {
         return matches_any(entry.first, patterns) && !matches_any(entry.first, keep);
     });
