@@ -30,8 +30,8 @@ core::result<json::value> parse_reply(std::string_view body)
     // and arrays go into one arena that the value itself keeps alive (a shared monotonic
     // resource), not one allocation each (a claim's answer was a hundred of them per job).
     boost::system::error_code ec;
-    auto v = json::parse(body, ec,
-                         json::make_shared_resource<json::monotonic_resource>(2 * body.size() + 256));
+    auto arena = json::make_shared_resource<json::monotonic_resource>(2 * body.size() + 256);
+    auto v = json::parse(body, ec, std::move(arena));
     if (ec) return core::error{"the answer is not JSON (" + ec.message() + "): " + excerpt(body)};
     return v;
 }

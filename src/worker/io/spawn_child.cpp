@@ -27,9 +27,9 @@
 // The child's side, from clone to exec (run_child, close_descriptors, at the end of this file):
 // only async-signal-safe calls, nothing that allocates or locks, and no write to memory other
 // than its own stack and its failure report (it shares the worker's; errno, in the suspended
-// thread's TLS, is the other exception, and the parent reads errno only when the clone failed). The order matters:
-// dispositions before anything can deliver a signal, the session before the death signal, the
-// descriptor sweep after the dup2 calls that fill 0-2, the mask last. Dispositions and
+// thread's TLS, is the other exception, and the parent reads errno only when the clone failed).
+// The order matters: dispositions before anything can deliver a signal, the session before the
+// death signal, the descriptor sweep after the dup2 calls that fill 0-2, the mask last. Dispositions and
 // descriptors are the child's own copies (no CLONE_SIGHAND, no CLONE_FILES).
 #include "spawn_child.hpp"
 

@@ -1,7 +1,8 @@
 // Starting jobs: every spawn failure comes back as a value with its message verbatim and
-// leaves no child behind, no descriptor is kept per start, the PATH search, fifty children at once seen promptly with either
-// exit watch, the job dying with its worker (PR_SET_PDEATHSIG), and the descriptor sweep
-// with close_range and with the /proc/self/fd walk used where close_range is missing.
+// leaves no child behind, no descriptor is kept per start, the PATH search, fifty children at
+// once seen promptly with either exit watch, the job dying with its worker (PR_SET_PDEATHSIG),
+// and the descriptor sweep with close_range and with the /proc/self/fd walk used where
+// close_range is missing.
 #include "torcrun/worker/io/launcher.hpp"
 
 #include "child_fixture.hpp"
@@ -333,8 +334,9 @@ BOOST_DATA_TEST_CASE(starts_leave_no_descriptor_behind, modes, mode)
         BOOST_TEST(run(good) == "3");
         BOOST_TEST(run(bad_exec) ==
                    R"m(spawn: exec "/nonexistent-torcrun/job": No such file or directory)m");
-        BOOST_TEST(run(bad_directory) ==
-                   R"m(spawn: working directory "/nonexistent-torcrun": No such file or directory)m");
+        BOOST_TEST(
+            run(bad_directory) ==
+            R"m(spawn: working directory "/nonexistent-torcrun": No such file or directory)m");
     }
     BOOST_TEST(open_descriptors() == before, boost::test_tools::per_element());
     BOOST_TEST(test::children_of_self().empty());
