@@ -23,14 +23,6 @@ std::optional<int> digits_at(std::string_view text, std::size_t at, std::size_t 
     return value;
 }
 
-// `value` in decimal, left-padded with zeros to `width` digits.
-std::string padded(long long value, std::size_t width)
-{
-    std::string digits = std::to_string(value);
-    if (digits.size() < width) digits.insert(0, width - digits.size(), '0');
-    return digits;
-}
-
 bool char_at(std::string_view text, std::size_t at, std::string_view allowed)
 {
     return at < text.size() && allowed.find(text[at]) != std::string_view::npos;
@@ -87,6 +79,22 @@ result<double> parse_date_time(std::string_view text)
                    "2025-06-30T17:00:00Z or 2025-06-30T12:00:00-05:00)"};
 }
 
+namespace {
+
+// `value` in decimal, left-padded with zeros to `width` digits, appended to `out` without a
+// string of its own: a log line's time stamp is formatted several times per job, and each
+// temporary string past 15 characters was an allocation.
+void append_padded(std::string& out, long long value, std::size_t width)
+{
+    char digits[24];
+    auto const end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+    auto const size = static_cast<std::size_t>(end - digits);
+    if (size < width) out.append(width - size, '0');
+    out.append(digits, size);
+}
+
+}  // namespace
+
 std::string format_date_time(double unix_seconds)
 {
     using namespace std::chrono;
@@ -98,15 +106,26 @@ std::string format_date_time(double unix_seconds)
     auto const day_start = floor<days>(instant);
     year_month_day const date{day_start};
     hh_mm_ss const time{instant - day_start};
-    std::string out = padded(int(date.year()), 4) + "-" + padded(unsigned(date.month()), 2) + "-"
-        + padded(unsigned(date.day()), 2) + "T" + padded(time.hours().count(), 2) + ":"
-        + padded(time.minutes().count(), 2) + ":" + padded(time.seconds().count(), 2);
+    std::string out;
+    out.reserve(32);
+    append_padded(out, int(date.year()), 4);
+    out += '-';
+    append_padded(out, unsigned(date.month()), 2);
+    out += '-';
+    append_padded(out, unsigned(date.day()), 2);
+    out += 'T';
+    append_padded(out, time.hours().count(), 2);
+    out += ':';
+    append_padded(out, time.minutes().count(), 2);
+    out += ':';
+    append_padded(out, time.seconds().count(), 2);
     if (micros != 0) {
-        std::string fraction = padded(micros, 6);
-        while (fraction.back() == '0') fraction.pop_back();
-        out += "." + fraction;
+        out += '.';
+        append_padded(out, micros, 6);
+        while (out.back() == '0') out.pop_back();
     }
-    return out + "Z";
+    out += 'Z';
+    return out;
 }
 
 std::string format_torc_time(double unix_seconds)
@@ -115,8 +134,10 @@ std::string format_torc_time(double unix_seconds)
                         ? static_cast<std::int64_t>(std::llround(unix_seconds * 1000))
                         : std::int64_t{0};
     auto text = format_date_time(static_cast<double>(ms / 1000));  // "...:SSZ"
-    auto const fraction = std::to_string(1000 + ms % 1000).substr(1);  // "007"
-    text.insert(text.size() - 1, "." + fraction);
+    text.pop_back();
+    text += '.';
+    append_padded(text, ms % 1000, 3);  // "007"
+    text += 'Z';
     return text;
 }
 

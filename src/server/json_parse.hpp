@@ -14,6 +14,8 @@
 namespace torcrun::api::detail {
 
 // 400 `<what>: request body is not valid JSON: <reason> at byte <n>`, or `... is empty`.
-api_result<boost::json::value> parse_json(std::string_view text, std::string_view what);
+// The values live in `storage` (default: the heap; an arena for a value read once and dropped).
+api_result<boost::json::value> parse_json(std::string_view text, std::string_view what,
+                                          boost::json::storage_ptr storage = {});
 
 }  // namespace torcrun::api::detail

@@ -11,9 +11,11 @@
 namespace torcrun::api {
 namespace {
 
-std::vector<std::string> split(std::string_view path)
+// A path's segments, as views into it: a request's path is split once per request, a pattern's
+// once at start-up (kept as strings in its route).
+std::vector<std::string_view> split(std::string_view path)
 {
-    std::vector<std::string> out;
+    std::vector<std::string_view> out;
     if (path.empty() || path.front() != '/') return out;
     std::size_t start = 1;
     while (true) {
@@ -42,7 +44,7 @@ std::string_view placeholder_name(std::string_view segment)
 }
 
 // -1 when the shapes differ, else the number of literal segments that matched.
-int fit(std::vector<std::string> const& pattern, std::vector<std::string> const& path)
+int fit(std::vector<std::string> const& pattern, std::vector<std::string_view> const& path)
 {
     if (pattern.size() != path.size()) return -1;
     int literals = 0;
@@ -97,20 +99,27 @@ void router::add(std::string_view method, std::string_view pattern, access_rule 
             return;
         }
     }
-    routes_.push_back({std::string(method), std::string(pattern), split(pattern), access,
+    auto const segments = split(pattern);
+    routes_.push_back({std::string(method), std::string(pattern),
+                       std::vector<std::string>(segments.begin(), segments.end()), access,
                        std::move(handler)});
 }
 
 api_result<router::match> router::find(std::string_view method, std::string_view path) const
 {
     auto const segments = split(path);
+    // Each route's fit once (the second pass below reads them back).
+    thread_local std::vector<int> fits;
+    fits.clear();
     int best = -1;
-    for (auto const& r : routes_) best = std::max(best, fit(r.segments, segments));
+    for (auto const& r : routes_)
+        best = std::max(best, fits.emplace_back(fit(r.segments, segments)));
     if (best < 0) return not_found("path: \"" + std::string(path) + "\" is not an endpoint");
 
     std::vector<std::string> allowed;
-    for (auto const& r : routes_) {
-        if (fit(r.segments, segments) != best) continue;
+    for (std::size_t at = 0; at < routes_.size(); ++at) {
+        auto const& r = routes_[at];
+        if (fits[at] != best) continue;
         if (r.method != method) {
             allowed.push_back(r.method);
             continue;
@@ -120,10 +129,10 @@ api_result<router::match> router::find(std::string_view method, std::string_view
             if (!is_placeholder(r.segments[i])) continue;
             auto const name = placeholder_name(r.segments[i]);
             if (!is_text_placeholder(r.segments[i]) && !is_id(segments[i])) {
-                return bad_request("path: \"" + segments[i] + "\" is not a valid " +
+                return bad_request("path: \"" + std::string(segments[i]) + "\" is not a valid " +
                                    std::string(name) + " (expected a non-negative integer)");
             }
-            m.params.add(name, segments[i]);
+            m.params.add(name, std::string(segments[i]));
         }
         return m;
     }

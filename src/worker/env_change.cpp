@@ -60,14 +60,26 @@ std::string ansi_c_quote(std::string_view value)
 
 }  // namespace
 
+// One walk over both maps side by side (both are sorted by name): removed in `before`'s order,
+// set in `after`'s, as two lookups per name would give, without the lookups (a job's whole
+// environment is diffed at every start).
 env_change diff_environment(env_map const& before, env_map const& after)
 {
     env_change change;
-    for (auto const& [name, value] : before)
-        if (!after.contains(name)) change.removed.push_back(name);
-    for (auto const& [name, value] : after) {
-        auto const old = lookup(before, name);
-        if (!old || *old != value) change.set.emplace_back(name, value);
+    auto old = before.begin();
+    auto now = after.begin();
+    while (old != before.end() || now != after.end()) {
+        if (now == after.end() || (old != before.end() && old->first < now->first)) {
+            change.removed.push_back(old->first);
+            ++old;
+        } else if (old == before.end() || now->first < old->first) {
+            change.set.emplace_back(now->first, now->second);
+            ++now;
+        } else {
+            if (old->second != now->second) change.set.emplace_back(now->first, now->second);
+            ++old;
+            ++now;
+        }
     }
     return change;
 }

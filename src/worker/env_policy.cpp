@@ -6,6 +6,9 @@
 #include "torcrun/common/concat.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
+#include <vector>
 
 namespace torcrun::core {
 
@@ -74,6 +77,14 @@ result<void> check_names(env_map const& env, std::string_view what)
 void erase_matching(env_map& env, std::span<std::string const> patterns,
                     std::span<std::string const> keep = {})
 {
+    // Exact names only and nothing kept (torcrun's own lists): one lookup per name, not a
+    // comparison of every variable with every pattern.
+    if (keep.empty() &&
+        std::ranges::none_of(patterns, [](auto const& p) { return p.ends_with('*'); })) {
+        for (auto const& name : patterns)
+            if (auto const it = env.find(name); it != env.end()) env.erase(it);
+        return;
+    }
     std::erase_if(env, [&](auto const& entry) {
         return matches_any(entry.first, patterns) && !matches_any(entry.first, keep);
     });
@@ -161,12 +172,21 @@ result<job_environment> make_job_environment(env_map const& worker_env,
     from(config_set, "environment.set");
     from(request.workflow_env, "workflow env");
     from(request.job_env, "job env");
-    auto const before_torcrun = env;
+    // Only the names the next two stages write can change: their values before, not a copy of
+    // the whole environment per job.
+    std::vector<std::pair<std::string_view, std::optional<std::string>>> before_torcrun;
+    auto const remember = [&](std::string_view name) {
+        auto const old = lookup(env, name);
+        before_torcrun.emplace_back(name, old ? std::optional<std::string>(*old) : std::nullopt);
+    };
+    for (auto const& name : torc_owned) remember(name);
+    for (auto const& name : config.gpu.visibility_variables) remember(name);
+    remember("CUDA_DEVICE_ORDER");
     set_torc_variables(env, config, request.identity);
     set_gpu_visibility(env, config.gpu, request);
-    for (auto const& [name, value] : env)
-        if (auto const old = lookup(before_torcrun, name); !old || *old != value)
-            sources.insert_or_assign(name, "torcrun");
+    for (auto const& [name, old] : before_torcrun)
+        if (auto const now = lookup(env, name); now && (!old || *old != *now))
+            sources.insert_or_assign(std::string(name), "torcrun");
     if (request.mode == execution_mode::slurm) erase_matching(env, srun_inputs);
 
     auto changes = diff_environment(worker_env, env);

@@ -16,7 +16,6 @@ using detail::cat;
 usage_series::usage_series(std::size_t capacity)
     : capacity_(std::max<std::size_t>(2, capacity + capacity % 2))
 {
-    marks_.reserve(capacity_);
 }
 
 void usage_series::add(usage_sample const& sample)
@@ -28,6 +27,9 @@ void usage_series::add(usage_sample const& sample)
     open_.cpu_seconds = sample.cpu_seconds;
     open_.memory_bytes = std::max(open_.memory_bytes, sample.memory_bytes);
     if (++pending_ < stride_) return;
+    // Reserved at the first mark, not at construction: a job that ends before its first sample
+    // allocates nothing (the reserve is a large allocation, which costs a malloc consolidation).
+    if (marks_.capacity() == 0) marks_.reserve(capacity_);
     marks_.push_back(open_);
     pending_ = 0;
     if (marks_.size() == capacity_) halve();

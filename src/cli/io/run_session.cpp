@@ -129,6 +129,10 @@ int run_to_end(run_settings& o, run_session& run, std::string const& name)
                           io::log_level level, std::string_view line) {
         constexpr std::string_view marker = "worker: never fits: ";
         constexpr std::string_view stops = "worker: stops claiming: ";
+        if (level != io::log_level::err) {  // a job's lines: not searched
+            if (sink) sink(level, line);
+            return;
+        }
         if (auto const at = line.find(marker);
             level == io::log_level::err && at != std::string_view::npos)
             never_fit.emplace_back(line.substr(at + marker.size()));

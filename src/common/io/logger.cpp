@@ -56,7 +56,7 @@ std::string_view to_string(log_level level) noexcept {
 std::string format_log_line(log_level lvl, std::string_view component, std::string_view message,
                             std::initializer_list<log_field> fields) {
     std::string line;
-    line.reserve(64);
+    line.reserve(256);  // a job's lines run to 200 characters: one allocation, not three
     line += to_string(lvl);
     line += ' ';
     line += component;

@@ -19,6 +19,7 @@
 #include "lifecycle_detail.hpp"
 #include "server/json_parse.hpp"
 
+#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/serialize.hpp>
 
 namespace torcrun::io {
@@ -39,7 +40,13 @@ bool is_2xx(unsigned status) { return status >= 200 && status < 300; }
 api::outcome complete_and_claim(server_api& api, api::request const& req, std::int64_t wf,
                                 std::int64_t limit)
 {
-    auto body = api::detail::parse_json(req.body, what);
+    // The body, and below the claim's answer, are read once and dropped: each parses into one
+    // arena (a shared monotonic resource the value keeps alive) instead of an allocation per
+    // value; a claim's answer carries whole job records.
+    auto const arena = [] {
+        return boost::json::make_shared_resource<boost::json::monotonic_resource>();
+    };
+    auto body = api::detail::parse_json(req.body, what, arena());
     if (!body) return api::error_response(body.error());
     auto const* object = body->if_object();
     auto const* completions = object ? object->if_contains("completions") : nullptr;
@@ -64,7 +71,9 @@ api::outcome complete_and_claim(server_api& api, api::request const& req, std::i
     };
     auto reported = as_response(api.compose(sub(
         base + "/batch_complete_jobs",
-        boost::json::serialize(boost::json::object{{"completions", *completions}}), false)));
+        boost::json::serialize(boost::json::object({{"completions", *completions}}, 1,
+                                                   body->storage())),
+        false)));
     if (!is_2xx(reported.status)) return reported;
     auto sp = detail::savepoint::begin(api.db().db(), what);
     if (!sp) return api::error_response(sp.error());
@@ -74,13 +83,13 @@ api::outcome complete_and_claim(server_api& api, api::request const& req, std::i
     std::string claim_part;
     if (is_2xx(claimed.status)) {
         if (auto done = sp->commit(what); !done) return api::error_response(done.error());
-        auto parsed = api::detail::parse_json(claimed.body, what);
+        auto parsed = api::detail::parse_json(claimed.body, what, arena());
         auto const* jobs = parsed && parsed->is_object() ? parsed->get_object().if_contains("jobs")
                                                          : nullptr;
         claim_part = "\"jobs\":" + (jobs ? boost::json::serialize(*jobs) : std::string("[]"));
     } else {
         // ~savepoint rolls the claim back alone
-        auto parsed = api::detail::parse_json(claimed.body, what);
+        auto parsed = api::detail::parse_json(claimed.body, what, arena());
         std::string message = claimed.body;
         if (parsed && parsed->is_object()) {
             if (auto const* m = parsed->get_object().if_contains("message"); m && m->is_string())

@@ -235,6 +235,17 @@ net::awaitable<core::result<std::shared_ptr<child_process>>> launcher::launch(sp
     // From the fork on: should the worker die while the child sets itself up, the group it
     // is about to lead is the guardian's.
     if (guardian_) guardian_->watch_group(forked->pid);
+    if (forked->status_fd < 0) {
+        // The vfork-style start: the child has exec'ed or failed, and said which, already.
+        auto const& failure = forked->failure;
+        auto const outcome = detail::child_outcome(
+            *forked, request, failure.step != 0 ? sizeof failure : 0, failure, 0);
+        if (!outcome) {
+            if (guardian_) guardian_->forget_group(forked->pid);  // reaped by child_outcome
+            co_return outcome.error();
+        }
+        co_return adopt(forked->pid, started, early_reaper);
+    }
     net::posix::stream_descriptor status(executor_, forked->status_fd);
     detail::child_failure failure;
     auto const [ec, bytes] = co_await net::async_read(status, net::buffer(&failure, sizeof failure),

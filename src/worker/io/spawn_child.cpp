@@ -2,8 +2,18 @@
 //
 // The parent's side: everything that allocates or can fail with a good message is done before
 // the fork: the checks of the request, the PATH search, the stdio files, the argv and envp
-// arrays. Then the child is started with all signals blocked, and the child's status pipe read:
-// end of file means exec succeeded, 8 bytes name the failed step and its errno.
+// arrays. Then the child is started with all signals blocked. A child that fails before or at
+// exec reports the failed step and its errno: with the vfork-style start by writing them into
+// the parent's memory (as glibc's posix_spawn does; the parent is suspended until the child has
+// exec'ed or exited, so it reads them once the start returns, with no pipe, no descriptor
+// to watch and no wake-up of the reactor), with fork() through a close-on-exec status pipe (end
+// of file means exec succeeded, 8 bytes name the step and its errno).
+//
+// Per job the start costs these system calls and nothing more: the two stdio files' opens and
+// closes (stdin is one /dev/null descriptor opened once per worker), the two signal-mask changes
+// around clone, and clone. The child's stack is mapped once per spawning thread and reused (the
+// child runs on it only while the parent is suspended), which spares an mmap, an munmap and the
+// page faults of a fresh stack at every job.
 //
 // The child is started as posix_spawn starts one, with vfork semantics: clone(CLONE_VM |
 // CLONE_VFORK) on a stack of its own, the parent thread suspended until the child has exec'ed or
@@ -16,10 +26,10 @@
 //
 // The child's side, from clone to exec (run_child, close_descriptors, at the end of this file):
 // only async-signal-safe calls, nothing that allocates or locks, and no write to memory other
-// than its own stack (it shares the worker's; errno, in the suspended thread's TLS, is the one
-// exception, and the parent reads errno only when the clone failed). The order matters:
-// dispositions before anything can deliver a signal, the session before the death signal, the
-// descriptor sweep after the dup2 calls that fill 0-2, the mask last. Dispositions and
+// than its own stack and its failure report (it shares the worker's; errno, in the suspended
+// thread's TLS, is the other exception, and the parent reads errno only when the clone failed).
+// The order matters: dispositions before anything can deliver a signal, the session before the
+// death signal, the descriptor sweep after the dup2 calls that fill 0-2, the mask last. Dispositions and
 // descriptors are the child's own copies (no CLONE_SIGHAND, no CLONE_FILES).
 #include "spawn_child.hpp"
 
@@ -39,6 +49,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <string_view>
 #include <system_error>
@@ -85,6 +96,20 @@ int above_stdio(int fd)
     ::close(fd);
     errno = saved;
     return moved;
+}
+
+// /dev/null for every job's stdin: opened once (close-on-exec, above 0-2) and kept for the
+// worker's life; a failed open is retried at the next job, whose start fails with its errno.
+int shared_dev_null()
+{
+    static std::atomic<int> kept{-1};
+    if (int const fd = kept.load(std::memory_order_acquire); fd >= 0) return fd;
+    int const fd = above_stdio(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    if (fd < 0) return fd;
+    int expected = -1;
+    if (kept.compare_exchange_strong(expected, fd, std::memory_order_acq_rel)) return fd;
+    ::close(fd);  // another thread kept its own first
+    return expected;
 }
 
 core::result<int> open_stream(std::string const& path, int flags, std::string_view name)
@@ -213,9 +238,35 @@ void reap(pid_t pid)
 int child_entry(void* plan) { run_child(*static_cast<child_plan const*>(plan)); }
 
 // The child's stack: run_child needs a few kilobytes (the 4 KiB getdents64 buffer of
-// close_descriptors is the largest frame); the rest is margin. Unmapped once the parent resumes,
-// when the child no longer runs on it.
+// close_descriptors is the largest frame); the rest is margin. One per spawning thread, mapped
+// at its first job and reused: a child runs on it only while that thread is suspended in clone,
+// so two children never share it. Unmapped when the thread ends.
 std::size_t constexpr child_stack_bytes = 128 * 1024;
+
+class child_stack {
+public:
+    child_stack() = default;
+    child_stack(child_stack const&) = delete;
+    child_stack& operator=(child_stack const&) = delete;
+    ~child_stack()
+    {
+        if (base_ != MAP_FAILED) ::munmap(base_, child_stack_bytes);
+    }
+    // Its top (the stack grows down on every architecture Debian runs this on), or nullptr with
+    // errno set.
+    char* top()
+    {
+        if (base_ == MAP_FAILED)
+            base_ = ::mmap(nullptr, child_stack_bytes, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+        return base_ == MAP_FAILED ? nullptr : static_cast<char*>(base_) + child_stack_bytes;
+    }
+
+private:
+    void* base_ = MAP_FAILED;
+};
+
+thread_local child_stack spawn_stack;
 #endif
 
 // Starts the child with every signal blocked, so that no worker handler runs in the child before
@@ -223,9 +274,8 @@ std::size_t constexpr child_stack_bytes = 128 * 1024;
 pid_t start_blocked(child_plan const& plan, int& start_errno)
 {
 #ifndef TORCRUN_SPAWN_BY_FORK
-    void* const stack = ::mmap(nullptr, child_stack_bytes, PROT_READ | PROT_WRITE,
-                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-    if (stack == MAP_FAILED) {
+    char* const stack_top = spawn_stack.top();
+    if (!stack_top) {
         start_errno = errno;
         return -1;
     }
@@ -237,28 +287,25 @@ pid_t start_blocked(child_plan const& plan, int& start_errno)
     pid_t const pid = ::fork();
     if (pid == 0) run_child(plan);
 #else
-    // The stack grows down on every architecture Debian runs this on: its top is passed.
-    pid_t const pid = ::clone(child_entry, static_cast<char*>(stack) + child_stack_bytes,
-                              CLONE_VM | CLONE_VFORK | SIGCHLD, const_cast<child_plan*>(&plan));
+    pid_t const pid = ::clone(child_entry, stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD,
+                              const_cast<child_plan*>(&plan));
 #endif
     start_errno = errno;
     ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-#ifndef TORCRUN_SPAWN_BY_FORK
-    ::munmap(stack, child_stack_bytes);
-#endif
     return pid;
 }
 
 struct std_streams {
-    unique_fd in, out, err;  // err -1: stderr goes to the stdout file
+    int in;                  // the shared /dev/null, not owned
+    unique_fd out, err;      // err -1: stderr goes to the stdout file
 };
 
 core::result<std_streams> open_streams(spawn_request const& r)
 {
     int constexpr write_flags = O_WRONLY | O_CREAT | O_TRUNC;
-    auto const in = open_stream("", O_RDONLY, "stdin");
-    if (!in) return in.error();
-    std_streams streams{unique_fd(*in), unique_fd(), unique_fd()};
+    int const in = shared_dev_null();
+    if (in < 0) return core::error{cat("spawn: stdin \"/dev/null\": ", errno_text(errno))};
+    std_streams streams{in, unique_fd(), unique_fd()};
     auto const out = open_stream(r.stdout_path, write_flags, "stdout");
     if (!out) return out.error();
     streams.out = unique_fd(*out);
@@ -270,20 +317,31 @@ core::result<std_streams> open_streams(spawn_request const& r)
     return streams;
 }
 
-// argv and envp as execve takes them; argv points into the request, envp into `assignments`.
+// argv and envp as execve takes them: argv points into the request, envp into `text`, where the
+// "NAME=value" entries lie one after the other, NUL-terminated. One per spawning thread, reused:
+// its capacity stays, so a job allocates nothing here (a string per variable and the growing
+// arrays, of which those over 1 KiB made malloc consolidate its fast bins, at every job). Used
+// only until the start returns.
 struct exec_arrays {
-    std::vector<std::string> assignments;
+    std::string text;
     std::vector<char*> argv, envp;
 };
 
-exec_arrays make_arrays(spawn_request const& r)
+exec_arrays& make_arrays(spawn_request const& r)
 {
-    exec_arrays arrays;
+    thread_local exec_arrays arrays;
+    arrays.argv.clear();
     for (auto const& a : r.argv) arrays.argv.push_back(const_cast<char*>(a.c_str()));
     arrays.argv.push_back(nullptr);
+    arrays.text.clear();
     for (auto const& [name, value] : r.environment)
-        arrays.assignments.push_back(cat(name, "=", value));
-    for (auto const& a : arrays.assignments) arrays.envp.push_back(const_cast<char*>(a.c_str()));
+        arrays.text.append(name).append(1, '=').append(value).append(1, '\0');
+    arrays.envp.clear();
+    char* at = arrays.text.data();
+    for (auto const& [name, value] : r.environment) {
+        arrays.envp.push_back(at);
+        at += name.size() + value.size() + 2;
+    }
     arrays.envp.push_back(nullptr);
     return arrays;
 }
@@ -299,14 +357,20 @@ core::result<forked_child> fork_child(spawn_request const& request,
     if (!exe) return exe.error();
     auto const streams = open_streams(request);
     if (!streams) return streams.error();
-    auto const arrays = make_arrays(request);
+    auto const& arrays = make_arrays(request);
 
-    int pipe_fds[2];
-    if (::pipe2(pipe_fds, O_CLOEXEC) != 0)
-        return core::error{cat("spawn: pipe: ", errno_text(errno))};
-    unique_fd status_read(above_stdio(pipe_fds[0])), status_write(above_stdio(pipe_fds[1]));
-    if (status_read.get() < 0 || status_write.get() < 0)
-        return core::error{cat("spawn: pipe: ", errno_text(errno))};
+    unique_fd status_read, status_write;
+    if (started_by_fork) {
+        int pipe_fds[2];
+        if (::pipe2(pipe_fds, O_CLOEXEC) != 0)
+            return core::error{cat("spawn: pipe: ", errno_text(errno))};
+        status_read = unique_fd(above_stdio(pipe_fds[0]));
+        status_write = unique_fd(above_stdio(pipe_fds[1]));
+        if (status_read.get() < 0 || status_write.get() < 0)
+            return core::error{cat("spawn: pipe: ", errno_text(errno))};
+    }
+    // Written by a vfork-style child that fails; read only after the start has returned.
+    child_failure failure{};
 
     // The CPU mask is built here: the child may not allocate.
     cpu_affinity const affinity(request.cpus);
@@ -315,10 +379,11 @@ core::result<forked_child> fork_child(spawn_request const& request,
         arrays.argv.data(),
         arrays.envp.data(),
         request.working_directory.empty() ? nullptr : request.working_directory.c_str(),
-        streams->in.get(),
+        streams->in,
         streams->out.get(),
         streams->err.get() < 0 ? streams->out.get() : streams->err.get(),
         status_write.get(),
+        started_by_fork ? nullptr : &failure,
         ::getpid(),
         affinity.set(),
         affinity.size()};
@@ -327,7 +392,10 @@ core::result<forked_child> fork_child(spawn_request const& request,
     if (pid < 0)
         return core::error{
             cat("spawn: ", started_by_fork ? "fork" : "clone", ": ", errno_text(start_errno))};
-    return forked_child{pid, status_read.release(), std::move(*exe)};
+    // The child wrote `failure` (if it failed) before the clone returned; the opaque call is a
+    // compiler barrier, and this fence says so.
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    return forked_child{pid, status_read.release(), std::move(*exe), failure};
 }
 
 core::result<void> child_outcome(forked_child const& child, spawn_request const& request,
@@ -346,6 +414,13 @@ core::result<pid_t> fork_exec(spawn_request const& request)
 {
     auto child = fork_child(request);
     if (!child) return child.error();
+    if (child->status_fd < 0) {
+        auto const outcome =
+            child_outcome(*child, request, child->failure.step != 0 ? sizeof child->failure : 0,
+                          child->failure, 0);
+        if (!outcome) return outcome.error();
+        return child->pid;
+    }
     unique_fd const status(child->status_fd);
     // The child has exec'ed or failed by now (vfork semantics: the start returns then), so this
     // read ends at once; in the sanitized build's fork() it waits for the child to be scheduled
@@ -364,10 +439,16 @@ core::result<pid_t> fork_exec(spawn_request const& request)
 
 namespace {
 
-[[noreturn]] void fail(int status_fd, child_step failed, int error) noexcept
+[[noreturn]] void fail(child_plan const& p, child_step failed, int error) noexcept
 {
     child_failure const failure{static_cast<int>(failed), error};
-    [[maybe_unused]] auto const written = ::write(status_fd, &failure, sizeof failure);
+    if (p.report) {
+        // The parent is suspended until this child exits: a plain store it reads afterwards.
+        *p.report = failure;
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+    } else {
+        [[maybe_unused]] auto const written = ::write(p.status_fd, &failure, sizeof failure);
+    }
     ::_exit(127);
 }
 
@@ -382,25 +463,25 @@ namespace {
     sigemptyset(&default_action.sa_mask);
     for (int s = 1; s < NSIG; ++s)
         if (s != SIGKILL && s != SIGSTOP) ::sigaction(s, &default_action, nullptr);
-    if (::setsid() < 0) fail(p.status_fd, child_step::session, errno);
+    if (::setsid() < 0) fail(p, child_step::session, errno);
     // SIGKILL, not SIGTERM: a job that ignores SIGTERM would outlive a dead worker with nobody
     // left to escalate. It fires when the forking *thread* ends: spawn from the reactor thread,
     // which lives as long as the worker. If the worker died before prctl, getppid() shows it.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != p.parent) ::_exit(127);
     if (::dup2(p.stdin_fd, 0) < 0 || ::dup2(p.stdout_fd, 1) < 0 || ::dup2(p.stderr_fd, 2) < 0)
-        fail(p.status_fd, child_step::streams, errno);
+        fail(p, child_step::streams, errno);
     if (p.working_directory && ::chdir(p.working_directory) != 0)
-        fail(p.status_fd, child_step::working_directory, errno);
+        fail(p, child_step::working_directory, errno);
     if (int const e = close_descriptors(p.status_fd, true); e != 0)
-        fail(p.status_fd, child_step::descriptors, e);
+        fail(p, child_step::descriptors, e);
     if (p.cpus && ::sched_setaffinity(0, p.cpus_size, p.cpus) != 0)
-        fail(p.status_fd, child_step::affinity, errno);
+        fail(p, child_step::affinity, errno);
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     ::execve(p.executable, p.argv, p.envp);
-    fail(p.status_fd, child_step::exec, errno);
+    fail(p, child_step::exec, errno);
 }
 
 int close_descriptors(int keep, bool use_close_range) noexcept

@@ -12,8 +12,9 @@
 
 namespace torcrun::io::detail {
 
-// The child's setup steps; the one that fails is sent back with its errno through the status
-// pipe (close-on-exec: end of file means exec succeeded).
+// The child's setup steps; the one that fails is sent back with its errno: in the parent's memory
+// with the vfork-style start (the parent is suspended until the child has exec'ed or exited), or
+// through a status pipe with fork() (close-on-exec: end of file means exec succeeded).
 enum class child_step : int {
     session = 1,
     streams,
@@ -30,8 +31,11 @@ struct child_failure {
 
 struct forked_child {
     pid_t pid;
-    int status_fd;           // the status pipe's read end, close-on-exec, owned by the caller
+    // fork(): the status pipe's read end, close-on-exec, owned by the caller. The vfork-style
+    // start: -1, the outcome is in `failure` already (step 0: exec succeeded).
+    int status_fd;
     std::string executable;  // as exec was given it
+    child_failure failure{};
 };
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -56,7 +60,7 @@ inline constexpr bool started_by_fork = false;
 core::result<std::string> resolve_executable(spawn_request const& r);
 
 // Checks the request, opens its files and starts the child; it has exec'ed (or failed, which
-// the status pipe says), or with fork() is on its way to exec.
+// `failure` says), or with fork() is on its way to exec (or failing, which the status pipe says).
 // `executable`: argv[0] as resolve_executable found it already; null: found here.
 core::result<forked_child> fork_child(spawn_request const& request,
                                       std::string const* executable = nullptr);
@@ -69,7 +73,7 @@ core::result<void> child_outcome(forked_child const& child, spawn_request const&
 // launcher::is_worker_fault, by the message's start (the messages are all made in this file).
 bool is_worker_fault_message(std::string_view message);
 
-// Both, reading the status pipe blocking: the pid once exec succeeded.
+// Both, reading the status pipe (if any) blocking: the pid once exec succeeded.
 core::result<pid_t> fork_exec(spawn_request const& request);
 
 // What the child needs, all of it built before the fork.
@@ -78,7 +82,9 @@ struct child_plan {
     char* const* argv;
     char* const* envp;
     char const* working_directory;  // nullptr: stay
-    int stdin_fd, stdout_fd, stderr_fd, status_fd;
+    int stdin_fd, stdout_fd, stderr_fd;
+    int status_fd;            // fork(): the status pipe's write end; -1 with `report`
+    child_failure* report;    // the vfork-style start: the failure, written in the parent's memory
     pid_t parent;
     cpu_set_t const* cpus = nullptr;  // nullptr: not bound
     std::size_t cpus_size = 0;

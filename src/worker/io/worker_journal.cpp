@@ -4,6 +4,7 @@
 
 #include "torcrun/common/concat.hpp"
 
+#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
@@ -114,24 +115,31 @@ core::result<void> write_all(int fd, std::string const& text, std::string const&
 
 }  // namespace
 
-json::object result_json(core::job_result const& r)
+json::storage_ptr record_arena()
 {
-    json::object o{{"job_id", r.job_id},
-                   {"workflow_id", r.workflow_id},
-                   {"run_id", r.run_id},
-                   {"attempt_id", r.attempt_id},
-                   {"compute_node_id", r.compute_node_id},
-                   {"return_code", r.return_code},
-                   {"status", core::to_string(r.status)},
-                   {"exec_time_minutes", r.exec_time_minutes},
-                   {"completion_time", r.completion_time}};
+    return json::make_shared_resource<json::monotonic_resource>(2048);
+}
+
+json::object result_json(core::job_result const& r, json::storage_ptr storage)
+{
+    // Room for every key at once (with `kind`, added by the callers): no rehash as they come.
+    json::object o({{"job_id", r.job_id},
+                    {"workflow_id", r.workflow_id},
+                    {"run_id", r.run_id},
+                    {"attempt_id", r.attempt_id},
+                    {"compute_node_id", r.compute_node_id},
+                    {"return_code", r.return_code},
+                    {"status", core::to_string(r.status)},
+                    {"exec_time_minutes", r.exec_time_minutes},
+                    {"completion_time", r.completion_time}},
+                   20, std::move(storage));
     if (r.usage) {
         o["peak_memory_bytes"] = r.usage->peak_memory_bytes;
         o["avg_memory_bytes"] = r.usage->avg_memory_bytes;
         o["peak_cpu_percent"] = r.usage->peak_cpu_percent;
         o["avg_cpu_percent"] = r.usage->avg_cpu_percent;
     }
-    json::array gpus;
+    json::array gpus(o.storage());
     for (auto const& id : r.gpu_ids) gpus.emplace_back(id);
     o["gpu_ids"] = std::move(gpus);
     if (!r.nodes.empty()) o["nodes"] = r.nodes;
@@ -140,7 +148,7 @@ json::object result_json(core::job_result const& r)
 
 std::string journal_line(core::job_report const& report)
 {
-    auto o = result_json(report.result);
+    auto o = result_json(report.result, record_arena());
     o["kind"] = report.kind == core::report_kind::complete ? "complete" : "record";
     return json::serialize(o);
 }

@@ -25,8 +25,14 @@
 namespace torcrun::io {
 
 // One attempt's result as the worker writes it down (an attempt's result.json, and each journal
-// line with its `kind` added): ResultModel's fields, completion_time in Unix seconds.
-boost::json::object result_json(core::job_result const& result);
+// line with its `kind` added): ResultModel's fields, completion_time in Unix seconds. Its
+// values live in `storage` (default: the heap; the worker writes it out at once, from an arena).
+boost::json::object result_json(core::job_result const& result,
+                                boost::json::storage_ptr storage = {});
+
+// An arena for one such record (a shared monotonic resource the record keeps alive): one
+// allocation for its sixteen keys and values instead of one each.
+boost::json::storage_ptr record_arena();
 
 // One report as a journal line (no newline), and back: `journal line: <problem>`.
 std::string journal_line(core::job_report const& report);

@@ -405,7 +405,7 @@ void worker_shell::send(core::worker_action action)
 void worker_shell::write_result(core::job_result const& r)
 {
     // The time as the server holds it (the journal keeps Unix seconds to replay them).
-    auto record = result_json(r);
+    auto record = result_json(r, record_arena());
     record["completion_time"] = core::format_torc_time(r.completion_time);
     if (auto ok = record_->append(core::result_line(record)); !ok)
         say(log_level::warning, ok.error().message);

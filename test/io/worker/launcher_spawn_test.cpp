@@ -1,7 +1,8 @@
 // Starting jobs: every spawn failure comes back as a value with its message verbatim and
-// leaves no child behind, the PATH search, fifty children at once seen promptly with either
-// exit watch, the job dying with its worker (PR_SET_PDEATHSIG), and the descriptor sweep
-// with close_range and with the /proc/self/fd walk used where close_range is missing.
+// leaves no child behind, no descriptor is kept per start, the PATH search, fifty children at
+// once seen promptly with either exit watch, the job dying with its worker (PR_SET_PDEATHSIG),
+// and the descriptor sweep with close_range and with the /proc/self/fd walk used where
+// close_range is missing.
 #include "torcrun/worker/io/launcher.hpp"
 
 #include "child_fixture.hpp"
@@ -17,6 +18,7 @@
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 #include <dirent.h>
@@ -292,6 +294,52 @@ BOOST_AUTO_TEST_CASE(a_job_is_bound_to_its_cpus)
         BOOST_TEST(allowed({cpus.front(), cpus.back()}, "two") ==
                    std::to_string(cpus.front()) + (cpus.back() == cpus.front() + 1 ? "-" : ",") +
                        std::to_string(cpus.back()));
+}
+
+// The worker's own descriptors, by number and target.
+std::vector<std::string> open_descriptors()
+{
+    std::vector<std::string> out;
+    for (auto const& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+        std::error_code ec;
+        auto const target = std::filesystem::read_symlink(entry.path(), ec);
+        out.push_back(entry.path().filename().string() + " " + target.string());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// Starting jobs keeps nothing open in the worker per job, whether the child exec'ed, failed at
+// exec or failed before it (the vfork-style start reports failures in memory, not through a
+// pipe); the one /dev/null kept for every job's stdin is opened at the first start.
+BOOST_DATA_TEST_CASE(starts_leave_no_descriptor_behind, modes, mode)
+{
+    test::temp_dir dir;
+    boost::asio::io_context ioc;
+    io::launcher launcher(ioc.get_executor());
+    auto const good = test::fake_job_request({"exit", "3"}, dir);
+    auto bad_exec = good;
+    bad_exec.argv = {"/nonexistent-torcrun/job"};
+    auto bad_directory = good;
+    bad_directory.working_directory = "/nonexistent-torcrun";
+    auto const run = [&](io::spawn_request const& request) {
+        auto const child = test::start(ioc, launcher, request, mode);
+        if (child) return std::to_string(test::run_coro(ioc, (*child)->wait(), 10s)
+                                             .status.return_code());
+        return child.error().message;
+    };
+    BOOST_TEST_REQUIRE(run(good) == "3");
+    auto const before = open_descriptors();
+    for (int round = 0; round < 10; ++round) {
+        BOOST_TEST(run(good) == "3");
+        BOOST_TEST(run(bad_exec) ==
+                   R"m(spawn: exec "/nonexistent-torcrun/job": No such file or directory)m");
+        BOOST_TEST(
+            run(bad_directory) ==
+            R"m(spawn: working directory "/nonexistent-torcrun": No such file or directory)m");
+    }
+    BOOST_TEST(open_descriptors() == before, boost::test_tools::per_element());
+    BOOST_TEST(test::children_of_self().empty());
 }
 
 BOOST_AUTO_TEST_CASE(a_cancelled_launch_leaves_no_child)

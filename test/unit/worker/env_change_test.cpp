@@ -25,6 +25,24 @@ BOOST_AUTO_TEST_CASE(diff_lists_removed_then_set_by_name)
     BOOST_TEST((core::diff_environment(after, after) == core::env_change{}));
 }
 
+// The diff walks both maps side by side: names only on one side at either end, and empty maps.
+BOOST_AUTO_TEST_CASE(diff_handles_either_end_and_empty_maps)
+{
+    using set_list = std::vector<std::pair<std::string, std::string>>;
+    core::env_map const before{{"B", "1"}, {"Y", "2"}, {"Z", "3"}};
+    core::env_map const after{{"A", "0"}, {"B", "1"}, {"C", "9"}};
+    auto const change = core::diff_environment(before, after);
+    BOOST_TEST((change.removed == std::vector<std::string>{"Y", "Z"}));
+    BOOST_TEST((change.set == set_list{{"A", "0"}, {"C", "9"}}));
+    auto const emptied = core::diff_environment(before, {});
+    BOOST_TEST((emptied.removed == std::vector<std::string>{"B", "Y", "Z"}));
+    BOOST_TEST(emptied.set.empty());
+    auto const filled = core::diff_environment({}, after);
+    BOOST_TEST(filled.removed.empty());
+    BOOST_TEST((filled.set == set_list{{"A", "0"}, {"B", "1"}, {"C", "9"}}));
+    BOOST_TEST((core::diff_environment({}, {}) == core::env_change{}));
+}
+
 namespace {
 
 struct render_case {
