@@ -195,6 +195,13 @@ core::result<void> submission::accept(std::string_view body)
     return {};
 }
 
+void submission::decline_streaming()
+{
+    BOOST_ASSERT(stage_ == stage::reserve_job_ids);
+    streamed_ = false;  // the reservation's stage is now empty: next() is the first batch
+    skip_empty_stages();
+}
+
 core::result<void> submission::record_reserved(json::value const& answer)
 {
     auto const first = integer_field(answer, "first_id");

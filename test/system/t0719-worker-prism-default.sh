@@ -4,11 +4,12 @@
 # their default settings, pointed at the proxy. For each document (v0.10's and 0.23's):
 # - the workflow runs to its end, under one compute node;
 # - Prism finds no violation: no request it refused, no response that breaks the document;
-# - the only requests outside the document are the worker's first use of an extension endpoint
-#   the document lacks (the heartbeat; batch_complete_jobs under v0.10; complete_and_claim_jobs
-#   where a completion meets a claim), answered 404 by Prism,
-#   once each: the worker turns that extension off for the session (before, each 404 of the
-#   heartbeat registered a fresh compute node: 10,000 of them in two minutes);
+# - the only requests outside the document are the first use of an extension endpoint the
+#   document lacks (submit's reserve_job_ids, which starts streamed creation; the worker's
+#   heartbeat; batch_complete_jobs under v0.10; complete_and_claim_jobs where a completion meets
+#   a claim), answered 404 by Prism, once each: submit then sends Torc's batches, and the worker
+#   turns that extension off for the session (before, each 404 of the heartbeat registered a
+#   fresh compute node: 10,000 of them in two minutes);
 # - a bounded number of requests.
 set -euo pipefail
 torcrun=$1
@@ -65,7 +66,8 @@ for line in open(log):
 # complete_and_claim_jobs: in no Torc document; the worker tries it once, where a completion
 # meets a claim, then sends them apart
 allowed = {"post /compute_nodes/{id}/heartbeat",
-           "post /workflows/{id}/complete_and_claim_jobs/{id}"}
+           "post /workflows/{id}/complete_and_claim_jobs/{id}",
+           "post /workflows/{id}/reserve_job_ids"}
 if "v0.10" in doc:
     allowed.add("post /workflows/{id}/batch_complete_jobs")
 for route, n in outside.items():
@@ -78,6 +80,8 @@ if bad:
     print("\n".join(bad))
     sys.exit(1)
 PY
+    grep -q "reserve_job_ids (4 jobs) answered 404: the jobs go batch after batch" "$tmp/submit.err" ||
+        fail "$doc: submit did not say it sent Torc's batches: $(cat "$tmp/submit.err")"
     grep -q "worker: the server has no heartbeat endpoint" "$tmp/worker.$doc.log" ||
         fail "$doc: no warning on the heartbeat: $(grep -i heartbeat "$tmp/worker.$doc.log")"
     stop_server

@@ -78,6 +78,11 @@ public:
     // on any thread (it reads only what accept() no longer changes), and sent in order, each
     // answer still going to accept().
     bool streaming_batches() const { return streamed_ && stage_ == stage::bulk_jobs; }
+    // True while next() is the reservation that starts streamed creation. A server that answers
+    // it 404 (a proxy holding a torcrun server to Torc's contract) gets decline_streaming():
+    // the jobs then go as Torc's batches, each naming the ids the answers before it gave.
+    bool reserving_job_ids() const { return stage_ == stage::reserve_job_ids; }
+    void decline_streaming();
     std::size_t batch_index() const { return stage_ == stage::bulk_jobs ? index_ : 0; }
     std::size_t batch_count() const { return plan_.job_batches.size(); }
     client_call job_batch(std::size_t batch) const { return job_batch_call(batch); }

@@ -9,6 +9,7 @@
 #include "torcrun/spec/spec_reader.hpp"
 
 #include <cstdlib>
+#include <iostream>
 
 namespace torcrun::apps {
 
@@ -39,7 +40,23 @@ core::result<std::int64_t> submit_plan(torc_client& client, core::spec::creation
     api::submission sub(std::move(plan), initialize, server);
     while (auto call = sub.next()) {
         core::result<void> accepted;
-        if (sub.streaming_batches()) {
+        if (sub.reserving_job_ids()) {
+            // Streamed creation is torcrun's extension: a 404 (a proxy that holds the server to
+            // Torc's contract) sends the jobs as Torc's batches instead, as a worker drops an
+            // extension endpoint answered 404.
+            auto reply = client.exchange(call->method, call->path, call->body);
+            if (!reply && reply.error().status == 404) {
+                std::cerr << "torcrun: " << call->what << " answered 404: the jobs go batch "
+                          << "after batch, as to a Torc server\n";
+                sub.decline_streaming();
+                continue;
+            }
+            accepted = reply ? sub.accept(reply->body)
+                             : core::result<void>(core::error{
+                                   call->what + ": " +
+                                   failure_message(call->method, call->path, reply.error(),
+                                                   client.url())});
+        } else if (sub.streaming_batches()) {
             accepted = send_batches_streamed(client, sub);
         } else {
             auto answer = client.send(call->method, call->path, call->body);

@@ -11,6 +11,7 @@
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -369,6 +370,35 @@ BOOST_AUTO_TEST_CASE(batches_are_built_from_the_reserved_ids_before_any_answer)
     BOOST_TEST_REQUIRE(rest.size() == 3U);
     BOOST_TEST(rest[0] == "/workflows/100/actions");
     BOOST_TEST(rest[2] == "/workflows/100/initialize_jobs");
+}
+
+// A reservation answered 404 (a proxy holding a torcrun server to Torc's contract) is declined:
+// the jobs then go to Torc's /bulk_jobs, the second batch naming the id the first answer gave.
+BOOST_AUTO_TEST_CASE(a_declined_reservation_sends_torc_batches)
+{
+    api::submission sub(plan_of(full_spec), true, own);
+    fake_server server;
+    std::vector<std::string> paths;
+    while (auto call = sub.next()) {
+        if (sub.reserving_job_ids()) {
+            sub.decline_streaming();
+            continue;
+        }
+        BOOST_TEST(!sub.streaming_batches());
+        paths.push_back(call->path);
+        if (call->path == "/bulk_jobs" && paths.size() > 1 && paths[paths.size() - 2] == "/bulk_jobs") {
+            auto const b = boost::json::parse(call->body).at("jobs").at(0);
+            BOOST_TEST(boost::json::serialize(b.at("depends_on_job_ids")) == "[500]");
+        }
+        BOOST_TEST_REQUIRE(sub.accept(server.answer(*call)).has_value());
+        BOOST_TEST_REQUIRE(paths.size() < 100U);
+    }
+    BOOST_TEST(std::count(paths.begin(), paths.end(), "/bulk_jobs") == 2);
+    BOOST_TEST(std::none_of(paths.begin(), paths.end(), [](std::string const& p) {
+        return p.find("reserve_job_ids") != std::string::npos || p.find("first_id") != std::string::npos;
+    }));
+    BOOST_TEST(sub.job_ids().at("a") == 500);
+    BOOST_TEST(sub.job_ids().at("b") == 501);
 }
 
 BOOST_AUTO_TEST_CASE(a_reservation_that_does_not_fit_is_an_error)
