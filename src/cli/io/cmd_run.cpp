@@ -14,7 +14,6 @@
 #include "json_fields.hpp"
 #include "run_directory.hpp"
 #include "run_session.hpp"
-#include "server_probe.hpp"
 #include "spec_submission.hpp"
 #include "start_file_check.hpp"
 #include "workflow_reset.hpp"
@@ -171,9 +170,7 @@ std::variant<run_session, int> start_run(run_options& o)
     }
     // Its own server is a torcrun server: the records as `submit` creates them there, the jobs
     // through streamed creation.
-    auto const dialect = read_server_dialect(*run.client);
-    if (!dialect) return fail(dialect.error().message, 1);
-    auto wf = submit_plan(*run.client, std::move(*plan), true, nullptr, *dialect);
+    auto wf = submit_plan(*run.client, std::move(*plan), true, nullptr, run.dialect);
     if (!wf) return fail(wf.error().message, 1);
     run.workflow_id = *wf;
     // The URL ends its line, so that it is copied without punctuation.

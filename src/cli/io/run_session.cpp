@@ -90,6 +90,9 @@ core::result<run_session> open_session(run_settings& settings)
     io::client_settings client;
     client.server = *io::parse_base_url(session.server->url());
     session.client = std::make_unique<torc_client>(std::move(client));
+    auto dialect = read_server_dialect(*session.client);
+    if (!dialect) return dialect.error();
+    session.dialect = *dialect;
     session.start = std::chrono::steady_clock::now();
     return session;
 }
@@ -103,15 +106,13 @@ int run_to_end(run_settings& o, run_session& run, std::string const& name)
     o.config.server.url = run.server->url();
     o.config.workflow_id = run.workflow_id;
     o.config.limits.sole_worker = true;  // its one worker: jobs that never fit end the run at once
-    auto dialect = read_server_dialect(*run.client);
-    if (!dialect) return fail(dialect.error().message, 1);
     auto record = read_workflow_record(*run.client, run.workflow_id);
     if (!record) return fail(record.error().message, 1);
     auto workflow = workflow_settings_of(*record, {o.config, o.sources});
     if (!workflow) return fail(workflow.error().message, 2);
     auto setup = make_worker_setup(std::move(*workflow), run.worker_log);
     if (!setup) return fail(setup.error().message, 2);
-    settle_extensions(setup->config, *dialect, run.worker_log);
+    settle_extensions(setup->config, run.dialect, run.worker_log);
     bool const terminal = ::isatty(STDERR_FILENO) == 1 && !o.verbose;
     progress_display progress(terminal, run.start);
     if (!o.quiet) {

@@ -9,6 +9,7 @@
 #include "torc_client.hpp"
 
 #include "torcrun/common/io/logger.hpp"
+#include "torcrun/common/server_dialect.hpp"
 #include "torcrun/config/config.hpp"
 #include "torcrun/config/execution_config_merge.hpp"
 
@@ -57,6 +58,7 @@ struct run_session {
     url_file url;  // declared first: removed after the server stopped
     std::unique_ptr<embedded_server> server;
     std::unique_ptr<torc_client> client;
+    api::server_dialect dialect;  // the embedded server's GET /version, read once
     io::logger worker_log;
     io::logger server_log;
     std::string worker_log_path;  // empty with --verbose
@@ -65,7 +67,7 @@ struct run_session {
     std::chrono::steady_clock::time_point start;
 };
 
-// D created, the logs opened, the server started on D/torcrun.db and D/url written;
+// D created, the logs opened, the server started on D/torcrun.db (its dialect read) and D/url written;
 // `settings.config.output_dir` made absolute. Errors: `D: cannot create: REASON`, the logs' or the
 // server's.
 core::result<run_session> open_session(run_settings& settings);
