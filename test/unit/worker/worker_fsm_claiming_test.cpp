@@ -52,17 +52,25 @@ void ledger_is(harness& h, std::size_t claimed, std::size_t reported, std::size_
     BOOST_TEST(l.claimed == l.ended() + h.fsm().live_jobs());
 }
 
+// Job 42 (2 CPUs) claimed, started and running; the next claim, for the 6 CPUs left, answered
+// empty and sent again at 1.6.
+std::vector<step> job_42_running()
+{
+    return {
+        {1, claimed({job(42)}), {"read_requirements 1"}},
+        {1.1, requirements(1, needs(2, gib)),
+         {"start_job 42", "claim_jobs limit=6 cpus=6 memory=15g gpus=4 nodes=1"}},
+        {1.2, done("start_job 42"), {"spawn 42#1 on n0 cpus=2 memory=1g"}},
+        {1.3, spawned(42), {"info: job 42: started attempt=1 on n0 cpus=2 memory=1g"}},
+        {1.4, claimed({}), {"arm_timer 1.6"}},
+        {1.6, tick(), {"claim_jobs limit=6 cpus=6 memory=15g gpus=4 nodes=1", "arm_timer 5.4"}},
+    };
+}
+
 std::vector<scenario> const scenarios{
     {"one CPU job: claim, requirements, start, spawn, exit, report, claim again",
      test_config(), one_node(),
-     opening(node_text, claim8) + std::vector<step>{
-         {1, claimed({job(42)}), {"read_requirements 1"}},
-         {1.1, requirements(1, needs(2, gib)),
-          {"start_job 42", "claim_jobs limit=6 cpus=6 memory=15g gpus=4 nodes=1"}},
-         {1.2, done("start_job 42"), {"spawn 42#1 on n0 cpus=2 memory=1g"}},
-         {1.3, spawned(42), {"info: job 42: started attempt=1 on n0 cpus=2 memory=1g"}},
-         {1.4, claimed({}), {"arm_timer 1.6"}},
-         {1.6, tick(), {"claim_jobs limit=6 cpus=6 memory=15g gpus=4 nodes=1", "arm_timer 5.4"}},
+     opening(node_text, claim8) + job_42_running() + std::vector<step>{
          {2, exit_of(42, exited(0)),
           {"info: job 42: completed rc=0 (exited with 0)", "complete_jobs 42#1 completed rc=0"}},
          {2.1, batch_ok({42}), {}},
@@ -76,14 +84,7 @@ std::vector<scenario> const scenarios{
      }},
     {"a claim answered empty after a job ended while it was out is sent again at once",
      test_config(), one_node(),
-     opening(node_text, claim8) + std::vector<step>{
-         {1, claimed({job(42)}), {"read_requirements 1"}},
-         {1.1, requirements(1, needs(2, gib)),
-          {"start_job 42", "claim_jobs limit=6 cpus=6 memory=15g gpus=4 nodes=1"}},
-         {1.2, done("start_job 42"), {"spawn 42#1 on n0 cpus=2 memory=1g"}},
-         {1.3, spawned(42), {"info: job 42: started attempt=1 on n0 cpus=2 memory=1g"}},
-         {1.4, claimed({}), {"arm_timer 1.6"}},
-         {1.6, tick(), {"claim_jobs limit=6 cpus=6 memory=15g gpus=4 nodes=1", "arm_timer 5.4"}},
+     opening(node_text, claim8) + job_42_running() + std::vector<step>{
          // The job ends 10 ms after the claim went out for 6 CPUs; its answer (empty) says
          // nothing about the 8 free now: no backoff (which would wait until 2.0).
          {1.61, exit_of(42, exited(0)),
